@@ -1,0 +1,144 @@
+/// One cell of the world-aligned grid: at `level` *k* the world is divided into 2^*k* × 2^*k* square
+/// cells, numbered from the north-west corner. A cell at level *k* is exactly four cells at *k* + 1.
+///
+/// Cells never move when the map pans, including across the antimeridian, so a cell is a stable
+/// identity for the cluster drawn in it.
+public struct GridCell: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The deepest level: cells of one unit of the index's 32-bit position grid (1/16 of a plane unit,
+    /// about 9 mm at the equator).
+    public static let maxLevel = 32
+
+    /// The subdivision: 2^level cells across the world.
+    public let level: Int
+    /// The column, 0 at the antimeridian, growing east.
+    public let x: UInt32
+    /// The row, 0 at the plane's north edge, growing south.
+    public let y: UInt32
+
+    /// Makes a cell; `x` and `y` must be below 2^`level`.
+    public init(level: Int, x: UInt32, y: UInt32) {
+        precondition((0...GridCell.maxLevel).contains(level), "a grid level is in 0...32")
+        precondition(level == 32 || (x >> level == 0 && y >> level == 0), "cell (\(x), \(y)) is outside level \(level)")
+        self.level = level
+        self.x = x
+        self.y = y
+    }
+
+    /// The cell at `level` that contains a point of the world.
+    public init(containing point: MapPoint, level: Int) {
+        let q = QuantizedPoint(point)
+        self.init(level: level, x: q.x.shifted(toLevel: level), y: q.y.shifted(toLevel: level))
+    }
+
+    /// The cell's area on the plane.
+    public var rect: MapRect {
+        let side = MapSize.worldWidth / Double(UInt64(1) << level)
+        return MapRect(origin: MapPoint(x: Double(x) * side, y: Double(y) * side), size: MapSize(width: side, height: side))
+    }
+
+    /// The cell one level up that contains this one, or `nil` at level 0.
+    public var parent: GridCell? {
+        level == 0 ? nil : GridCell(level: level - 1, x: x >> 1, y: y >> 1)
+    }
+
+    /// The four cells one level down, in Z order (north-west, north-east, south-west, south-east).
+    public var children: [GridCell] {
+        precondition(level < GridCell.maxLevel, "cells at level 32 have no children")
+        return (0..<4).map { GridCell(level: level + 1, x: x << 1 | UInt32($0 & 1), y: y << 1 | UInt32($0 >> 1)) }
+    }
+
+    /// The cell's ancestor (or itself) at a level no deeper than its own.
+    public func ancestor(atLevel ancestorLevel: Int) -> GridCell {
+        precondition(ancestorLevel <= level && ancestorLevel >= 0, "an ancestor is at a level no deeper than the cell")
+        let shift = level - ancestorLevel
+        return GridCell(level: ancestorLevel, x: x >> shift, y: y >> shift)
+    }
+
+    /// The range of Morton keys of the positions inside the cell: every aligned cell is one range.
+    var keyRange: ClosedRange<UInt64> {
+        let shift = 64 - 2 * level
+        let prefix = MortonKey.interleave(x: x, y: y)
+        if level == 0 { return 0...UInt64.max }
+        let low = shift == 0 ? prefix : prefix << shift
+        let high = shift == 0 ? prefix : low | (UInt64.max >> (2 * level))
+        return low...high
+    }
+
+    public static func < (lhs: GridCell, rhs: GridCell) -> Bool {
+        (lhs.level, lhs.keyRange.lowerBound) < (rhs.level, rhs.keyRange.lowerBound)
+    }
+
+    public var description: String { "\(level)/\(x)/\(y)" }
+}
+
+/// A position on the index's grid: the plane divided into 2^32 × 2^32 units (16 per plane unit).
+struct QuantizedPoint: Hashable {
+    var x: UInt32
+    var y: UInt32
+
+    init(x: UInt32, y: UInt32) {
+        self.x = x
+        self.y = y
+    }
+
+    /// Quantizes a point of the world; x is wrapped onto the world, y clamped to it.
+    init(_ point: MapPoint) {
+        let scale = 16.0
+        let width = MapSize.worldWidth
+        var px = point.x.truncatingRemainder(dividingBy: width)
+        if px < 0 { px += width }
+        let limit = Double(UInt32.max)
+        x = UInt32(min(max((px * scale).rounded(.down), 0), limit))
+        y = UInt32(min(max((point.y * scale).rounded(.down), 0), limit))
+    }
+
+    init(key: UInt64) {
+        x = MortonKey.compact(key)
+        y = MortonKey.compact(key >> 1)
+    }
+
+    var key: UInt64 { MortonKey.interleave(x: x, y: y) }
+
+    /// The north-west corner of this grid unit on the plane.
+    var mapPoint: MapPoint { MapPoint(x: Double(x) / 16, y: Double(y) / 16) }
+}
+
+extension UInt32 {
+    /// The column or row of the level-`level` cell that holds this 32-bit grid position.
+    @inline(__always) func shifted(toLevel level: Int) -> UInt32 {
+        level == 0 ? 0 : self >> (32 - level)
+    }
+}
+
+/// The Z-order (Morton) curve over the 32-bit grid: x bits at even positions, y bits at odd ones.
+/// Every aligned grid cell is then one contiguous range of keys, the cell's bits being the key's prefix.
+enum MortonKey {
+    @inline(__always) static func interleave(x: UInt32, y: UInt32) -> UInt64 {
+        spread(x) | spread(y) << 1
+    }
+
+    @inline(__always) static func spread(_ value: UInt32) -> UInt64 {
+        var v = UInt64(value)
+        v = (v | v << 16) & 0x0000_FFFF_0000_FFFF
+        v = (v | v << 8) & 0x00FF_00FF_00FF_00FF
+        v = (v | v << 4) & 0x0F0F_0F0F_0F0F_0F0F
+        v = (v | v << 2) & 0x3333_3333_3333_3333
+        v = (v | v << 1) & 0x5555_5555_5555_5555
+        return v
+    }
+
+    @inline(__always) static func compact(_ key: UInt64) -> UInt32 {
+        var v = key & 0x5555_5555_5555_5555
+        v = (v | v >> 1) & 0x3333_3333_3333_3333
+        v = (v | v >> 2) & 0x0F0F_0F0F_0F0F_0F0F
+        v = (v | v >> 4) & 0x00FF_00FF_00FF_00FF
+        v = (v | v >> 8) & 0x0000_FFFF_0000_FFFF
+        v = (v | v >> 16) & 0x0000_0000_FFFF_FFFF
+        return UInt32(truncatingIfNeeded: v)
+    }
+
+    /// The level-`level` cell prefix of a key.
+    @inline(__always) static func cellCode(_ key: UInt64, level: Int) -> UInt64 {
+        level == 0 ? 0 : key >> (64 - 2 * level)
+    }
+}

@@ -1,0 +1,17 @@
+// The C math library, without Foundation: the core depends on the standard library alone.
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(ucrt)
+import ucrt
+#endif
+
+@inline(__always) func mathSin(_ x: Double) -> Double { sin(x) }
+@inline(__always) func mathLog(_ x: Double) -> Double { log(x) }
+@inline(__always) func mathExp(_ x: Double) -> Double { exp(x) }
+@inline(__always) func mathAtan(_ x: Double) -> Double { atan(x) }
+@inline(__always) func mathLog2(_ x: Double) -> Double { log2(x) }
+@inline(__always) func mathExp2(_ x: Double) -> Double { exp2(x) }

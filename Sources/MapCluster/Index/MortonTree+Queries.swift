@@ -1,0 +1,235 @@
+extension MortonTree {
+    /// The summary of the entries whose keys lie in `range`, or `nil` when there are none.
+    /// - Complexity: O(*F* log *n* + *L*): whole subtrees inside the range give their stored summaries.
+    func summary(in range: ClosedRange<UInt64>) -> Summary? {
+        guard let rootSummary else { return nil }
+        var result: Summary?
+        summarize(root, height: height, summary: rootSummary, range: range, into: &result)
+        return result
+    }
+
+    private func summarize(_ node: Int32, height: Int, summary: Summary, range: ClosedRange<UInt64>, into result: inout Summary?) {
+        if summary.lastKey < range.lowerBound || summary.firstKey > range.upperBound { return }
+        if range.lowerBound <= summary.firstKey && summary.lastKey <= range.upperBound {
+            result.append(summary)
+            return
+        }
+        let n = Int(node)
+        if height == 0 {
+            let entries = leaves[n].entries
+            var i = entries.lowerBound(of: range.lowerBound)
+            while i < entries.count, entries[i].key <= range.upperBound {
+                result.add(entries[i])
+                i += 1
+            }
+            return
+        }
+        let branch = branches[n]
+        var slot = branch.firstSlot(reaching: range.lowerBound)
+        while slot < branch.children.count, branch.summaries[slot].firstKey <= range.upperBound {
+            summarize(branch.children[slot], height: height - 1, summary: branch.summaries[slot], range: range, into: &result)
+            slot += 1
+        }
+    }
+
+    /// Calls `body` with the entries whose keys lie in `range`, in key order, after skipping the first
+    /// `skip` of them, until `body` returns false.
+    /// - Complexity: O(*F* log *n* + *k*) for *k* entries visited; skipped subtrees cost O(1) each.
+    func forEachEntry(in range: ClosedRange<UInt64>, skip: Int = 0, _ body: (Entry) -> Bool) {
+        guard let rootSummary else { return }
+        var toSkip = skip
+        _ = visit(root, height: height, summary: rootSummary, range: range, skip: &toSkip, body)
+    }
+
+    private func visit(_ node: Int32, height: Int, summary: Summary, range: ClosedRange<UInt64>, skip: inout Int, _ body: (Entry) -> Bool) -> Bool {
+        if summary.lastKey < range.lowerBound || summary.firstKey > range.upperBound { return true }
+        let inside = range.lowerBound <= summary.firstKey && summary.lastKey <= range.upperBound
+        if inside && skip >= summary.count {
+            skip -= summary.count
+            return true
+        }
+        let n = Int(node)
+        if height == 0 {
+            let entries = leaves[n].entries
+            var i = entries.lowerBound(of: range.lowerBound)
+            while i < entries.count, entries[i].key <= range.upperBound {
+                if skip > 0 {
+                    skip -= 1
+                } else if !body(entries[i]) {
+                    return false
+                }
+                i += 1
+            }
+            return true
+        }
+        let branch = branches[n]
+        var slot = branch.firstSlot(reaching: range.lowerBound)
+        while slot < branch.children.count, branch.summaries[slot].firstKey <= range.upperBound {
+            if !visit(branch.children[slot], height: height - 1, summary: branch.summaries[slot], range: range, skip: &skip, body) {
+                return false
+            }
+            slot += 1
+        }
+        return true
+    }
+
+    /// The entry with `key` that `matches` accepts, if any.
+    func entry(key: UInt64, where matches: (Entry) -> Bool) -> Entry? {
+        var found: Entry?
+        forEachEntry(in: key...key) { entry in
+            if matches(entry) {
+                found = entry
+                return false
+            }
+            return true
+        }
+        return found
+    }
+
+    /// Folds the entries of every cell of `region` into one summary per cell and calls `body` with each
+    /// non-empty cell, in key order, with the cell's Morton code at the region's level.
+    ///
+    /// One walk of the tree serves all cells: a subtree whose keys share one cell is folded in whole
+    /// from its stored summary, a subtree outside the region is skipped on its bounds, and only nodes
+    /// that straddle a cell boundary are opened.
+    /// - Complexity: O(*c* (*F* log *n* + *L*)) for *c* cells that hold entries.
+    func forEachCell(in region: CellRegion, _ body: (UInt64, Summary) -> Void) {
+        guard let rootSummary else { return }
+        var fold = CellFold(region: region)
+        fold.walk(self, node: root, height: height, summary: rootSummary, body)
+        fold.flush(body)
+    }
+}
+
+/// The cells of one grid level that a viewport (plus margin) touches: a range of rows and one or two
+/// ranges of columns (two when it crosses the antimeridian).
+struct CellRegion: Sendable {
+    let level: Int
+    let rows: ClosedRange<UInt32>
+    let columns: [ClosedRange<UInt32>]
+
+    init(level: Int, rows: ClosedRange<UInt32>, columns: [ClosedRange<UInt32>]) {
+        self.level = level
+        self.rows = rows
+        self.columns = columns
+    }
+
+    /// The cells at `level` that intersect `rect`; x wraps around the world, y is clamped to it.
+    init(level: Int, covering rect: MapRect) {
+        let cellsAcross = Int64(1) << level
+        let side = MapSize.worldWidth / Double(cellsAcross)
+        let last = UInt32(cellsAcross - 1)
+        func row(_ y: Double) -> UInt32 { UInt32(min(max(Int64((y / side).rounded(.down)), 0), cellsAcross - 1)) }
+        let rows = row(rect.minY)...row(max(rect.minY, rect.maxY.nextDown))
+        let first = Int64((rect.minX / side).rounded(.down))
+        let lastColumn = Int64((max(rect.minX, rect.maxX.nextDown) / side).rounded(.down))
+        var columns: [ClosedRange<UInt32>]
+        if lastColumn - first + 1 >= cellsAcross {
+            columns = [0...last]
+        } else {
+            let start = ((first % cellsAcross) + cellsAcross) % cellsAcross
+            let end = ((lastColumn % cellsAcross) + cellsAcross) % cellsAcross
+            columns = start <= end ? [UInt32(start)...UInt32(end)] : [UInt32(start)...last, 0...UInt32(end)]
+        }
+        self.init(level: level, rows: rows, columns: columns)
+    }
+
+    @inline(__always) func contains(code: UInt64) -> Bool {
+        let x = MortonKey.compact(code)
+        let y = MortonKey.compact(code >> 1)
+        return rows.contains(y) && columns.contains { $0.contains(x) }
+    }
+
+    /// Whether a box on the 32-bit grid may hold positions in the region's cells.
+    @inline(__always) func intersects(_ summary: Summary) -> Bool {
+        let minY = summary.minY.shifted(toLevel: level)
+        let maxY = summary.maxY.shifted(toLevel: level)
+        guard minY <= rows.upperBound && maxY >= rows.lowerBound else { return false }
+        let minX = summary.minX.shifted(toLevel: level)
+        let maxX = summary.maxX.shifted(toLevel: level)
+        return columns.contains { minX <= $0.upperBound && maxX >= $0.lowerBound }
+    }
+}
+
+/// The running state of ``MortonTree/forEachCell(in:_:)``: the cell being folded and its summary.
+/// Entries arrive in key order, so each cell's entries arrive together and a cell is complete as soon
+/// as an entry of another cell arrives.
+private struct CellFold {
+    let region: CellRegion
+    let shift: UInt64
+    /// The cell being folded, when `summary` is not nil.
+    var code: UInt64 = 0
+    var summary: Summary?
+    /// The last cell found outside the region, so that its other entries are skipped without a test.
+    var rejected: UInt64?
+
+    init(region: CellRegion) {
+        self.region = region
+        shift = UInt64(64 - 2 * region.level)
+    }
+
+    mutating func flush(_ body: (UInt64, Summary) -> Void) {
+        if let summary { body(code, summary) }
+        summary = nil
+    }
+
+    /// Starts folding the cell `cellCode`, unless it lies outside the region; returns whether it does.
+    @inline(__always) mutating func begin(_ cellCode: UInt64, _ body: (UInt64, Summary) -> Void) -> Bool {
+        if cellCode == rejected { return false }
+        flush(body)
+        guard region.contains(code: cellCode) else {
+            rejected = cellCode
+            return false
+        }
+        code = cellCode
+        return true
+    }
+
+    mutating func walk<E>(_ tree: MortonTree<E>, node: Int32, height: Int, summary nodeSummary: Summary, _ body: (UInt64, Summary) -> Void) {
+        guard region.intersects(nodeSummary) else { return }
+        let firstCode = nodeSummary.firstKey >> shift
+        if firstCode == nodeSummary.lastKey >> shift {
+            if summary != nil && code == firstCode {
+                summary.append(nodeSummary)
+            } else if begin(firstCode, body) {
+                summary = nodeSummary
+            }
+            return
+        }
+        if height == 0 {
+            for entry in tree.leaves[Int(node)].entries {
+                let entryCode = entry.key >> shift
+                if summary != nil && code == entryCode {
+                    summary.add(entry)
+                } else if begin(entryCode, body) {
+                    summary = Summary(entry)
+                }
+            }
+            return
+        }
+        let branch = tree.branches[Int(node)]
+        for slot in branch.children.indices {
+            walk(tree, node: branch.children[slot], height: height - 1, summary: branch.summaries[slot], body)
+        }
+    }
+}
+
+extension Optional where Wrapped == Summary {
+    @inline(__always) mutating func append(_ other: Summary) {
+        if case .some(var summary) = self {
+            summary.append(other)
+            self = summary
+        } else {
+            self = other
+        }
+    }
+
+    @inline(__always) mutating func add<E>(_ entry: IndexEntry<E>) {
+        if case .some(var summary) = self {
+            summary.add(entry)
+            self = summary
+        } else {
+            self = Summary(entry)
+        }
+    }
+}

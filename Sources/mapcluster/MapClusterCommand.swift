@@ -1,0 +1,6 @@
+import ArgumentParser
+
+@main
+struct MapClusterCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "mapcluster")
+}

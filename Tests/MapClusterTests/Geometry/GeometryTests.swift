@@ -1,0 +1,93 @@
+import Testing
+@testable import MapCluster
+
+struct GeometryTests {
+    @Test func originProjectsToTheCenterOfTheWorld() {
+        let point = Coordinate.checked(0, 0).mapPoint
+        #expect(point == MapPoint(x: 134_217_728, y: 134_217_728))
+    }
+
+    @Test func longitudeMinus180IsTheWestEdge() {
+        #expect(Coordinate.checked(0, -180).mapPoint.x == 0)
+    }
+
+    @Test func longitude180IsTheSameMeridianAsMinus180() {
+        #expect(Coordinate.checked(10, 180).mapPoint == Coordinate.checked(10, -180).mapPoint)
+        #expect(Coordinate.checked(10, 180).wrappedLongitude == -180)
+    }
+
+    @Test func roundTripStaysWithinABillionthOfADegree() {
+        var rng = SplitMix64(seed: 42)
+        for _ in 0..<10_000 {
+            let coordinate = Coordinate.checked(.random(in: -85...85, using: &rng), .random(in: -180..<180, using: &rng))
+            let back = coordinate.mapPoint.coordinate
+            #expect(abs(back.latitude - coordinate.latitude) < 1e-9)
+            #expect(abs(back.longitude - coordinate.longitude) < 1e-9)
+        }
+    }
+
+    @Test func latitudesBeyondThePlaneLandOnItsEdgeButKeepTheirValue() throws {
+        let pole = try Coordinate(latitude: 90, longitude: 0)
+        #expect(pole.mapPoint.y == 0)
+        #expect(pole.latitude == 90)
+        #expect(Coordinate.checked(-89, 0).mapPoint.y == MapSize.world.height)
+    }
+
+    @Test(arguments: [
+        (Double.nan, 0.0, "latitude nan is not a finite number"),
+        (.infinity, 0, "latitude inf is not a finite number"),
+        (90.5, 0, "latitude 90.5 is outside -90...90"),
+        (0, 180.0001, "longitude 180.0001 is outside -180...180"),
+        (0, -.infinity, "longitude -inf is not a finite number"),
+        (0, .nan, "longitude nan is not a finite number"),
+    ])
+    func invalidCoordinatesAreRejectedNamingTheValue(latitude: Double, longitude: Double, message: String) {
+        #expect {
+            _ = try Coordinate(latitude: latitude, longitude: longitude)
+        } throws: { error in
+            (error as? CoordinateError)?.description == message
+        }
+    }
+
+    @Test func zoomLevelFollowsTheWebMapConvention() {
+        let world = MapSize.world.width
+        #expect(WebMercator.zoomLevel(mapWidth: world, pointWidth: 256) == 0)
+        #expect(WebMercator.zoomLevel(mapWidth: world / 2, pointWidth: 256) == 1)
+        #expect(abs(WebMercator.zoomLevel(mapWidth: world * 10 / 360, pointWidth: 300) - 5.3987) < 1e-4)
+    }
+
+    @Test func viewportRoundTripsItsZoom() {
+        let viewport = Viewport(center: .checked(48.85, 2.35), zoom: 7.25, size: ViewSize(width: 1024, height: 768))
+        #expect(abs(viewport.zoom - 7.25) < 1e-12)
+    }
+
+    @Test func rectAcrossTheAntimeridianRunsPastTheEastEdge() throws {
+        let rect = try MapRect(west: 170, south: -10, east: -170, north: 10)
+        #expect(abs(rect.size.width - MapSize.world.width * 20 / 360) < 1e-6)
+        #expect(rect.maxX > MapSize.world.width)
+        let whole = try MapRect(west: -180, south: -85, east: 180, north: 85)
+        #expect(whole.size.width == MapSize.world.width)
+    }
+
+    @Test func aCellIsExactlyFourCellsOneLevelDown() {
+        let cell = GridCell(level: 5, x: 17, y: 9)
+        let children = cell.children
+        #expect(children.count == 4)
+        #expect(children.allSatisfy { $0.parent == cell })
+        let union = children.map(\.keyRange)
+        #expect(union.first?.lowerBound == cell.keyRange.lowerBound)
+        #expect(union.last?.upperBound == cell.keyRange.upperBound)
+        for (a, b) in zip(union, union.dropFirst()) { #expect(a.upperBound &+ 1 == b.lowerBound) }
+    }
+
+    @Test func cellsHoldThePointsTheirRectsHold() {
+        var rng = SplitMix64(seed: 5)
+        for _ in 0..<2_000 {
+            let point = Coordinate.checked(.random(in: -85...85, using: &rng), .random(in: -180..<180, using: &rng)).mapPoint
+            let level = Int.random(in: 0...32, using: &rng)
+            let cell = GridCell(containing: point, level: level)
+            #expect(cell.keyRange.contains(QuantizedPoint(point).key))
+            if level < 24 { #expect(cell.rect.contains(point)) }
+        }
+    }
+}

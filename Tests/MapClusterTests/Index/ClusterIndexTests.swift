@@ -1,0 +1,143 @@
+import Testing
+@testable import MapCluster
+
+struct ClusterIndexTests {
+    /// Cells of several levels around the data, and random ones.
+    static func probeCells(for coordinates: [Coordinate], using rng: inout SplitMix64) -> [GridCell] {
+        var cells: [GridCell] = [GridCell(level: 0, x: 0, y: 0)]
+        for level in [1, 2, 5, 9, 14, 20, 27, 32] {
+            for coordinate in coordinates.prefix(12) { cells.append(GridCell(containing: coordinate.mapPoint, level: level)) }
+            let limit = UInt32(truncatingIfNeeded: (UInt64(1) << level) - 1)
+            for _ in 0..<4 {
+                cells.append(GridCell(level: level, x: .random(in: 0...limit, using: &rng), y: .random(in: 0...limit, using: &rng)))
+            }
+        }
+        return cells
+    }
+
+    static func expectMatchesBruteForce(_ index: ClusterIndex<Int>, _ truth: BruteForce<Int>, cells: [GridCell]) {
+        #expect(index.count == truth.points.count)
+        for cell in cells {
+            #expect(index.summary(of: cell) == truth.summary(of: cell), "cell \(cell)")
+            #expect(Set(index.members(of: cell).map(\.element)) == Set(truth.members(of: cell)), "cell \(cell)")
+        }
+    }
+
+    @Test(arguments: DataShape.allCases, [0, 1, 7, 64, 3_000])
+    func bulkLoadMatchesBruteForce(shape: DataShape, count: Int) {
+        let coordinates = shape.coordinates(count: count, seed: 1)
+        let index = ClusterIndex(coordinates.enumerated().map { ($0.offset, $0.element) })
+        let truth = BruteForce(points: Dictionary(uniqueKeysWithValues: coordinates.enumerated().map { ($0.offset, $0.element) }))
+        var rng = SplitMix64(seed: 99)
+        Self.expectMatchesBruteForce(index, truth, cells: Self.probeCells(for: coordinates, using: &rng))
+    }
+
+    @Test(arguments: DataShape.allCases)
+    func longRandomEditSequencesMatchBruteForce(shape: DataShape) {
+        var rng = SplitMix64(seed: 7)
+        // Start from a bulk load deep enough to have two branch levels, so branch splits and merges run.
+        let initial = shape.coordinates(count: 3_000, seed: 11)
+        var index = ClusterIndex(initial.enumerated().map { ($0.offset, $0.element) })
+        var truth = BruteForce(points: Dictionary(uniqueKeysWithValues: initial.enumerated().map { ($0.offset, $0.element) }))
+        #expect(index.tree.height >= 2)
+        var nextID = initial.count
+        for step in 0..<6_000 {
+            let action = Int.random(in: 0..<10, using: &rng)
+            if action < 5 || truth.points.isEmpty {
+                let coordinate = shape.coordinate(using: &rng)
+                let result = index.insert(nextID, at: coordinate)
+                #expect(result)
+                truth.points[nextID] = coordinate
+                nextID += 1
+            } else if action < 8 {
+                let victim = truth.points.keys.randomElement(using: &rng)!
+                let result = index.remove(victim)
+                #expect(result)
+                truth.points[victim] = nil
+            } else {
+                let victim = truth.points.keys.randomElement(using: &rng)!
+                let coordinate = shape.coordinate(using: &rng)
+                let result = index.move(victim, to: coordinate)
+                #expect(result)
+                truth.points[victim] = coordinate
+            }
+            if step % 1_000 == 999 {
+                Self.expectMatchesBruteForce(index, truth, cells: Self.probeCells(for: Array(truth.points.values), using: &rng))
+            }
+        }
+        // Drain it completely: merges and root collapses must keep everything consistent.
+        for victim in truth.points.keys.shuffled(using: &rng) {
+            let removed = index.remove(victim)
+            #expect(removed)
+        }
+        #expect(index.isEmpty)
+        #expect(index.summary(of: GridCell(level: 0, x: 0, y: 0)) == nil)
+    }
+
+    @Test func insertingAnIdentityAgainMovesIt() {
+        var index = ClusterIndex<String>()
+        let inserted = index.insert("a", at: .checked(10, 10))
+        let insertedAgain = index.insert("a", at: .checked(-20, 30))
+        #expect(inserted && !insertedAgain)
+        #expect(index.count == 1)
+        #expect(index.coordinate(of: "a") == .checked(-20, 30))
+    }
+
+    @Test func bulkLoadKeepsTheLastCoordinateOfARepeatedIdentity() {
+        let index = ClusterIndex([("a", Coordinate.checked(1, 1)), ("b", .checked(2, 2)), ("a", .checked(3, 3)), ("a", .checked(1, 1))])
+        #expect(index.count == 2)
+        #expect(index.coordinate(of: "a") == .checked(1, 1))
+        #expect(index.summary(of: GridCell(level: 0, x: 0, y: 0))?.count == 2)
+    }
+
+    @Test func removingAnUnknownElementChangesNothing() {
+        var index = ClusterIndex([(1, Coordinate.checked(1, 1)), (2, .checked(2, 2))])
+        let before = index.elements.map(\.element)
+        let removed = index.remove(3)
+        let moved = index.move(3, to: .checked(0, 0))
+        #expect(!removed && !moved)
+        #expect(index.elements.map(\.element) == before)
+        #expect(index.count == 2)
+    }
+
+    @Test func aCopyIsASnapshot() {
+        let coordinates = DataShape.uniform.coordinates(count: 2_000, seed: 3)
+        var index = ClusterIndex(coordinates.enumerated().map { ($0.offset, $0.element) })
+        let snapshot = index
+        let world = GridCell(level: 0, x: 0, y: 0)
+        let before = snapshot.summary(of: world)
+        for id in 0..<500 { index.remove(id) }
+        index.insert(10_000, at: .checked(1, 1))
+        index.move(600, to: .checked(-3, -3))
+        #expect(snapshot.summary(of: world) == before)
+        #expect(snapshot.count == 2_000)
+        #expect(snapshot.coordinate(of: 600) == coordinates[600])
+        #expect(index.count == 1_501)
+    }
+
+    @Test func membersArePagedInOneStableOrder() {
+        let coordinates = DataShape.clustered.coordinates(count: 1_000, seed: 5)
+        let index = ClusterIndex(coordinates.enumerated().map { ($0.offset, $0.element) })
+        let cell = GridCell(containing: coordinates[0].mapPoint, level: 3)
+        let all = index.members(of: cell).map(\.element)
+        var paged: [Int] = []
+        var offset = 0
+        while true {
+            let page = index.members(of: cell, offset: offset, limit: 7).map(\.element)
+            if page.isEmpty { break }
+            paged += page
+            offset += page.count
+        }
+        #expect(paged == all)
+        #expect(index.members(of: cell, offset: all.count).isEmpty)
+        #expect(index.members(of: cell, limit: 0).isEmpty)
+    }
+
+    @Test func elementsOnOneCoordinateAreOneLocation() {
+        let index = ClusterIndex((0..<300).map { ($0, Coordinate.checked(12.5, -45.25)) })
+        let summary = index.summary(of: GridCell(level: 0, x: 0, y: 0))
+        #expect(summary?.isUniqueLocation == true)
+        #expect(summary?.centerOfMass == .checked(12.5, -45.25))
+        #expect(summary?.count == 300)
+    }
+}
