@@ -30,6 +30,17 @@ public struct GridCell: Hashable, Sendable, Comparable, CustomStringConvertible 
         self.init(level: level, x: q.x.shifted(toLevel: level), y: q.y.shifted(toLevel: level))
     }
 
+    /// The cell whose Morton code (the prefix of its keys) at `level` is `code`.
+    init(level: Int, code: UInt64) {
+        self.init(level: level, x: MortonKey.compact(code), y: MortonKey.compact(code >> 1))
+    }
+
+    /// The smallest cell holding both keys, and so every key between them.
+    static func smallest(holding first: UInt64, _ last: UInt64) -> GridCell {
+        let level = min((first ^ last).leadingZeroBitCount / 2, maxLevel)
+        return GridCell(level: level, code: MortonKey.cellCode(first, level: level))
+    }
+
     /// The cell's area on the plane.
     public var rect: MapRect {
         let side = MapSize.worldWidth / Double(UInt64(1) << level)
@@ -139,6 +150,6 @@ enum MortonKey {
 
     /// The level-`level` cell prefix of a key.
     @inline(__always) static func cellCode(_ key: UInt64, level: Int) -> UInt64 {
-        level == 0 ? 0 : key >> (64 - 2 * level)
+        level == 0 ? 0 : key >> UInt64(64 - 2 * level)
     }
 }

@@ -1,0 +1,105 @@
+/// How ``ClusterIndex/clusters(in:options:)`` groups elements. The names follow the iOS libraries
+/// MapCluster replaces (CCHMapClusterController, ClusterMap, Cluster), and so do the defaults.
+///
+///     var options = ClusterOptions<String>()
+///     options.cellSize = 80
+///     options.minCountForClustering = 3
+public struct ClusterOptions<Element: Hashable & Sendable>: Sendable {
+    /// The requested side of a grid cell, in points. The grid used is the world-aligned power-of-two
+    /// subdivision whose cells are nearest to this size (between about 0.71× and 1.41× of it).
+    /// Default 60.
+    public var cellSize: Double = 60 {
+        didSet { precondition(cellSize > 0 && cellSize.isFinite, "cellSize is a positive number of points") }
+    }
+
+    /// A cell size for each zoom level, in points, overriding ``cellSize``; `nil` (the default) uses
+    /// ``cellSize`` at every zoom. The grid level must not decrease as the zoom grows, so the size
+    /// should not grow faster than the world does (twice per zoom level).
+    public var cellSizeForZoom: (@Sendable (Double) -> Double)?
+
+    /// How much map around the viewport is clustered too, as a fraction of its width and height on
+    /// each side: 0.5 (the default) clusters twice the width and height, so panning by up to half a
+    /// screen changes nothing at the edges.
+    public var marginFactor: Double = 0.5 {
+        didSet { precondition(marginFactor >= 0 && marginFactor.isFinite, "marginFactor is not negative") }
+    }
+
+    /// Where a cluster of several locations is placed. Default ``ClusterPosition/centerOfMass``.
+    public var position: ClusterPosition<Element> = .centerOfMass
+
+    /// The deepest zoom level at which elements are clustered; beyond it every element comes back on
+    /// its own (those sharing a coordinate together). Default: no limit.
+    public var maxZoomLevelForClustering: Double = .infinity
+
+    /// A cell with fewer elements than this is not clustered. Default 2.
+    public var minCountForClustering = 2
+
+    /// A cell whose elements sit on fewer distinct coordinates than this is not clustered. Default 0:
+    /// never disables clustering.
+    public var minUniqueLocationsForClustering = 0
+
+    /// Whether an element takes part in clustering; `nil` (the default) clusters every element.
+    /// Elements it rejects come back on their own (those sharing a coordinate together).
+    ///
+    /// The predicate is asked at query time, so a query that has one visits every element in the
+    /// cells it returns: O(*m*) for *m* such elements, where a query without one is O(*c* log *n*).
+    public var shouldCluster: (@Sendable (Element) -> Bool)?
+
+    /// The default options.
+    public init() {}
+
+    /// The requested cell size at a zoom level, in points.
+    public func cellSize(forZoom zoom: Double) -> Double {
+        let size = cellSizeForZoom?(zoom) ?? cellSize
+        precondition(size > 0 && size.isFinite, "cellSize(forZoom: \(zoom)) is \(size), not a positive number of points")
+        return size
+    }
+
+    /// The grid level used at a zoom level: the *k* whose 2^*k* cells across the world are nearest in
+    /// size to ``cellSize(forZoom:)``, clamped to 0...32.
+    public func gridLevel(forZoom zoom: Double) -> Int {
+        let exact = zoom + 8 - mathLog2(cellSize(forZoom: zoom))
+        let level = (exact + 0.5).rounded(.down)
+        return Int(min(max(level, 0), Double(GridCell.maxLevel)))
+    }
+
+    /// The smallest zoom level whose grid level is at least `level`; -∞ for level 0, which every
+    /// zoom reaches.
+    func zoom(forLevel level: Int) -> Double {
+        precondition(level <= GridCell.maxLevel, "a grid level is at most 32")
+        guard level > 0 else { return -.infinity }
+        var zoom: Double
+        if cellSizeForZoom == nil {
+            zoom = Double(level) - 8.5 + mathLog2(cellSize)
+        } else {
+            // Bisection over a range far wider than any map zooms: the level grows with the zoom.
+            var low = -64.0
+            var high = 64.0
+            for _ in 0..<80 {
+                let mid = (low + high) / 2
+                if gridLevel(forZoom: mid) >= level { high = mid } else { low = mid }
+            }
+            zoom = high
+        }
+        // The closed form and the bisection are within a few ulps: settle on the exact boundary.
+        for _ in 0..<16 where gridLevel(forZoom: zoom) < level { zoom = zoom.nextUp }
+        for _ in 0..<16 where gridLevel(forZoom: zoom.nextDown) >= level { zoom = zoom.nextDown }
+        return zoom
+    }
+}
+
+/// Where a cluster of elements on several locations is placed. A cluster on one location is always
+/// placed on it, and a single element on its own coordinate.
+public enum ClusterPosition<Element: Hashable & Sendable>: Sendable {
+    /// The mean latitude and longitude of the members: no member is visited (the default;
+    /// CCHMapClusterController's `CCHCenterOfMassMapClusterer`).
+    case centerOfMass
+    /// The member nearest to the center of the grid cell, on the plane (`CCHNearCenterMapClusterer`).
+    case nearestToCellCenter
+    /// The center of the grid cell at the query's zoom.
+    case cellCenter
+    /// The coordinate of the member that comes first in the index's order (along the Z-order curve).
+    case firstMember
+    /// A function of the cluster, given with its center of mass as its coordinate.
+    case custom(@Sendable (Cluster<Element>) -> Coordinate)
+}

@@ -1,0 +1,338 @@
+/// A snapshot of an index and the options it is clustered with: what grid clustering reads, and what
+/// every ``Cluster`` it makes keeps for its lazy answers (members, children, parent).
+final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
+    typealias Entry = IndexEntry<Element>
+
+    let index: ClusterIndex<Element>
+    let options: ClusterOptions<Element>
+
+    init(index: ClusterIndex<Element>, options: ClusterOptions<Element>) {
+        self.index = index
+        self.options = options
+    }
+
+    var tree: MortonTree<Element> { index.tree }
+
+    /// Which elements a region's clustering takes: everything, or (for a cluster's children) only the
+    /// elements that cluster.
+    enum Scope {
+        case all
+        case clusterableOnly
+    }
+
+    // MARK: - Clusters of a region
+
+    /// The clusters of every cell of `region`, at `zoom`, in key order of their cells.
+    func clusters(in region: CellRegion, zoom: Double, scope: Scope) -> [Cluster<Element>] {
+        var result: [Cluster<Element>] = []
+        let clusteringIsOn = zoom <= options.maxZoomLevelForClustering
+        if let shouldCluster = options.shouldCluster {
+            tree.forEachCell(in: region) { code, _ in
+                let cell = GridCell(level: region.level, code: code)
+                clusterVisitingMembers(of: cell, zoom: zoom, clusteringIsOn: clusteringIsOn, shouldCluster: shouldCluster,
+                                       scope: scope, into: &result)
+            }
+        } else {
+            tree.forEachCell(in: region) { code, summary in
+                let cell = GridCell(level: region.level, code: code)
+                if clusteringIsOn && qualifies(summary, in: cell, filter: .all) {
+                    result.append(cluster(of: summary, in: cell, zoom: zoom, filter: .all))
+                } else {
+                    appendUnclustered(in: cell, zoom: zoom, filter: .all, into: &result)
+                }
+            }
+        }
+        return result
+    }
+
+    /// One cell when a ``ClusterOptions/shouldCluster`` predicate splits its members in two.
+    private func clusterVisitingMembers(
+        of cell: GridCell, zoom: Double, clusteringIsOn: Bool, shouldCluster: (Element) -> Bool, scope: Scope,
+        into result: inout [Cluster<Element>]
+    ) {
+        var clusterable: Summary?
+        var optedOut = false
+        tree.forEachEntry(in: cell.keyRange) { entry in
+            if shouldCluster(entry.element) { clusterable.add(entry) } else { optedOut = true }
+            return true
+        }
+        let unclusteredFilter: MemberFilter = scope == .all ? .all : .clusterable
+        guard clusteringIsOn, let clusterable, qualifies(clusterable, in: cell, filter: .clusterable) else {
+            appendUnclustered(in: cell, zoom: zoom, filter: unclusteredFilter, into: &result)
+            return
+        }
+        guard scope == .all && optedOut else {
+            result.append(cluster(of: clusterable, in: cell, zoom: zoom, filter: .clusterable))
+            return
+        }
+        if clusterable.isSameLocation {
+            // Elements on one coordinate always show together, clustering or not.
+            let location = clusterable.location
+            let atLocation = count(at: location, filter: .all)
+            result.append(locationCluster(location, count: atLocation, in: cell, zoom: zoom, filter: .all))
+            appendUnclustered(in: cell, zoom: zoom, filter: .optedOut, excluding: location, into: &result)
+        } else {
+            result.append(cluster(of: clusterable, in: cell, zoom: zoom, filter: .clusterable))
+            appendUnclustered(in: cell, zoom: zoom, filter: .optedOut, into: &result)
+        }
+    }
+
+    /// Whether a cell's members (those `filter` takes, summarized) are clustered.
+    private func qualifies(_ summary: Summary, in cell: GridCell, filter: MemberFilter) -> Bool {
+        guard summary.count >= max(options.minCountForClustering, 2) else { return false }
+        let needed = options.minUniqueLocationsForClustering
+        if needed <= 1 { return true }
+        if summary.isSameLocation { return false }
+        if needed == 2 { return true }
+        var locations: Set<Coordinate> = []
+        tree.forEachEntry(in: cell.keyRange) { entry in
+            if admits(entry, filter) { locations.insert(entry.coordinate) }
+            return locations.count < needed
+        }
+        return locations.count >= needed
+    }
+
+    /// The cluster of a cell's qualifying members.
+    private func cluster(of summary: Summary, in cell: GridCell, zoom: Double, filter: MemberFilter) -> Cluster<Element> {
+        if summary.isSameLocation {
+            return locationCluster(summary.location, count: summary.count, in: cell, zoom: zoom, filter: filter)
+        }
+        let tight = GridCell.smallest(holding: summary.firstKey, summary.lastKey)
+        var cluster = Cluster(
+            id: .cell(tight), coordinate: summary.centerOfMass, count: summary.count, bounds: summary.bounds,
+            isUniqueLocation: false, cell: cell, zoom: zoom,
+            membership: .cell(tight, firstKey: summary.firstKey, lastKey: summary.lastKey), context: self)
+        switch options.position {
+        case .centerOfMass:
+            break
+        case .cellCenter:
+            cluster.coordinate = cell.rect.center.coordinate
+        case .firstMember:
+            cluster.coordinate = firstMember(of: cluster)?.coordinate ?? cluster.coordinate
+        case .nearestToCellCenter:
+            cluster.coordinate = nearestMember(of: cluster, to: cell.rect.center)?.coordinate ?? cluster.coordinate
+        case .custom(let place):
+            cluster.coordinate = place(cluster)
+        }
+        return cluster
+    }
+
+    private func locationCluster(_ location: Coordinate, count: Int, in cell: GridCell, zoom: Double, filter: MemberFilter) -> Cluster<Element> {
+        if count == 1, let only = firstMember(at: location, filter: filter) {
+            return single(only, in: cell, zoom: zoom)
+        }
+        let point = QuantizedPoint(location.mapPoint)
+        return Cluster(
+            id: .location(location), coordinate: location, count: count,
+            bounds: MapRect(minX: Double(point.x) / 16, minY: Double(point.y) / 16, maxX: Double(point.x + 1) / 16, maxY: Double(point.y + 1) / 16),
+            isUniqueLocation: true, cell: cell, zoom: zoom, membership: .location(location, filter), context: self)
+    }
+
+    private func single(_ entry: Entry, in cell: GridCell, zoom: Double) -> Cluster<Element> {
+        let point = QuantizedPoint(key: entry.key)
+        return Cluster(
+            id: .element(entry.element), coordinate: entry.coordinate, count: 1,
+            bounds: MapRect(minX: Double(point.x) / 16, minY: Double(point.y) / 16, maxX: Double(point.x + 1) / 16, maxY: Double(point.y + 1) / 16),
+            isUniqueLocation: true, cell: cell, zoom: zoom, membership: .element(entry.element), context: self)
+    }
+
+    /// The members of a cell that `filter` takes, one by one, those on one coordinate together.
+    private func appendUnclustered(
+        in cell: GridCell, zoom: Double, filter: MemberFilter, excluding excluded: Coordinate? = nil,
+        into result: inout [Cluster<Element>]
+    ) {
+        var groups: [(first: Entry, count: Int)] = []
+        var groupOfLocation: [Coordinate: Int] = [:]
+        tree.forEachEntry(in: cell.keyRange) { entry in
+            guard admits(entry, filter), entry.coordinate != excluded else { return true }
+            if let group = groupOfLocation[entry.coordinate] {
+                groups[group].count += 1
+            } else {
+                groupOfLocation[entry.coordinate] = groups.count
+                groups.append((entry, 1))
+            }
+            return true
+        }
+        for (first, count) in groups {
+            result.append(
+                count == 1
+                    ? single(first, in: cell, zoom: zoom)
+                    : locationCluster(first.coordinate, count: count, in: cell, zoom: zoom, filter: filter))
+        }
+    }
+
+    // MARK: - Members
+
+    @inline(__always) private func admits(_ entry: Entry, _ filter: MemberFilter) -> Bool {
+        guard filter != .all, let shouldCluster = options.shouldCluster else { return true }
+        return shouldCluster(entry.element) == (filter == .clusterable)
+    }
+
+    private func count(at location: Coordinate, filter: MemberFilter) -> Int {
+        var count = 0
+        let key = QuantizedPoint(location.mapPoint).key
+        tree.forEachEntry(in: key...key) { entry in
+            if entry.coordinate == location && admits(entry, filter) { count += 1 }
+            return true
+        }
+        return count
+    }
+
+    private func firstMember(at location: Coordinate, filter: MemberFilter) -> Entry? {
+        let key = QuantizedPoint(location.mapPoint).key
+        return tree.entry(key: key) { $0.coordinate == location && admits($0, filter) }
+    }
+
+    private func firstMember(of cluster: Cluster<Element>) -> (element: Element, coordinate: Coordinate)? {
+        members(of: cluster, offset: 0, limit: 1).first
+    }
+
+    /// The member nearest to a point of the plane, by branch and bound over the tree's node bounds.
+    private func nearestMember(of cluster: Cluster<Element>, to target: MapPoint) -> Entry? {
+        guard case .cell(let cell, _, _) = cluster.membership else { return nil }
+        let filter: MemberFilter = options.shouldCluster == nil ? .all : .clusterable
+        return tree.nearestEntry(in: cell.keyRange, to: target) { admits($0, filter) }
+    }
+
+    func members(of cluster: Cluster<Element>, offset: Int, limit: Int) -> [(element: Element, coordinate: Coordinate)] {
+        precondition(offset >= 0 && limit >= 0, "offset and limit are not negative")
+        var page: [(element: Element, coordinate: Coordinate)] = []
+        guard limit > 0 else { return page }
+        switch cluster.membership {
+        case .element(let element):
+            if offset == 0 { page.append((element, cluster.coordinate)) }
+        case .location(let location, let filter):
+            let key = QuantizedPoint(location.mapPoint).key
+            var skip = offset
+            tree.forEachEntry(in: key...key) { entry in
+                guard entry.coordinate == location && admits(entry, filter) else { return true }
+                if skip > 0 {
+                    skip -= 1
+                    return true
+                }
+                page.append((entry.element, entry.coordinate))
+                return page.count < limit
+            }
+        case .cell(let cell, _, _):
+            if options.shouldCluster == nil {
+                tree.forEachEntry(in: cell.keyRange, skip: offset) { entry in
+                    page.append((entry.element, entry.coordinate))
+                    return page.count < limit
+                }
+            } else {
+                var skip = offset
+                tree.forEachEntry(in: cell.keyRange) { entry in
+                    guard admits(entry, .clusterable) else { return true }
+                    if skip > 0 {
+                        skip -= 1
+                        return true
+                    }
+                    page.append((entry.element, entry.coordinate))
+                    return page.count < limit
+                }
+            }
+        }
+        return page
+    }
+
+    // MARK: - Across zoom levels
+
+    func expansionZoom(of cluster: Cluster<Element>) -> Double? {
+        guard case .cell(let tight, _, _) = cluster.membership, tight.level < GridCell.maxLevel else { return nil }
+        let split = options.zoom(forLevel: tight.level + 1)
+        let limit = options.maxZoomLevelForClustering
+        return limit.isFinite ? min(split, limit.nextUp) : split
+    }
+
+    func children(of cluster: Cluster<Element>) -> [Cluster<Element>] {
+        guard let zoom = expansionZoom(of: cluster), case .cell(let tight, _, _) = cluster.membership else { return [] }
+        let level = max(options.gridLevel(forZoom: zoom), cluster.cell.level)
+        let shift = level - tight.level
+        let region: CellRegion
+        if shift >= 0 {
+            let side = UInt32(truncatingIfNeeded: (UInt64(1) << shift) - 1)
+            region = CellRegion(level: level, rows: (tight.y << shift)...(tight.y << shift | side),
+                                columns: [(tight.x << shift)...(tight.x << shift | side)])
+        } else {
+            let cell = tight.ancestor(atLevel: level)
+            region = CellRegion(level: level, rows: cell.y...cell.y, columns: [cell.x...cell.x])
+        }
+        return clusters(in: region, zoom: zoom, scope: .clusterableOnly)
+    }
+
+    func parent(of cluster: Cluster<Element>) -> Cluster<Element>? {
+        var zoom = cluster.zoom
+        var level = cluster.cell.level
+        while level > 0 {
+            level -= 1
+            zoom = min(zoom, options.zoom(forLevel: level + 1).nextDown)
+            let cell = cluster.cell.ancestor(atLevel: level)
+            let region = CellRegion(level: level, rows: cell.y...cell.y, columns: [cell.x...cell.x])
+            let candidates = clusters(in: region, zoom: zoom, scope: .all)
+            guard let holder = candidates.first(where: { holds($0, cluster) }) else { return nil }
+            if holder.id != cluster.id { return holder }
+        }
+        return nil
+    }
+
+    /// Whether `outer` holds every member of `inner` (tested on one of them).
+    private func holds(_ outer: Cluster<Element>, _ inner: Cluster<Element>) -> Bool {
+        guard let witness = members(of: inner, offset: 0, limit: 1).first else { return false }
+        switch outer.membership {
+        case .element(let element):
+            return element == witness.element
+        case .location(let location, let filter):
+            return location == witness.coordinate && (filter == .all || admitsElement(witness.element, filter))
+        case .cell(let cell, _, _):
+            let key = QuantizedPoint(witness.coordinate.mapPoint).key
+            return cell.keyRange.contains(key) && admitsElement(witness.element, .clusterable)
+        }
+    }
+
+    private func admitsElement(_ element: Element, _ filter: MemberFilter) -> Bool {
+        guard filter != .all, let shouldCluster = options.shouldCluster else { return true }
+        return shouldCluster(element) == (filter == .clusterable)
+    }
+}
+
+extension ClusterIndex {
+    /// The clusters of a viewport and its margin, on the world-aligned grid: one per grid cell whose
+    /// elements are clustered, and the elements of the other cells on their own (those sharing a
+    /// coordinate together).
+    ///
+    ///     let clusters = index.clusters(in: viewport)
+    ///
+    /// The grid level follows the viewport's zoom and ``ClusterOptions/cellSize``; the cells are those
+    /// that the viewport, grown by ``ClusterOptions/marginFactor`` on every side, touches, wrapping
+    /// around the antimeridian (no cell is returned twice).
+    ///
+    /// - Returns: The clusters, in Z order of their cells.
+    /// - Complexity: O(*c* log *n*) for *c* non-empty cells, whatever they hold; a cell that is not
+    ///   clustered costs the visit of its elements, as does a ``ClusterOptions/shouldCluster`` predicate.
+    public func clusters(in viewport: Viewport, options: ClusterOptions<Element> = .init()) -> [Cluster<Element>] {
+        let context = ClusteringContext(index: self, options: options)
+        let zoom = viewport.zoom
+        let level = options.gridLevel(forZoom: zoom)
+        let dx = viewport.rect.size.width * options.marginFactor
+        let dy = viewport.rect.size.height * options.marginFactor
+        let region = CellRegion(level: level, covering: viewport.rect.insetBy(dx: -dx, dy: -dy))
+        return context.clusters(in: region, zoom: zoom, scope: .all)
+    }
+
+    /// The grid cells that ``clusters(in:options:)`` considers for a viewport, for drawing a debug grid.
+    public func gridCells(in viewport: Viewport, options: ClusterOptions<Element> = .init()) -> [GridCell] {
+        let level = options.gridLevel(forZoom: viewport.zoom)
+        let dx = viewport.rect.size.width * options.marginFactor
+        let dy = viewport.rect.size.height * options.marginFactor
+        let region = CellRegion(level: level, covering: viewport.rect.insetBy(dx: -dx, dy: -dy))
+        return region.columns.flatMap { columns in
+            region.rows.flatMap { y in columns.map { x in GridCell(level: level, x: x, y: y) } }
+        }
+    }
+
+    /// The member of a cell nearest to a coordinate, on the plane, or `nil` if the cell is empty.
+    /// - Complexity: O(log *n*) for spread-out data: subtrees farther than the best so far are skipped.
+    public func member(of cell: GridCell, nearestTo coordinate: Coordinate) -> (element: Element, coordinate: Coordinate)? {
+        tree.nearestEntry(in: cell.keyRange, to: coordinate.mapPoint) { _ in true }.map { ($0.element, $0.coordinate) }
+    }
+}

@@ -1,0 +1,269 @@
+import Testing
+@testable import MapCluster
+
+struct GridClusteringTests {
+    static let screen = ViewSize(width: 1024, height: 768)
+
+    static func index<S: Sequence<Coordinate>>(_ coordinates: S) -> ClusterIndex<Int> {
+        ClusterIndex(coordinates.enumerated().map { ($0.offset, $0.element) })
+    }
+
+    /// Everything the index holds in the cells a viewport's clustering covers, found the slow way.
+    static func elementsInCells(_ index: ClusterIndex<Int>, _ viewport: Viewport, _ options: ClusterOptions<Int>) -> Set<Int> {
+        let cells = Set(index.gridCells(in: viewport, options: options))
+        let level = options.gridLevel(forZoom: viewport.zoom)
+        return Set(index.elements.filter { cells.contains(GridCell(containing: $0.coordinate.mapPoint, level: level)) }.map(\.element))
+    }
+
+    // MARK: - The cases the issue names
+
+    @Test func centerOfMassOfThreePointsIsExact() {
+        let index = Self.index([.checked(0, 0), .checked(0, 2), .checked(0, 10)])
+        let clusters = index.clusters(in: Viewport(center: .checked(0, 5), zoom: 0, size: Self.screen))
+        #expect(clusters.count == 1)
+        #expect(clusters.first?.count == 3)
+        #expect(clusters.first?.coordinate == .checked(0, 4))
+    }
+
+    @Test func nearestToCenterPicksTheClosestMember() {
+        let index = Self.index([.checked(40, 40), .checked(47, 47), .checked(45.1, 44.9), .checked(42.1, 43.7)])
+        let cell = GridCell(containing: Coordinate.checked(45, 45).mapPoint, level: 2)
+        #expect(index.member(of: cell, nearestTo: .checked(45, 45))?.coordinate == .checked(45.1, 44.9))
+    }
+
+    @Test func nearestToCellCenterPositionUsesTheGridCellsCenter() throws {
+        // At level 2 the cell of these points spans longitude 0...90 and latitude 0...66.5: its center
+        // is at (40.98°, 45°), nearest to (42.1, 43.7).
+        let index = Self.index([.checked(40, 40), .checked(47, 47), .checked(45.1, 44.9), .checked(42.1, 43.7)])
+        var options = ClusterOptions<Int>()
+        options.position = .nearestToCellCenter
+        let clusters = index.clusters(in: Viewport(center: .checked(45, 45), zoom: 0, size: Self.screen), options: options)
+        #expect(clusters.map(\.coordinate) == [.checked(42.1, 43.7)])
+        let cell = try #require(clusters.first?.cell)
+        #expect(cell.level == 2)
+        let brute = index.elements.min { a, b in
+            func d(_ c: Coordinate) -> Double {
+                let p = c.mapPoint, q = cell.rect.center
+                return (p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y)
+            }
+            return d(a.coordinate) < d(b.coordinate)
+        }
+        #expect(brute?.coordinate == clusters.first?.coordinate)
+    }
+
+    @Test(arguments: [(9, 9, 0), (10, 0, 1)])
+    func minCountDecidesWhetherACellClusters(elements: Int, singles: Int, clusters: Int) {
+        let index = Self.index((0..<elements).map { Coordinate.checked(10 + Double($0) * 0.01, 20) })
+        var options = ClusterOptions<Int>()
+        options.minCountForClustering = 10
+        let result = index.clusters(in: Viewport(center: .checked(10, 20), zoom: 3, size: Self.screen), options: options)
+        #expect(result.filter { !$0.isCluster }.count == singles)
+        #expect(result.filter(\.isCluster).count == clusters)
+        #expect(result.map(\.count).reduce(0, +) == elements)
+        if clusters == 1 { #expect(result.first?.count == 10) }
+    }
+
+    @Test func anElementThatOptsOutStandsBesideTheCluster() {
+        let index = Self.index([.checked(10, 20), .checked(10.01, 20.01), .checked(10.02, 20.02)])
+        var options = ClusterOptions<Int>()
+        options.shouldCluster = { $0 != 1 }
+        let result = index.clusters(in: Viewport(center: .checked(10, 20), zoom: 3, size: Self.screen), options: options)
+        #expect(result.count == 2)
+        let cluster = result.first(where: \.isCluster)
+        #expect(cluster?.count == 2)
+        #expect(Set(cluster?.members() ?? []) == [0, 2])
+        #expect(result.first(where: { !$0.isCluster })?.id == .element(1))
+    }
+
+    @Test func aViewportAcrossTheAntimeridianReturnsEachSideOnce() throws {
+        let index = Self.index([.checked(0, 179.9), .checked(0, -179.9), .checked(0, 0)])
+        let rect = try MapRect(west: 170, south: -10, east: -170, north: 10)
+        var options = ClusterOptions<Int>()
+        options.marginFactor = 0
+        options.maxZoomLevelForClustering = 0  // every element on its own
+        let result = index.clusters(in: Viewport(rect: rect, size: ViewSize(width: 1024, height: 1024)), options: options)
+        #expect(result.flatMap { $0.members() }.sorted() == [0, 1])
+        // Clustered, the two sides of the seam are two cells and so two singles, each once.
+        let clustered = index.clusters(in: Viewport(rect: rect, size: ViewSize(width: 1024, height: 1024)))
+        #expect(clustered.flatMap { $0.members() }.sorted() == [0, 1])
+    }
+
+    @Test func aViewportWiderThanTheWorldReturnsEveryCellOnce() {
+        let coordinates = DataShape.uniform.coordinates(count: 2_000, seed: 8)
+        let index = Self.index(coordinates)
+        let viewport = Viewport(center: .checked(0, 0), zoom: 0, size: ViewSize(width: 2_000, height: 300))
+        let members = index.clusters(in: viewport).flatMap { $0.members() }
+        #expect(members.count == Set(members).count)
+        #expect(Set(members) == Self.elementsInCells(index, viewport, ClusterOptions()))
+    }
+
+    // MARK: - Same location and switching clustering off
+
+    @Test func elementsOnOneCoordinateNeverSplit() {
+        var coordinates = Array(repeating: Coordinate.checked(52.52, 13.405), count: 25)
+        coordinates.append(.checked(52.53, 13.41))
+        let index = Self.index(coordinates)
+        for zoom in stride(from: 0.0, through: 30, by: 0.5) {
+            let result = index.clusters(in: Viewport(center: .checked(52.52, 13.405), zoom: zoom, size: Self.screen))
+            let holder = result.first { $0.members().contains(0) }
+            #expect(holder.map { $0.count >= 25 } == true, "zoom \(zoom)")
+            if let holder, holder.count == 25 {
+                #expect(holder.isUniqueLocation)
+                #expect(holder.id == .location(.checked(52.52, 13.405)))
+                #expect(holder.expansionZoom == nil)
+                #expect(holder.children().isEmpty)
+            }
+        }
+    }
+
+    @Test func pastTheMaxZoomElementsComeBackOneByOneAndStackedOnesTogether() {
+        let index = Self.index([.checked(1, 1), .checked(1, 1), .checked(1.001, 1), .checked(1.002, 1)])
+        var options = ClusterOptions<Int>()
+        options.maxZoomLevelForClustering = 5
+        let viewport = Viewport(center: .checked(1, 1), zoom: 5, size: Self.screen)
+        #expect(index.clusters(in: viewport, options: options).count == 1)
+        let past = Viewport(center: .checked(1, 1), zoom: 5.01, size: Self.screen)
+        let result = index.clusters(in: past, options: options)
+        #expect(result.map(\.count).sorted() == [1, 1, 2])
+        #expect(result.first { $0.count == 2 }?.isUniqueLocation == true)
+        #expect(result.first { $0.count == 2 }?.id == .location(.checked(1, 1)))
+    }
+
+    @Test func tooFewLocationsSwitchClusteringOff() {
+        let index = Self.index([.checked(1, 1), .checked(1, 1), .checked(1.001, 1), .checked(1.001, 1), .checked(1.002, 1)])
+        var options = ClusterOptions<Int>()
+        let viewport = Viewport(center: .checked(1, 1), zoom: 5, size: Self.screen)
+        options.minUniqueLocationsForClustering = 3
+        #expect(index.clusters(in: viewport, options: options).map(\.count) == [5])
+        options.minUniqueLocationsForClustering = 4
+        #expect(index.clusters(in: viewport, options: options).map(\.count).sorted() == [1, 2, 2])
+    }
+
+    // MARK: - Positions
+
+    @Test func positionStrategies() throws {
+        let coordinates: [Coordinate] = [.checked(10, 20), .checked(10.3, 20.2), .checked(10.1, 20.6)]
+        let index = Self.index(coordinates)
+        let viewport = Viewport(center: .checked(10, 20), zoom: 3, size: Self.screen)
+        var options = ClusterOptions<Int>()
+        let cluster = try #require(index.clusters(in: viewport, options: options).first)
+        #expect(abs(cluster.coordinate.latitude - 10.4 / 3 * 3 / 3) < 1e-9 || abs(cluster.coordinate.latitude - (10 + 10.3 + 10.1) / 3) < 1e-7)
+        #expect(abs(cluster.coordinate.longitude - (20 + 20.2 + 20.6) / 3) < 1e-7)
+
+        options.position = .cellCenter
+        let centered = try #require(index.clusters(in: viewport, options: options).first)
+        #expect(centered.coordinate.mapPoint.x == centered.cell.rect.center.x)
+
+        options.position = .firstMember
+        let first = try #require(index.clusters(in: viewport, options: options).first)
+        #expect(first.coordinate == first.membersWithCoordinates(limit: 1).first?.coordinate)
+
+        options.position = .custom { cluster in cluster.bounds.origin.coordinate }
+        let custom = try #require(index.clusters(in: viewport, options: options).first)
+        #expect(custom.coordinate == custom.bounds.origin.coordinate)
+        #expect(custom.count == 3)
+    }
+
+    // MARK: - Across zoom levels
+
+    @Test(arguments: DataShape.allCases)
+    func childrenSplitTheParentAndPointBackToIt(shape: DataShape) {
+        let index = Self.index(shape.coordinates(count: 1_500, seed: 21))
+        let viewport = Viewport(center: .checked(0, 0), zoom: 1, size: Self.screen)
+        for cluster in index.clusters(in: viewport) where cluster.isCluster {
+            let children = cluster.children()
+            guard let zoom = cluster.expansionZoom else {
+                #expect(cluster.isUniqueLocation || children.isEmpty)
+                continue
+            }
+            #expect(zoom > viewport.zoom)
+            #expect(children.count >= 2, "\(cluster.id) splits at \(zoom)")
+            #expect(children.map(\.count).reduce(0, +) == cluster.count)
+            #expect(Set(children.flatMap { $0.members() }) == Set(cluster.members()))
+            for child in children { #expect(child.parent()?.id == cluster.id) }
+            // Just before the expansion zoom the members are still one cluster, with the same id; just
+            // after it they are not. (A viewport's zoom is recomputed from its rect, to within 1e-14.)
+            let before = Viewport(center: cluster.coordinate, zoom: zoom - 1e-9, size: Self.screen)
+            #expect(index.clusters(in: before).contains { $0.id == cluster.id && $0.count == cluster.count })
+            let after = Viewport(center: cluster.coordinate, zoom: zoom + 1e-9, size: Self.screen)
+            let member = cluster.members(limit: 1)[0]
+            #expect(index.clusters(in: after).first { $0.members().contains(member) }.map { $0.count < cluster.count } == true)
+        }
+    }
+
+    // MARK: - Properties on seeded data
+
+    @Test(arguments: DataShape.allCases, [0.0, 2.5, 6, 11.3])
+    func everyElementOfTheCellsIsInExactlyOneCluster(shape: DataShape, zoom: Double) {
+        let coordinates = shape.coordinates(count: 4_000, seed: 31)
+        let index = Self.index(coordinates)
+        var rng = SplitMix64(seed: 77)
+        for _ in 0..<5 {
+            let center = coordinates.randomElement(using: &rng) ?? .checked(0, 0)
+            let viewport = Viewport(center: center, zoom: zoom, size: Self.screen)
+            let clusters = index.clusters(in: viewport)
+            let members = clusters.flatMap { $0.members() }
+            #expect(members.count == Set(members).count, "no element twice")
+            #expect(Set(members) == Self.elementsInCells(index, viewport, ClusterOptions()))
+            #expect(clusters.map(\.count).reduce(0, +) == members.count)
+            #expect(Set(clusters.map(\.id)).count == clusters.count, "ids are unique")
+            for cluster in clusters {
+                #expect(cluster.isUniqueLocation == (Set(cluster.membersWithCoordinates().map(\.coordinate)).count == 1))
+            }
+        }
+    }
+
+    @Test(arguments: DataShape.allCases)
+    func resultsDoNotDependOnInsertionOrder(shape: DataShape) {
+        let coordinates = shape.coordinates(count: 3_000, seed: 41)
+        let bulk = Self.index(coordinates)
+        var rng = SplitMix64(seed: 5)
+        var oneByOne = ClusterIndex<Int>()
+        for (id, coordinate) in coordinates.enumerated().shuffled(using: &rng) { oneByOne.insert(id, at: coordinate) }
+        for zoom in [0.0, 3, 7.5, 13] {
+            let viewport = Viewport(center: coordinates[0], zoom: zoom, size: Self.screen)
+            func digest(_ index: ClusterIndex<Int>) -> [ClusterID<Int>: (Int, Coordinate, Set<Int>)] {
+                Dictionary(uniqueKeysWithValues: index.clusters(in: viewport).map { ($0.id, ($0.count, $0.coordinate, Set($0.members()))) })
+            }
+            let a = digest(bulk)
+            let b = digest(oneByOne)
+            #expect(a.keys == b.keys)
+            for (id, value) in a {
+                #expect(b[id]?.0 == value.0 && b[id]?.1 == value.1 && b[id]?.2 == value.2, "\(id)")
+            }
+        }
+    }
+
+    @Test(arguments: DataShape.allCases)
+    func panningLessThanACellChangesNoClusterThatStaysInView(shape: DataShape) {
+        let coordinates = shape.coordinates(count: 3_000, seed: 51)
+        let index = Self.index(coordinates)
+        var rng = SplitMix64(seed: 9)
+        let options = ClusterOptions<Int>()
+        for zoom in [1.0, 4.2, 9] {
+            let viewport = Viewport(center: coordinates[0], zoom: zoom, size: Self.screen)
+            let cellSide = viewport.rect.size.width / viewport.size.width * options.cellSize * 0.7
+            var panned = viewport
+            panned.rect.origin.x += Double.random(in: -cellSide...cellSide, using: &rng)
+            panned.rect.origin.y += Double.random(in: -cellSide...cellSide, using: &rng)
+            let before = Dictionary(uniqueKeysWithValues: index.clusters(in: viewport).map { ($0.cell, $0) })
+            for cluster in index.clusters(in: panned) {
+                guard let old = before[cluster.cell] else { continue }
+                #expect(old.id == cluster.id && old.count == cluster.count && old.coordinate == cluster.coordinate)
+            }
+        }
+    }
+
+    @Test func cellsAreNearestToTheRequestedSize() {
+        var options = ClusterOptions<Int>()
+        for cellSize in [20.0, 60, 100, 256] {
+            options.cellSize = cellSize
+            for zoom in stride(from: 0.0, through: 20, by: 0.37) {
+                let level = options.gridLevel(forZoom: zoom)
+                let side = 256 * mathExp2(zoom) / mathExp2(Double(level))
+                if level > 0 && level < 32 { #expect(side / cellSize > 0.7 && side / cellSize < 1.42, "zoom \(zoom)") }
+                #expect(options.zoom(forLevel: level) <= zoom)
+            }
+        }
+    }
+}
