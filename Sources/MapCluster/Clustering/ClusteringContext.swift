@@ -1,7 +1,7 @@
 /// A snapshot of an index and the options it is clustered with: what grid clustering reads, and what
 /// every ``Cluster`` it makes keeps for its lazy answers (members, children, parent).
 final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
-    typealias Entry = IndexEntry<Element>
+    typealias Entry = IndexEntry
 
     let index: ClusterIndex<Element>
     let options: ClusterOptions<Element>
@@ -11,7 +11,10 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
         self.options = options
     }
 
-    var tree: MortonTree<Element> { index.tree }
+    var tree: MortonTree { index.tree }
+
+    /// The element an entry refers to.
+    @inline(__always) func element(of entry: Entry) -> Element { index.store[Int(entry.slot)] }
 
     /// Which elements a region's clustering takes: everything, or (for a cluster's children) only the
     /// elements that cluster.
@@ -53,7 +56,7 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
         var clusterable: Summary?
         var optedOut = false
         tree.forEachEntry(in: cell.keyRange) { entry in
-            if shouldCluster(entry.element) { clusterable.add(entry) } else { optedOut = true }
+            if shouldCluster(element(of: entry)) { clusterable.add(entry) } else { optedOut = true }
             return true
         }
         let unclusteredFilter: MemberFilter = scope == .all ? .all : .clusterable
@@ -121,7 +124,7 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
         if count == 1, let only = firstMember(at: location, filter: filter) {
             return single(only, in: cell, zoom: zoom)
         }
-        let point = QuantizedPoint(location.mapPoint)
+        let point = QuantizedPoint(location)
         return Cluster(
             id: .location(location), coordinate: location, count: count,
             bounds: MapRect(minX: Double(point.x) / 16, minY: Double(point.y) / 16, maxX: Double(point.x + 1) / 16, maxY: Double(point.y + 1) / 16),
@@ -131,9 +134,9 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
     private func single(_ entry: Entry, in cell: GridCell, zoom: Double) -> Cluster<Element> {
         let point = QuantizedPoint(key: entry.key)
         return Cluster(
-            id: .element(entry.element), coordinate: entry.coordinate, count: 1,
+            id: .element(element(of: entry)), coordinate: entry.coordinate, count: 1,
             bounds: MapRect(minX: Double(point.x) / 16, minY: Double(point.y) / 16, maxX: Double(point.x + 1) / 16, maxY: Double(point.y + 1) / 16),
-            isUniqueLocation: true, cell: cell, zoom: zoom, membership: .element(entry.element), context: self)
+            isUniqueLocation: true, cell: cell, zoom: zoom, membership: .element(element(of: entry)), context: self)
     }
 
     /// The members of a cell that `filter` takes, one by one, those on one coordinate together.
@@ -165,12 +168,12 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
 
     @inline(__always) private func admits(_ entry: Entry, _ filter: MemberFilter) -> Bool {
         guard filter != .all, let shouldCluster = options.shouldCluster else { return true }
-        return shouldCluster(entry.element) == (filter == .clusterable)
+        return shouldCluster(element(of: entry)) == (filter == .clusterable)
     }
 
     private func count(at location: Coordinate, filter: MemberFilter) -> Int {
         var count = 0
-        let key = QuantizedPoint(location.mapPoint).key
+        let key = QuantizedPoint(location).key
         tree.forEachEntry(in: key...key) { entry in
             if entry.coordinate == location && admits(entry, filter) { count += 1 }
             return true
@@ -179,7 +182,7 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
     }
 
     private func firstMember(at location: Coordinate, filter: MemberFilter) -> Entry? {
-        let key = QuantizedPoint(location.mapPoint).key
+        let key = QuantizedPoint(location).key
         return tree.entry(key: key) { $0.coordinate == location && admits($0, filter) }
     }
 
@@ -202,7 +205,7 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
         case .element(let element):
             if offset == 0 { page.append((element, cluster.coordinate)) }
         case .location(let location, let filter):
-            let key = QuantizedPoint(location.mapPoint).key
+            let key = QuantizedPoint(location).key
             var skip = offset
             tree.forEachEntry(in: key...key) { entry in
                 guard entry.coordinate == location && admits(entry, filter) else { return true }
@@ -210,13 +213,13 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
                     skip -= 1
                     return true
                 }
-                page.append((entry.element, entry.coordinate))
+                page.append((element(of: entry), entry.coordinate))
                 return page.count < limit
             }
         case .cell(let cell, _, _):
             if options.shouldCluster == nil {
                 tree.forEachEntry(in: cell.keyRange, skip: offset) { entry in
-                    page.append((entry.element, entry.coordinate))
+                    page.append((element(of: entry), entry.coordinate))
                     return page.count < limit
                 }
             } else {
@@ -227,7 +230,7 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
                         skip -= 1
                         return true
                     }
-                    page.append((entry.element, entry.coordinate))
+                    page.append((element(of: entry), entry.coordinate))
                     return page.count < limit
                 }
             }
@@ -284,7 +287,7 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
         case .location(let location, let filter):
             return location == witness.coordinate && (filter == .all || admitsElement(witness.element, filter))
         case .cell(let cell, _, _):
-            let key = QuantizedPoint(witness.coordinate.mapPoint).key
+            let key = QuantizedPoint(witness.coordinate).key
             return cell.keyRange.contains(key) && admitsElement(witness.element, .clusterable)
         }
     }
@@ -333,6 +336,6 @@ extension ClusterIndex {
     /// The member of a cell nearest to a coordinate, on the plane, or `nil` if the cell is empty.
     /// - Complexity: O(log *n*) for spread-out data: subtrees farther than the best so far are skipped.
     public func member(of cell: GridCell, nearestTo coordinate: Coordinate) -> (element: Element, coordinate: Coordinate)? {
-        tree.nearestEntry(in: cell.keyRange, to: coordinate.mapPoint) { _ in true }.map { ($0.element, $0.coordinate) }
+        tree.nearestEntry(in: cell.keyRange, to: coordinate.mapPoint) { _ in true }.map { (store[Int($0.slot)], $0.coordinate) }
     }
 }

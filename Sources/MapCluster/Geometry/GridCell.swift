@@ -83,6 +83,7 @@ public struct GridCell: Hashable, Sendable, Comparable, CustomStringConvertible 
 }
 
 /// A position on the index's grid: the plane divided into 2^32 × 2^32 units (16 per plane unit).
+@usableFromInline
 struct QuantizedPoint: Hashable {
     var x: UInt32
     var y: UInt32
@@ -93,14 +94,28 @@ struct QuantizedPoint: Hashable {
     }
 
     /// Quantizes a point of the world; x is wrapped onto the world, y clamped to it.
+    @usableFromInline
     init(_ point: MapPoint) {
         let scale = 16.0
         let width = MapSize.worldWidth
         var px = point.x.truncatingRemainder(dividingBy: width)
         if px < 0 { px += width }
         let limit = Double(UInt32.max)
-        x = UInt32(min(max((px * scale).rounded(.down), 0), limit))
-        y = UInt32(min(max((point.y * scale).rounded(.down), 0), limit))
+        x = UInt32(min(max(px * scale, 0), limit))
+        y = UInt32(min(max(point.y * scale, 0), limit))
+    }
+
+    /// The grid position of a coordinate: the same as quantizing its `mapPoint` (both scale
+    /// ``WebMercator/unitPoint(_:)`` by a power of two, which is exact), without the general wrapping
+    /// of arbitrary plane points. This is the bulk load's inner loop.
+    @usableFromInline
+    init(_ coordinate: Coordinate) {
+        let scale = 4_294_967_296.0  // 2^32 grid units across the world
+        let (ux, uy) = WebMercator.unitPoint(coordinate)
+        // Converting a non-negative value truncates, which is rounding down: no libm call.
+        let limit = scale - 1
+        x = UInt32(min(ux * scale, limit))
+        y = UInt32(min(uy * scale, limit))
     }
 
     init(key: UInt64) {
@@ -108,7 +123,7 @@ struct QuantizedPoint: Hashable {
         y = MortonKey.compact(key >> 1)
     }
 
-    var key: UInt64 { MortonKey.interleave(x: x, y: y) }
+    @usableFromInline var key: UInt64 { MortonKey.interleave(x: x, y: y) }
 
     /// The north-west corner of this grid unit on the plane.
     var mapPoint: MapPoint { MapPoint(x: Double(x) / 16, y: Double(y) / 16) }

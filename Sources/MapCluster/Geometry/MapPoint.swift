@@ -17,13 +17,8 @@ public struct MapPoint: Hashable, Sendable, CustomStringConvertible {
     /// Projects a coordinate. Latitudes beyond the plane's edge land on the edge; longitude 180 lands
     /// on x = 0, the same meridian as -180.
     public init(_ coordinate: Coordinate) {
-        let width = MapSize.worldWidth
-        var x = (coordinate.longitude + 180) / 360 * width
-        if x >= width { x -= width }
-        let latitude = min(max(coordinate.latitude, -WebMercator.maxLatitude), WebMercator.maxLatitude)
-        let sine = mathSin(latitude * .pi / 180)
-        let y = (0.5 - mathLog((1 + sine) / (1 - sine)) / (4 * .pi)) * width
-        self.init(x: x, y: min(max(y, 0), width))
+        let (x, y) = WebMercator.unitPoint(coordinate)
+        self.init(x: x * MapSize.worldWidth, y: y * MapSize.worldWidth)
     }
 
     /// The coordinate at this point; x is wrapped onto the world first, so the longitude is in
@@ -133,6 +128,19 @@ public enum WebMercator {
     public static func zoomLevel(mapWidth: Double, pointWidth: Double) -> Double {
         precondition(mapWidth > 0 && pointWidth > 0, "a zoom level needs a positive width")
         return mathLog2(pointWidth / mapWidth * MapSize.worldWidth / 256)
+    }
+
+    /// The projection onto the unit square: x in [0, 1) (longitude 180 wraps to 0), y in [0, 1]
+    /// (latitudes beyond the plane's edge land on it). Every projection in the package goes through
+    /// here, so that points and grid positions agree to the bit.
+    @inline(__always)
+    static func unitPoint(_ coordinate: Coordinate) -> (x: Double, y: Double) {
+        var x = (coordinate.longitude + 180) / 360
+        if x >= 1 { x -= 1 }
+        let latitude = min(max(coordinate.latitude, -maxLatitude), maxLatitude)
+        let sine = mathSin(latitude * .pi / 180)
+        let y = 0.5 - mathLog((1 + sine) / (1 - sine)) / (4 * .pi)
+        return (x, min(max(y, 0), 1))
     }
 
     /// How many points one plane unit takes at a zoom level.

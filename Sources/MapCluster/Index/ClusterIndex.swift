@@ -24,76 +24,76 @@
 /// The index does not store properties, categories or weights, and it does not round positions:
 /// members come back with the coordinates they were given.
 public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
-    var tree: MortonTree<Element>
-    /// Each element's Morton key, to find it in the tree.
-    var keys: [Element: UInt64]
+    /// The entries in Morton order; each refers to its element by slot.
+    @usableFromInline var tree: MortonTree
+    /// The elements by slot. A removed element's slot is a hole, listed in `freeSlots` and reused by
+    /// the next insert; it holds a copy of a live element, so that it keeps nothing removed alive.
+    @usableFromInline var store: ContiguousArray<Element>
+    /// The holes of `store`.
+    @usableFromInline var freeSlots: [UInt32]
+    /// Each slot's Morton key, to find its entry in the tree.
+    @usableFromInline var slotKeys: ContiguousArray<UInt64>
+    /// Element to slot.
+    @usableFromInline var slots: SlotTable
 
     /// An empty index.
     public init() {
         tree = MortonTree()
-        keys = [:]
+        store = []
+        freeSlots = []
+        slotKeys = []
+        slots = SlotTable()
     }
 
     /// Builds an index of elements in one pass. When an identity occurs more than once, its last
     /// coordinate wins, as if the elements had been inserted one by one.
     ///
     /// - Complexity: O(*n*): positions are sorted by a radix sort and the tree is built bottom-up.
+    @inlinable
     public init(_ elements: some Sequence<(Element, Coordinate)>) {
-        let input = elements as? [(Element, Coordinate)] ?? Array(elements)
-        var sortedKeys = [UInt64](repeating: 0, count: input.count)
-        var positions = [UInt32](repeating: 0, count: input.count)
-        precondition(input.count < Int(UInt32.max), "an index holds fewer than 2^32 elements")
-        for (i, (_, coordinate)) in input.enumerated() {
-            sortedKeys[i] = QuantizedPoint(coordinate.mapPoint).key
-            positions[i] = UInt32(i)
-        }
-        RadixSort.sort(keys: &sortedKeys, payloads: &positions)
-        tree = MortonTree(sortedCount: input.count) { i in
-            let (element, coordinate) = input[Int(positions[i])]
-            return IndexEntry(element: element, coordinate: coordinate, key: sortedKeys[i])
-        }
-        sortedKeys = []
-        positions = []
-
-        keys = Dictionary(minimumCapacity: input.count)
-        var duplicated: Set<Element> = []
-        for leaf in tree.leaves {
-            for entry in leaf.entries where keys.updateValue(entry.key, forKey: entry.element) != nil {
-                duplicated.insert(entry.element)
-            }
-        }
-        if !duplicated.isEmpty { keepLastOccurrences(of: duplicated, in: input) }
+        self.init(bulk: elements as? [(Element, Coordinate)] ?? Array(elements))
     }
 
-    /// Removes all but the last occurrence of each duplicated identity of a bulk load.
-    private mutating func keepLastOccurrences(of duplicated: Set<Element>, in input: [(Element, Coordinate)]) {
-        var occurrences: [Element: [Coordinate]] = [:]
-        for (element, coordinate) in input where duplicated.contains(element) {
-            occurrences[element, default: []].append(coordinate)
+    /// The bulk load. Generic work stays here, specialized in the caller; the rest is concrete and
+    /// lives in the core. Slots start as input positions.
+    @inlinable
+    init(bulk input: [(Element, Coordinate)]) {
+        precondition(input.count < Int(UInt32.max - 1), "an index holds fewer than 2^32 - 1 elements")
+        let keys = MortonTree.keys(count: input.count) { input[$0].1 }
+        // Sorting the keys and building the slot table are independent: they run at once. The tree's
+        // nodes are allocated after both, when the table's working memory is already free.
+        let (order, (store, slots, superseded)) = Parallel.both({ MortonTree.SortedOrder(keys: keys) }) {
+            let store = ContiguousArray(input.lazy.map { $0.0 })
+            let (slots, superseded) = SlotTable.build(for: store)
+            return (store, slots, superseded)
         }
-        for (element, coordinates) in occurrences {
-            for coordinate in coordinates.dropLast() {
-                let key = QuantizedPoint(coordinate.mapPoint).key
-                _ = tree.remove(key: key) { $0.element == element && $0.coordinate == coordinate }
-            }
-            if let last = coordinates.last { keys[element] = QuantizedPoint(last.mapPoint).key }
-        }
+        tree = MortonTree(order, coordinate: { input[$0].1 })
+        slotKeys = keys
+        self.store = store
+        self.slots = slots
+        freeSlots = []
+        for slot in superseded { removeSlot(slot, compacting: false) }
+        compactIfSparse()
     }
 
     /// The number of elements.
-    public var count: Int { tree.count }
+    @inlinable
+    public var count: Int { store.count - freeSlots.count }
 
     /// Whether the index holds no element.
-    public var isEmpty: Bool { tree.count == 0 }
+    @inlinable
+    public var isEmpty: Bool { count == 0 }
 
     /// Whether the index holds `element`.
-    public func contains(_ element: Element) -> Bool { keys[element] != nil }
+    @inlinable
+    public func contains(_ element: Element) -> Bool { slots.find(element, in: store).slot != nil }
 
     /// The coordinate of `element`, or `nil` if the index does not hold it.
     /// - Complexity: O(log *n*).
+    @inlinable
     public func coordinate(of element: Element) -> Coordinate? {
-        guard let key = keys[element] else { return nil }
-        return tree.entry(key: key) { $0.element == element }?.coordinate
+        guard let slot = slots.find(element, in: store).slot else { return nil }
+        return tree.entry(key: slotKeys[Int(slot)]) { $0.slot == slot }?.coordinate
     }
 
     /// Adds `element` at `coordinate`, or moves it there if the index already holds it.
@@ -101,18 +101,77 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
     /// - Returns: `true` if the element is new, `false` if it was present and has been moved.
     /// - Complexity: O(log *n*).
     @discardableResult
+    @inlinable
     public mutating func insert(_ element: Element, at coordinate: Coordinate) -> Bool {
-        let entry = IndexEntry(element: element, coordinate: coordinate)
-        let oldKey = keys.updateValue(entry.key, forKey: element)
-        if let oldKey { removeFromTree(element, key: oldKey) }
-        tree.insert(entry)
-        return oldKey == nil
+        insert(element, at: coordinate, key: QuantizedPoint(coordinate).key)
     }
 
-    /// Adds (or moves) each element, in order.
+    /// ``insert(_:at:)`` with the coordinate's key already computed.
+    @discardableResult
+    @inlinable
+    mutating func insert(_ element: Element, at coordinate: Coordinate, key: UInt64) -> Bool {
+        slots.reserve(1, in: store)
+        let (bucket, existing) = slots.find(element, in: store)
+        if let slot = existing {
+            let removed = tree.remove(key: slotKeys[Int(slot)]) { $0.slot == slot }
+            precondition(removed != nil, "the index lost track of an element: its slot table and tree disagree")
+            slotKeys[Int(slot)] = key
+            tree.insert(IndexEntry(key: key, coordinate: coordinate, slot: slot))
+            return false
+        }
+        let slot: UInt32
+        if let hole = freeSlots.popLast() {
+            slot = hole
+            store[Int(slot)] = element
+            slotKeys[Int(slot)] = key
+        } else {
+            slot = UInt32(store.count)
+            precondition(slot < UInt32.max - 1, "an index holds fewer than 2^32 - 1 elements")
+            store.append(element)
+            slotKeys.append(key)
+        }
+        slots.insert(slot, for: element, at: bucket)
+        tree.insert(IndexEntry(key: key, coordinate: coordinate, slot: slot))
+        return true
+    }
+
+    /// Adds (or moves) each element; an identity that occurs more than once ends at its last coordinate.
+    ///
+    /// The batch is applied in the order of its positions along the Z-order curve, so that consecutive
+    /// changes touch neighbouring nodes, which the cache and the prefetcher then already hold.
     /// - Complexity: O(*m* log *n*) for *m* elements.
+    @inlinable
     public mutating func insert(contentsOf elements: some Sequence<(Element, Coordinate)>) {
-        for (element, coordinate) in elements { insert(element, at: coordinate) }
+        let batch = Array(elements)
+        guard batch.count > 1 else {
+            for (element, coordinate) in batch { insert(element, at: coordinate) }
+            return
+        }
+        slots.reserve(batch.count, in: store)
+        var keys = ContiguousArray(batch.lazy.map { QuantizedPoint($0.1).key })
+        var order = ContiguousArray(0..<UInt32(batch.count))
+        var replaced = [Bool](repeating: false, count: batch.count)
+        // Only the last occurrence of an identity counts: equal hashes meet when sorted, and only
+        // their elements are compared.
+        var hashes = ContiguousArray(batch.lazy.map { UInt64(UInt(bitPattern: $0.0.hashValue)) })
+        var byHash = ContiguousArray(0..<UInt32(batch.count))
+        RadixSort.sort(keys: &hashes, payloads: &byHash)
+        var first = 0
+        while first < hashes.count {
+            var end = first + 1
+            while end < hashes.count && hashes[end] == hashes[first] { end += 1 }
+            if end - first > 1 {
+                let run = byHash[first..<end].sorted()
+                for (i, earlier) in run.enumerated() where run[(i + 1)...].contains(where: { batch[Int($0)].0 == batch[Int(earlier)].0 }) {
+                    replaced[Int(earlier)] = true
+                }
+            }
+            first = end
+        }
+        RadixSort.sort(keys: &keys, payloads: &order)
+        for (key, i) in zip(keys, order) where !replaced[Int(i)] {
+            insert(batch[Int(i)].0, at: batch[Int(i)].1, key: key)
+        }
     }
 
     /// Removes `element`.
@@ -120,19 +179,37 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
     /// - Returns: `true` if it was removed, `false` if the index did not hold it (nothing changes).
     /// - Complexity: O(log *n*).
     @discardableResult
+    @inlinable
     public mutating func remove(_ element: Element) -> Bool {
-        guard let key = keys.removeValue(forKey: element) else { return false }
-        removeFromTree(element, key: key)
+        let (bucket, found) = slots.find(element, in: store)
+        guard let slot = found else { return false }
+        slots.remove(at: bucket, in: store)
+        removeSlot(slot)
         return true
     }
 
     /// Removes each element the index holds and returns how many it removed.
+    ///
+    /// The elements are found first and then removed from the tree in the order of their positions
+    /// along the Z-order curve, so that consecutive removals touch neighbouring nodes.
     /// - Complexity: O(*m* log *n*) for *m* elements.
+    @inlinable
     @discardableResult
     public mutating func remove(contentsOf elements: some Sequence<Element>) -> Int {
-        var removed = 0
-        for element in elements where remove(element) { removed += 1 }
-        return removed
+        var keys = ContiguousArray<UInt64>()
+        var found = ContiguousArray<UInt32>()
+        for element in elements {
+            let (bucket, slot) = slots.find(element, in: store)
+            guard let slot else { continue }
+            slots.remove(at: bucket, in: store)
+            keys.append(slotKeys[Int(slot)])
+            found.append(slot)
+        }
+        RadixSort.sort(keys: &keys, payloads: &found)
+        // No compaction until the batch is done: it would renumber the slots still to remove.
+        for (key, slot) in zip(keys, found) { removeSlot(slot, key: key, compacting: false) }
+        compactIfSparse()
+        return found.count
     }
 
     /// Moves `element` to a new coordinate.
@@ -140,15 +217,55 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
     /// - Returns: `true` if it moved, `false` if the index does not hold it (nothing changes).
     /// - Complexity: O(log *n*).
     @discardableResult
+    @inlinable
     public mutating func move(_ element: Element, to coordinate: Coordinate) -> Bool {
         guard contains(element) else { return false }
         insert(element, at: coordinate)
         return true
     }
 
-    private mutating func removeFromTree(_ element: Element, key: UInt64) {
-        let removed = tree.remove(key: key) { $0.element == element }
-        precondition(removed != nil, "the index lost track of an element: its key map and tree disagree")
+    /// Removes a slot's entry from the tree and makes the slot a hole, which the slot table must no
+    /// longer list. Once holes are half the store, the store is compacted.
+    /// - Complexity: O(log *n*), amortized: a compaction costs O(*n*) after *n* / 2 removals.
+    @inlinable
+    mutating func removeSlot(_ slot: UInt32, key: UInt64? = nil, compacting: Bool = true) {
+        let removed = tree.remove(key: key ?? slotKeys[Int(slot)]) { $0.slot == slot }
+        precondition(removed != nil, "the index lost track of an element: its slot table and tree disagree")
+        guard let live = tree.firstEntry else {
+            store.removeAll()
+            slotKeys.removeAll()
+            freeSlots.removeAll()
+            return
+        }
+        store[Int(slot)] = store[Int(live.slot)]
+        freeSlots.append(slot)
+        if compacting { compactIfSparse() }
+    }
+
+    /// Compacts the store once its holes are at least half of it (and over a thousand).
+    @inlinable
+    mutating func compactIfSparse() {
+        if freeSlots.count >= 1_024 && freeSlots.count * 2 >= store.count { compact() }
+    }
+
+    /// Renumbers the live slots 0..<count in key order, dropping every hole, and rebuilds the table.
+    /// - Complexity: O(*n*).
+    @usableFromInline
+    mutating func compact() {
+        var compacted = ContiguousArray<Element>()
+        var compactedKeys = ContiguousArray<UInt64>()
+        compacted.reserveCapacity(count)
+        compactedKeys.reserveCapacity(count)
+        let old = store
+        tree.renumberSlots { slot, entry in
+            slot = UInt32(compacted.count)
+            compacted.append(old[Int(entry.slot)])
+            compactedKeys.append(entry.key)
+        }
+        store = compacted
+        slotKeys = compactedKeys
+        freeSlots = []
+        slots = SlotTable.build(for: store).0
     }
 }
 
@@ -170,7 +287,7 @@ extension ClusterIndex {
         var page: [(element: Element, coordinate: Coordinate)] = []
         guard limit > 0 else { return page }
         tree.forEachEntry(in: cell.keyRange, skip: offset) { entry in
-            page.append((entry.element, entry.coordinate))
+            page.append((store[Int(entry.slot)], entry.coordinate))
             return page.count < limit
         }
         return page
@@ -179,7 +296,7 @@ extension ClusterIndex {
     /// Calls `body` with each element of a cell and its coordinate, in the index's order, until it
     /// returns false. Allocates nothing.
     public func forEachMember(of cell: GridCell, _ body: (Element, Coordinate) -> Bool) {
-        tree.forEachEntry(in: cell.keyRange) { body($0.element, $0.coordinate) }
+        tree.forEachEntry(in: cell.keyRange) { body(store[Int($0.slot)], $0.coordinate) }
     }
 
     /// Every element and its coordinate, in the index's order.

@@ -74,6 +74,7 @@ extension MortonTree {
     }
 
     /// The entry with `key` that `matches` accepts, if any.
+    @usableFromInline
     func entry(key: UInt64, where matches: (Entry) -> Bool) -> Entry? {
         var found: Entry?
         forEachEntry(in: key...key) { entry in
@@ -185,7 +186,7 @@ private struct CellFold {
         return true
     }
 
-    mutating func walk<E>(_ tree: MortonTree<E>, node: Int32, height: Int, summary nodeSummary: Summary, _ body: (UInt64, Summary) -> Void) {
+    mutating func walk(_ tree: MortonTree, node: Int32, height: Int, summary nodeSummary: Summary, _ body: (UInt64, Summary) -> Void) {
         guard region.intersects(nodeSummary) else { return }
         let firstCode = nodeSummary.firstKey >> shift
         if firstCode == nodeSummary.lastKey >> shift {
@@ -224,7 +225,7 @@ extension Optional where Wrapped == Summary {
         }
     }
 
-    @inline(__always) mutating func add<E>(_ entry: IndexEntry<E>) {
+    @inline(__always) mutating func add(_ entry: IndexEntry) {
         if case .some(var summary) = self {
             summary.add(entry)
             self = summary

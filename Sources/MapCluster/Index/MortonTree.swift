@@ -11,8 +11,9 @@
 ///
 /// Entries with equal keys are kept in insertion order. Nodes that fall under a quarter full after a
 /// removal are merged with a neighbour when the two fit in one node; the tree is never rebuilt.
-struct MortonTree<Element: Hashable & Sendable>: Sendable {
-    typealias Entry = IndexEntry<Element>
+@usableFromInline
+struct MortonTree: Sendable {
+    @usableFromInline typealias Entry = IndexEntry
 
     static var leafCapacity: Int { 64 }
     static var branchCapacity: Int { 32 }
@@ -38,31 +39,63 @@ struct MortonTree<Element: Hashable & Sendable>: Sendable {
 
     var count: Int { rootSummary?.count ?? 0 }
 
+    @usableFromInline
     init() {
         leaves = [Leaf(entries: [])]
     }
 
-    /// Builds the tree from `count` entries in key order, `entry(i)` giving the *i*-th, filling nodes
-    /// to 7/8 so that early inserts rarely split. Nothing but the tree itself is allocated.
+    /// The Morton keys of `count` coordinates, by position, projected on all cores; `coordinate` is
+    /// called from several threads.
+    @usableFromInline
+    static func keys(count: Int, coordinate: @Sendable (Int) -> Coordinate) -> ContiguousArray<UInt64> {
+        Parallel.map(count: count) { QuantizedPoint(coordinate($0)).key }
+    }
+
+    /// Positions in the order of their keys: the first step of a bulk load.
+    @usableFromInline
+    struct SortedOrder: Sendable {
+        var keys: ContiguousArray<UInt64>
+        var positions: ContiguousArray<UInt32>
+
+        /// Sorts positions by key.
+        /// - Complexity: O(*n*), by ``RadixSort``.
+        @usableFromInline
+        init(keys: ContiguousArray<UInt64>) {
+            self.keys = keys
+            positions = ContiguousArray(0..<UInt32(keys.count))
+            RadixSort.sort(keys: &self.keys, payloads: &positions)
+        }
+    }
+
+    /// Builds the tree of points in a sorted order whose slots are their positions, reading the
+    /// coordinate at a position with `coordinate` (from several threads).
+    /// - Complexity: O(*n*); the gathering runs on all cores.
+    @usableFromInline
+    init(_ order: SortedOrder, coordinate: @Sendable (Int) -> Coordinate) {
+        self.init(sortedCount: order.keys.count) { i in
+            IndexEntry(key: order.keys[i], coordinate: coordinate(Int(order.positions[i])), slot: order.positions[i])
+        }
+    }
+
+    /// Builds the tree from `count` entries in key order, `entry(i)` giving the *i*-th (from several
+    /// threads), filling nodes to 7/8 so that early inserts rarely split.
     /// - Complexity: O(*n*).
-    init(sortedCount count: Int, entry: (Int) -> Entry) {
+    init(sortedCount count: Int, entry: @Sendable (Int) -> Entry) {
         self.init()
         guard count > 0 else { return }
         let leafFill = Self.leafCapacity * 7 / 8
         let branchFill = Self.branchCapacity * 7 / 8
-        leaves = []
-        leaves.reserveCapacity((count + leafFill - 1) / leafFill)
-        var level: [(node: Int32, summary: Summary)] = []
-        var start = 0
-        while start < count {
+        let built = Parallel.map(count: (count + leafFill - 1) / leafFill, minimumChunk: 512) { leaf in
+            let start = leaf * leafFill
             let end = min(start + leafFill, count)
-            var slice = ContiguousArray<Entry>()
-            slice.reserveCapacity(Self.leafCapacity)
-            for i in start..<end { slice.append(entry(i)) }
-            level.append((Int32(leaves.count), Summary(nonEmpty: slice)))
-            leaves.append(Leaf(entries: slice))
-            start = end
+            let entries = ContiguousArray<Entry>(unsafeUninitializedCapacity: Self.leafCapacity) { slice, initialized in
+                for i in start..<end { slice.initializeElement(at: i - start, to: entry(i)) }
+                initialized = end - start
+            }
+            return (Leaf(entries: entries), Summary(nonEmpty: entries))
         }
+        leaves = ContiguousArray(built.lazy.map { $0.0 })
+        var level = built.indices.map { (node: Int32($0), summary: built[$0].1) }
         var height = 0
         while level.count > 1 {
             var next: [(node: Int32, summary: Summary)] = []
@@ -87,42 +120,48 @@ struct MortonTree<Element: Hashable & Sendable>: Sendable {
     // MARK: - Insert
 
     /// Adds an entry after every entry with the same key.
-    /// - Complexity: O(*L* + *F* log *n*).
+    /// - Complexity: O(*L* + *F* log *n*) for the moves in the nodes; summaries update in O(1) a level.
+    @usableFromInline
     mutating func insert(_ entry: Entry) {
-        let (summary, split) = insert(entry, into: root, height: height)
+        let (summary, split) = insert(entry, into: root, height: height, summary: rootSummary)
         if let split {
             let newRoot = allocateBranch(Branch(children: [root, split.node], summaries: [summary, split.summary]))
             root = newRoot
             height += 1
-            rootSummary = Summary(nonEmptyCombining: [summary, split.summary])
-        } else {
-            rootSummary = summary
         }
+        rootSummary = rootSummary?.inserting(entry) ?? Summary(entry)
     }
 
-    private mutating func insert(_ entry: Entry, into node: Int32, height: Int) -> (Summary, (node: Int32, summary: Summary)?) {
+    /// Inserts into the subtree at `node`, whose summary is `summary` (`nil` for an empty root), and
+    /// returns the subtree's new summary and, if it split, its new right sibling.
+    private mutating func insert(
+        _ entry: Entry, into node: Int32, height: Int, summary: Summary?
+    ) -> (Summary, (node: Int32, summary: Summary)?) {
         let n = Int(node)
         if height == 0 {
             let position = leaves[n].entries.upperBound(of: entry.key)
             leaves[n].entries.insert(entry, at: position)
             guard leaves[n].entries.count > Self.leafCapacity else {
-                return (Summary(nonEmpty: leaves[n].entries), nil)
+                return (summary?.inserting(entry) ?? Summary(entry), nil)
             }
             let half = leaves[n].entries.count / 2
-            let right = ContiguousArray(leaves[n].entries[half...])
+            var right = ContiguousArray<Entry>()
+            right.reserveCapacity(Self.leafCapacity)
+            right.append(contentsOf: leaves[n].entries[half...])
             leaves[n].entries.removeSubrange(half...)
             let sibling = allocateLeaf(Leaf(entries: right))
             return (Summary(nonEmpty: leaves[n].entries), (sibling, Summary(nonEmpty: right)))
         }
         let slot = branches[n].slot(forInserting: entry.key)
-        let (childSummary, childSplit) = insert(entry, into: branches[n].children[slot], height: height - 1)
+        let (childSummary, childSplit) = insert(
+            entry, into: branches[n].children[slot], height: height - 1, summary: branches[n].summaries[slot])
         branches[n].summaries[slot] = childSummary
         if let childSplit {
             branches[n].children.insert(childSplit.node, at: slot + 1)
             branches[n].summaries.insert(childSplit.summary, at: slot + 1)
         }
         guard branches[n].children.count > Self.branchCapacity else {
-            return (Summary(nonEmptyCombining: branches[n].summaries), nil)
+            return (summary?.inserting(entry) ?? Summary(nonEmptyCombining: branches[n].summaries), nil)
         }
         let half = branches[n].children.count / 2
         let right = Branch(
@@ -138,9 +177,11 @@ struct MortonTree<Element: Hashable & Sendable>: Sendable {
 
     /// Removes the first entry with `key` that `matches` accepts, and returns it.
     /// - Complexity: O(*L* + *F* log *n* + *d*), where *d* is the number of entries sharing the key.
+    @usableFromInline
     mutating func remove(key: UInt64, where matches: (Entry) -> Bool) -> Entry? {
         guard let rootSummary, rootSummary.firstKey <= key, key <= rootSummary.lastKey else { return nil }
-        guard let (removed, summary) = remove(key: key, where: matches, from: root, height: height) else { return nil }
+        guard let (removed, summary) = remove(key: key, where: matches, from: root, height: height, summary: rootSummary)
+        else { return nil }
         self.rootSummary = summary
         while height > 0, branches[Int(root)].children.count == 1 {
             let only = branches[Int(root)].children[0]
@@ -151,14 +192,22 @@ struct MortonTree<Element: Hashable & Sendable>: Sendable {
         return removed
     }
 
-    private mutating func remove(key: UInt64, where matches: (Entry) -> Bool, from node: Int32, height: Int) -> (Entry, Summary?)? {
+    /// Removes from the subtree at `node`, whose summary is `summary`; returns the entry and the
+    /// subtree's new summary, `nil` if it is now empty.
+    private mutating func remove(
+        key: UInt64, where matches: (Entry) -> Bool, from node: Int32, height: Int, summary: Summary
+    ) -> (Entry, Summary?)? {
         let n = Int(node)
         if height == 0 {
             var position = leaves[n].entries.lowerBound(of: key)
             while position < leaves[n].entries.count, leaves[n].entries[position].key == key {
                 if matches(leaves[n].entries[position]) {
                     let removed = leaves[n].entries.remove(at: position)
-                    return (removed, Summary(entries: leaves[n].entries))
+                    guard let first = leaves[n].entries.first, let last = leaves[n].entries.last else { return (removed, nil) }
+                    let remaining = summary.removing(removed, firstKey: first.key, lastKey: last.key) {
+                        Summary(nonEmpty: leaves[n].entries)
+                    }
+                    return (removed, remaining)
                 }
                 position += 1
             }
@@ -166,7 +215,10 @@ struct MortonTree<Element: Hashable & Sendable>: Sendable {
         }
         var slot = branches[n].firstSlot(reaching: key)
         while slot < branches[n].children.count, branches[n].summaries[slot].firstKey <= key {
-            if let (removed, childSummary) = remove(key: key, where: matches, from: branches[n].children[slot], height: height - 1) {
+            if let (removed, childSummary) = remove(
+                key: key, where: matches, from: branches[n].children[slot], height: height - 1,
+                summary: branches[n].summaries[slot])
+            {
                 if let childSummary {
                     branches[n].summaries[slot] = childSummary
                     mergeIfSparse(slot: slot, of: n, childHeight: height - 1)
@@ -175,11 +227,42 @@ struct MortonTree<Element: Hashable & Sendable>: Sendable {
                     branches[n].summaries.remove(at: slot)
                     if height == 1 { freeLeaf(child) } else { freeBranch(child) }
                 }
-                return (removed, Summary(combining: branches[n].summaries))
+                guard let first = branches[n].summaries.first, let last = branches[n].summaries.last else { return (removed, nil) }
+                let remaining = summary.removing(removed, firstKey: first.firstKey, lastKey: last.lastKey) {
+                    Summary(nonEmptyCombining: branches[n].summaries)
+                }
+                return (removed, remaining)
             }
             slot += 1
         }
         return nil
+    }
+
+    /// Calls `body` with every entry in key order, letting it change the entry's slot (and nothing
+    /// else: the summaries do not depend on slots).
+    /// - Complexity: O(*n*).
+    mutating func renumberSlots(_ body: (inout UInt32, IndexEntry) -> Void) {
+        guard height > 0 || !leaves[Int(root)].entries.isEmpty else { return }
+        renumber(root, height: height, body)
+    }
+
+    private mutating func renumber(_ node: Int32, height: Int, _ body: (inout UInt32, IndexEntry) -> Void) {
+        let n = Int(node)
+        if height == 0 {
+            for i in leaves[n].entries.indices {
+                let entry = leaves[n].entries[i]
+                body(&leaves[n].entries[i].slot, entry)
+            }
+            return
+        }
+        for child in branches[n].children { renumber(child, height: height - 1, body) }
+    }
+
+    /// The first entry in key order, if any.
+    @usableFromInline var firstEntry: Entry? {
+        var node = root
+        for _ in 0..<height { node = branches[Int(node)].children[0] }
+        return leaves[Int(node)].entries.first
     }
 
     /// Merges the child at `slot` with a neighbour when it is under a quarter full and the two fit in one node.
@@ -267,9 +350,9 @@ extension MortonTree.Branch {
     }
 }
 
-extension ContiguousArray {
+extension ContiguousArray where Element == IndexEntry {
     /// The first position whose key is not below `key`.
-    @inline(__always) func lowerBound<E>(of key: UInt64) -> Int where Element == IndexEntry<E> {
+    @inline(__always) func lowerBound(of key: UInt64) -> Int {
         var low = 0
         var high = count
         while low < high {
@@ -280,7 +363,7 @@ extension ContiguousArray {
     }
 
     /// The first position whose key is above `key`.
-    @inline(__always) func upperBound<E>(of key: UInt64) -> Int where Element == IndexEntry<E> {
+    @inline(__always) func upperBound(of key: UInt64) -> Int {
         var low = 0
         var high = count
         while low < high {

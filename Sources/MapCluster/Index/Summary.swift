@@ -1,17 +1,17 @@
-/// One element of the index: its identity, its coordinate and its Morton key.
-struct IndexEntry<Element: Hashable & Sendable>: Sendable {
-    var key: UInt64
-    var coordinate: Coordinate
-    var element: Element
+/// One element of the index, as the tree holds it: its Morton key, its coordinate, and the slot of its
+/// identity in the index's element store. The tree is not generic over the element type, so every loop
+/// over entries is compiled, specialized and optimized once, in this module, whatever the client's type.
+@usableFromInline
+struct IndexEntry: Sendable {
+    @usableFromInline var key: UInt64
+    @usableFromInline var coordinate: Coordinate
+    @usableFromInline var slot: UInt32
 
-    init(element: Element, coordinate: Coordinate) {
-        self.init(element: element, coordinate: coordinate, key: QuantizedPoint(coordinate.mapPoint).key)
-    }
-
-    init(element: Element, coordinate: Coordinate, key: UInt64) {
+    @usableFromInline
+    init(key: UInt64, coordinate: Coordinate, slot: UInt32) {
         self.key = key
         self.coordinate = coordinate
-        self.element = element
+        self.slot = slot
     }
 }
 
@@ -33,11 +33,11 @@ struct Summary: Sendable, Equatable {
     var maxY: UInt32
     var latitudeSum: Int64
     var longitudeSum: Int64
-    /// The first member's coordinate; every member's when `isSameLocation`.
+    /// Every member's coordinate when `isSameLocation`; otherwise some member's, and meaningless.
     var location: Coordinate
     var isSameLocation: Bool
 
-    init<Element>(_ entry: IndexEntry<Element>) {
+    init(_ entry: IndexEntry) {
         let point = QuantizedPoint(key: entry.key)
         count = 1
         firstKey = entry.key
@@ -53,7 +53,7 @@ struct Summary: Sendable, Equatable {
     }
 
     /// The summary of entries in key order; `nil` when there are none.
-    init?<Element>(entries: some Collection<IndexEntry<Element>>) {
+    init?(entries: some Collection<IndexEntry>) {
         guard let first = entries.first else { return nil }
         self.init(first)
         for entry in entries.dropFirst() { add(entry) }
@@ -67,7 +67,7 @@ struct Summary: Sendable, Equatable {
     }
 
     /// The summary of entries that are known not to be empty: a node of the tree.
-    init<Element>(nonEmpty entries: some Collection<IndexEntry<Element>>) {
+    init(nonEmpty entries: some Collection<IndexEntry>) {
         guard let summary = Summary(entries: entries) else { preconditionFailure("a tree node is never empty") }
         self = summary
     }
@@ -78,12 +78,14 @@ struct Summary: Sendable, Equatable {
         self = summary
     }
 
+    /// Degrees in fixed point, rounded half away from zero (as `rounded()`, without a libm call).
     @inline(__always) static func fixedPoint(_ degrees: Double) -> Int64 {
-        Int64((degrees * fixedPointScale).rounded())
+        let scaled = degrees * fixedPointScale
+        return Int64(scaled + (scaled < 0 ? -0.5 : 0.5))
     }
 
     /// Adds an entry that comes after every member in key order.
-    @inline(__always) mutating func add<Element>(_ entry: IndexEntry<Element>) {
+    @inline(__always) mutating func add(_ entry: IndexEntry) {
         let point = QuantizedPoint(key: entry.key)
         count += 1
         lastKey = entry.key
@@ -107,6 +109,44 @@ struct Summary: Sendable, Equatable {
         latitudeSum += other.latitudeSum
         longitudeSum += other.longitudeSum
         isSameLocation = isSameLocation && other.isSameLocation && other.location == location
+    }
+
+    /// The summary with one more entry, wherever it falls in key order.
+    /// - Complexity: O(1).
+    @inline(__always) func inserting(_ entry: IndexEntry) -> Summary {
+        let point = QuantizedPoint(key: entry.key)
+        var result = self
+        result.count += 1
+        result.firstKey = min(firstKey, entry.key)
+        result.lastKey = max(lastKey, entry.key)
+        result.minX = min(minX, point.x)
+        result.maxX = max(maxX, point.x)
+        result.minY = min(minY, point.y)
+        result.maxY = max(maxY, point.y)
+        result.latitudeSum += Summary.fixedPoint(entry.coordinate.latitude)
+        result.longitudeSum += Summary.fixedPoint(entry.coordinate.wrappedLongitude)
+        if isSameLocation && entry.coordinate != location { result.isSameLocation = false }
+        return result
+    }
+
+    /// The summary without one of its entries, given the first and last keys of what remains.
+    ///
+    /// Counts and sums are exact integers and subtract in O(1). The bounds need `recompute` (a pass
+    /// over what remains) only when the entry lay on them, and so does the same-location test when
+    /// every remaining entry now shares one key.
+    @inline(__always) func removing(
+        _ entry: IndexEntry, firstKey: UInt64, lastKey: UInt64, recompute: () -> Summary
+    ) -> Summary {
+        let point = QuantizedPoint(key: entry.key)
+        if point.x == minX || point.x == maxX || point.y == minY || point.y == maxY { return recompute() }
+        if !isSameLocation && firstKey == lastKey { return recompute() }
+        var result = self
+        result.count -= 1
+        result.firstKey = firstKey
+        result.lastKey = lastKey
+        result.latitudeSum -= Summary.fixedPoint(entry.coordinate.latitude)
+        result.longitudeSum -= Summary.fixedPoint(entry.coordinate.wrappedLongitude)
+        return result
     }
 
     /// The mean latitude and (wrapped) longitude of the members.

@@ -91,3 +91,12 @@ struct GeometryTests {
         }
     }
 }
+
+extension GeometryTests {
+    @Test func gridPositionsOfCoordinatesAndOfTheirPointsAgree() {
+        var rng = SplitMix64(seed: 17)
+        var probes: [Coordinate] = [.checked(0, 0), .checked(0, 180), .checked(0, -180), .checked(90, 0), .checked(-90, 179.99999999)]
+        for _ in 0..<20_000 { probes.append(.checked(.random(in: -90...90, using: &rng), .random(in: -180...180, using: &rng))) }
+        for coordinate in probes { #expect(QuantizedPoint(coordinate) == QuantizedPoint(coordinate.mapPoint), "\(coordinate)") }
+    }
+}

@@ -65,13 +65,31 @@ struct ClusterIndexTests {
                 Self.expectMatchesBruteForce(index, truth, cells: Self.probeCells(for: Array(truth.points.values), using: &rng))
             }
         }
-        // Drain it completely: merges and root collapses must keep everything consistent.
-        for victim in truth.points.keys.shuffled(using: &rng) {
+        // Drain it completely: merges, root collapses and store compactions must keep everything consistent.
+        for (step, victim) in truth.points.keys.shuffled(using: &rng).enumerated() {
             let removed = index.remove(victim)
             #expect(removed)
+            truth.points[victim] = nil
+            if step % 700 == 699 {
+                Self.expectMatchesBruteForce(index, truth, cells: Self.probeCells(for: Array(truth.points.values), using: &rng))
+            }
         }
         #expect(index.isEmpty)
         #expect(index.summary(of: GridCell(level: 0, x: 0, y: 0)) == nil)
+    }
+
+    @Test func removingTheOutermostElementsShrinksTheBounds() {
+        let coordinates: [Coordinate] = (0..<200).map { .checked(Double($0 % 20) - 10, Double($0 / 20) * 3) }
+        var index = ClusterIndex(coordinates.enumerated().map { ($0.offset, $0.element) })
+        var truth = BruteForce(points: Dictionary(uniqueKeysWithValues: coordinates.enumerated().map { ($0.offset, $0.element) }))
+        let world = GridCell(level: 0, x: 0, y: 0)
+        // Remove from the outside in, so that every removal lies on the current bounds.
+        let order = coordinates.indices.sorted { abs(coordinates[$0].latitude) > abs(coordinates[$1].latitude) }
+        for id in order.prefix(190) {
+            index.remove(id)
+            truth.points[id] = nil
+            #expect(index.summary(of: world) == truth.summary(of: world))
+        }
     }
 
     @Test func insertingAnIdentityAgainMovesIt() {
@@ -139,5 +157,52 @@ struct ClusterIndexTests {
         #expect(summary?.isUniqueLocation == true)
         #expect(summary?.centerOfMass == .checked(12.5, -45.25))
         #expect(summary?.count == 300)
+    }
+}
+
+/// An identity whose hash puts every value in one of five buckets: long probe runs that wrap around
+/// the table, the hard case for the slot table's removal.
+struct CollidingID: Hashable, Sendable, CustomStringConvertible {
+    var value: Int
+    func hash(into hasher: inout Hasher) { hasher.combine(value % 5) }
+    var description: String { "#\(value)" }
+}
+
+struct SlotTableTests {
+    @Test func heavyCollisionsSurviveLongEditSequences() {
+        var rng = SplitMix64(seed: 13)
+        var index = ClusterIndex<CollidingID>()
+        var truth: [CollidingID: Coordinate] = [:]
+        for step in 0..<4_000 {
+            let id = CollidingID(value: Int.random(in: 0..<600, using: &rng))
+            switch Int.random(in: 0..<3, using: &rng) {
+            case 0, 1:
+                let coordinate = DataShape.uniform.coordinate(using: &rng)
+                let inserted = index.insert(id, at: coordinate)
+                #expect(inserted == (truth[id] == nil))
+                truth[id] = coordinate
+            default:
+                let removed = index.remove(id)
+                #expect(removed == (truth.removeValue(forKey: id) != nil))
+            }
+            if step % 500 == 0 {
+                #expect(index.count == truth.count)
+                for probe in 0..<600 {
+                    let id = CollidingID(value: probe)
+                    #expect(index.coordinate(of: id) == truth[id], "\(id) at step \(step)")
+                }
+            }
+        }
+        let world = GridCell(level: 0, x: 0, y: 0)
+        #expect(Set(index.members(of: world).map(\.element)) == Set(truth.keys))
+    }
+
+    @Test func bulkLoadWithCollidingDuplicatesKeepsTheLast() {
+        let input = (0..<300).map { (CollidingID(value: $0 % 100), Coordinate.checked(Double($0 % 80), Double($0 % 170))) }
+        let index = ClusterIndex(input)
+        #expect(index.count == 100)
+        for value in 0..<100 {
+            #expect(index.coordinate(of: CollidingID(value: value)) == .checked(Double((value + 200) % 80), Double((value + 200) % 170)))
+        }
     }
 }

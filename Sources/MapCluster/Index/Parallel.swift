@@ -1,0 +1,54 @@
+import Dispatch
+
+/// Data parallelism for the bulk load, the one place the core runs work on several threads.
+///
+/// The bulk load's loops that read their input at random (projecting a million coordinates, gathering
+/// them into sorted leaves) are bound by memory latency; two cores halve them. Nothing else in the
+/// core starts threads, and no result depends on how the work is split.
+@usableFromInline
+enum Parallel {
+    /// An array of `count` elements, the *i*-th being `transform(i)`, computed in contiguous chunks on
+    /// all cores. `transform` must be safe to call from several threads at once.
+    ///
+    /// - Parameter minimumChunk: The fewest elements worth a thread of their own; below twice that the
+    ///   map runs on the calling thread, where starting threads would cost more than they save.
+    @usableFromInline
+    static func map<T>(count: Int, minimumChunk: Int = 32_768, _ transform: @Sendable (Int) -> T) -> ContiguousArray<T> {
+        ContiguousArray(unsafeUninitializedCapacity: count) { buffer, initialized in
+            let chunks = min(max(count / minimumChunk, 1), 16)
+            if chunks == 1 {
+                for i in 0..<count { buffer.initializeElement(at: i, to: transform(i)) }
+            } else if let start = buffer.baseAddress {
+                // Each chunk initializes its own disjoint range of the buffer, and the buffer outlives
+                // `concurrentPerform`, which returns when every chunk has: the pointer is not shared
+                // between writers, so sending it is safe.
+                nonisolated(unsafe) let base = start
+                DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                    for i in (count * chunk / chunks)..<(count * (chunk + 1) / chunks) {
+                        (base + i).initialize(to: transform(i))
+                    }
+                }
+            }
+            initialized = count
+        }
+    }
+
+    /// Runs two pieces of work at once and returns both results.
+    @usableFromInline
+    static func both<A, B>(_ first: @Sendable () -> A, _ second: @Sendable () -> B) -> (A, B) {
+        var a: A?
+        var b: B?
+        withUnsafeMutablePointer(to: &a) { a in
+            withUnsafeMutablePointer(to: &b) { b in
+                // Each result has one writer, and both outlive `concurrentPerform`, which returns when
+                // both are written: sending the pointers is safe.
+                nonisolated(unsafe) let (a, b) = (a, b)
+                DispatchQueue.concurrentPerform(iterations: 2) { part in
+                    if part == 0 { a.pointee = first() } else { b.pointee = second() }
+                }
+            }
+        }
+        guard let a, let b else { preconditionFailure("concurrentPerform returned before both parts ran") }
+        return (a, b)
+    }
+}

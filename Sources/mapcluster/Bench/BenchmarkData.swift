@@ -1,0 +1,69 @@
+import MapCluster
+
+/// Seeded synthetic point sets, so that anyone who reruns `mapcluster bench` measures the same work.
+enum BenchmarkData {
+    /// A small seeded generator (SplitMix64: Steele, Lea and Flood 2014).
+    struct Generator: RandomNumberGenerator {
+        private var state: UInt64
+
+        init(seed: UInt64) { state = seed }
+
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// Points spread evenly over longitude and latitude (within the Mercator plane), ids from `firstID`.
+    static func uniformPoints(count: Int, seed: UInt64, firstID: Int = 0) -> [(Int, Coordinate)] {
+        var rng = Generator(seed: seed)
+        return (0..<count).map { i in (firstID + i, uniform(using: &rng)) }
+    }
+
+    /// Points in 400 Gaussian blobs of widths from a few metres to a few hundred kilometres, the way
+    /// real data crowds into cities.
+    static func clusteredPoints(count: Int, seed: UInt64) -> [(Int, Coordinate)] {
+        var rng = Generator(seed: seed)
+        let blobs = (0..<400).map { _ in (center: uniform(using: &rng), spread: pow10(Double.random(in: -4...0.5, using: &rng))) }
+        return (0..<count).map { i in
+            let blob = blobs[Int.random(in: 0..<blobs.count, using: &rng)]
+            let (u, v) = (Double.random(in: -1...1, using: &rng), Double.random(in: -1...1, using: &rng))
+            // The sum of three uniforms: a cheap bell curve.
+            let w = Double.random(in: -1...1, using: &rng)
+            let latitude = blob.center.latitude + (u + v + w) * blob.spread
+            let longitude = blob.center.longitude + (v - u + Double.random(in: -1...1, using: &rng)) * blob.spread
+            return (i, coordinate(latitude: min(max(latitude, -85), 85), longitude: min(max(longitude, -180), 180)))
+        }
+    }
+
+    static func uniform(using rng: inout Generator) -> Coordinate {
+        coordinate(latitude: .random(in: -85...85, using: &rng), longitude: .random(in: -180..<180, using: &rng))
+    }
+
+    private static func coordinate(latitude: Double, longitude: Double) -> Coordinate {
+        do {
+            return try Coordinate(latitude: latitude, longitude: longitude)
+        } catch {
+            preconditionFailure("generated an invalid coordinate: \(error)")
+        }
+    }
+
+    private static func pow10(_ x: Double) -> Double {
+        var result = 1.0
+        var remaining = x
+        while remaining >= 1 { result *= 10; remaining -= 1 }
+        while remaining <= -1 { result /= 10; remaining += 1 }
+        // 10^r for |r| < 1 by its series around 0 is plenty for picking blob widths.
+        let ln10 = 2.302_585_092_994_046
+        var term = 1.0
+        var sum = 1.0
+        for n in 1..<20 {
+            term *= remaining * ln10 / Double(n)
+            sum += term
+        }
+        return result * sum
+    }
+}

@@ -1,0 +1,107 @@
+import ArgumentParser
+import Foundation
+
+/// `mapcluster bench`: the standard workloads on seeded data, with medians.
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Run the standard workloads on seeded synthetic data and print median, min and max times.",
+        discussion: """
+            Build in release mode first (swift build -c release) and run .build/release/mapcluster bench: \
+            a debug build is many times slower. Peak memory is the process's high-water mark, so measure \
+            it with one workload at a time.
+            """)
+
+    @Option(help: "Run one workload alone: \(Workload.standard.map(\.name).joined(separator: ", ")).")
+    var workload: String?
+
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+
+    func validate() throws {
+        if let workload, !Workload.standard.contains(where: { $0.name == workload }) {
+            throw ValidationError("unknown workload '\(workload)'; the workloads are \(Workload.standard.map(\.name).joined(separator: ", "))")
+        }
+    }
+
+    func run() throws {
+        #if DEBUG
+        if !json { print("warning: this is a debug build; figures are not representative (swift build -c release)\n") }
+        #endif
+        let selected = Workload.standard.filter { workload == nil || $0.name == workload }
+        var results: [BenchResult] = []
+        if !json { print(BenchResult.header) }
+        for workload in selected {
+            let result = BenchResult(measuring: workload)
+            results.append(result)
+            if !json { print(result.row) }
+        }
+        let peak = peakMemoryMegabytes()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            print(String(decoding: try encoder.encode(BenchReport(workloads: results, peakMemoryMB: peak)), as: UTF8.self))
+        } else {
+            print("\npeak memory: \(String(format: "%.1f", peak)) MB")
+        }
+    }
+}
+
+struct BenchResult: Encodable {
+    var name: String
+    var medianMS: Double
+    var minMS: Double
+    var maxMS: Double
+
+    enum CodingKeys: String, CodingKey {
+        case name
+        case medianMS = "median_ms"
+        case minMS = "min_ms"
+        case maxMS = "max_ms"
+    }
+
+    init(measuring workload: Workload) {
+        let iteration = workload.prepare()
+        let clock = ContinuousClock()
+        var times: [Double] = []
+        for _ in 0..<workload.iterations {
+            iteration.setUp()
+            let elapsed = clock.measure { iteration.run() }
+            times.append(Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) * 1e-15)
+        }
+        times.sort()
+        name = workload.name
+        medianMS = times[times.count / 2]
+        minMS = times[0]
+        maxMS = times[times.count - 1]
+    }
+
+    static let header = "workload              median ms     min ms     max ms"
+
+    var row: String {
+        name.padding(toLength: 20, withPad: " ", startingAt: 0)
+            + [medianMS, minMS, maxMS].map { String(format: "%11.3f", $0) }.joined()
+    }
+}
+
+struct BenchReport: Encodable {
+    var workloads: [BenchResult]
+    var peakMemoryMB: Double
+
+    enum CodingKeys: String, CodingKey {
+        case workloads
+        case peakMemoryMB = "peak_memory_mb"
+    }
+}
+
+/// The process's peak resident memory (its high-water mark), in megabytes.
+func peakMemoryMegabytes() -> Double {
+    var usage = rusage()
+    #if canImport(Darwin)
+    getrusage(RUSAGE_SELF, &usage)
+    return Double(usage.ru_maxrss) / 1_048_576  // bytes
+    #else
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_maxrss) / 1024  // kilobytes
+    #endif
+}

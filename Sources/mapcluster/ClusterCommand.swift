@@ -1,0 +1,155 @@
+import ArgumentParser
+import Foundation
+import MapCluster
+import MapClusterIO
+
+/// `mapcluster cluster`: the clusters of a CSV file (the bundled sample without one) at one zoom.
+struct ClusterCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cluster",
+        abstract: "Print the clusters of a CSV file of points at a zoom level.",
+        discussion: """
+            Without FILE, clusters the bundled sample data set: the 34,006 cities of 15,000 or more \
+            people (contains data from GeoNames, geonames.org, CC BY 4.0).
+            """)
+
+    @Argument(help: "A CSV file with a header row and latitude and longitude columns.")
+    var file: String?
+
+    @Option(help: "The zoom level, 0...24 (the world is 256 × 2^zoom points wide).")
+    var zoom: Double
+
+    @Option(help: "The area as west,south,east,north in degrees (east < west crosses the antimeridian). Default: the world.")
+    var bbox: String?
+
+    @Option(help: "The requested grid cell size in points.")
+    var cellSize: Double = 60
+
+    @Option(help: "The margin clustered around the bbox, as a fraction of its width and height on each side.")
+    var marginFactor: Double = 0
+
+    @Option(help: "The fewest elements a cell needs to be clustered.")
+    var minCount: Int = 2
+
+    @Flag(help: "Print JSON instead of a table.")
+    var json = false
+
+    func validate() throws {
+        guard (0...24).contains(zoom) else { throw ValidationError("--zoom must be within 0...24, not \(zoom)") }
+        guard cellSize > 0 && cellSize.isFinite else { throw ValidationError("--cell-size must be a positive number of points") }
+        guard marginFactor >= 0 && marginFactor.isFinite else { throw ValidationError("--margin-factor must not be negative") }
+        guard minCount >= 0 else { throw ValidationError("--min-count must not be negative") }
+        _ = try area()
+    }
+
+    /// The area to cluster, on the plane.
+    func area() throws -> MapRect {
+        guard let bbox else { return .world }
+        let parts = bbox.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 4, let west = parts[0], let south = parts[1], let east = parts[2], let north = parts[3] else {
+            throw ValidationError("--bbox must be four numbers west,south,east,north, not '\(bbox)'")
+        }
+        do {
+            let rect = try MapRect(west: west, south: south, east: east, north: north)
+            guard rect.size.width > 0 && rect.size.height > 0 else { throw ValidationError("--bbox '\(bbox)' has no area") }
+            return rect
+        } catch let error as CoordinateError {
+            throw ValidationError("--bbox: \(error)")
+        }
+    }
+
+    func run() throws {
+        let url = file.map { URL(fileURLWithPath: $0) } ?? SampleData.worldCitiesURL
+        let points: PointSet
+        do {
+            points = try CSVPointReader().read(contentsOf: url)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let index = ClusterIndex(points.records.map { ($0.id, $0.coordinate) })
+        var options = ClusterOptions<String>()
+        options.cellSize = cellSize
+        options.marginFactor = marginFactor
+        options.minCountForClustering = minCount
+        let rect = try area()
+        let scale = WebMercator.pointsPerMapUnit(atZoom: zoom)
+        let viewport = Viewport(rect: rect, size: ViewSize(width: rect.size.width * scale, height: rect.size.height * scale))
+        let clusters = index.clusters(in: viewport, options: options)
+        let rows = clusters.map(ClusterRow.init)
+        let level = options.gridLevel(forZoom: zoom)
+        if json {
+            let report = ClusterReport(zoom: zoom, gridLevel: level, points: index.count, clusters: rows)
+            print(try report.jsonString())
+        } else {
+            print(ClusterRow.table(rows, zoom: zoom, level: level, points: index.count))
+        }
+    }
+}
+
+/// One printed cluster.
+struct ClusterRow: Encodable {
+    var id: String
+    var kind: String
+    var latitude: Double
+    var longitude: Double
+    var count: Int
+    var expansionZoom: Double?
+
+    init(_ cluster: Cluster<String>) {
+        switch cluster.id {
+        case .cell(let cell): (id, kind) = ("cell \(cell)", "cluster")
+        case .location: (id, kind) = ("location", "location")
+        case .element(let element): (id, kind) = (element, "single")
+        }
+        latitude = cluster.coordinate.latitude
+        longitude = cluster.coordinate.longitude
+        count = cluster.count
+        expansionZoom = cluster.expansionZoom
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, kind, latitude, longitude, count
+        case expansionZoom = "expansion_zoom"
+    }
+
+    static func table(_ rows: [ClusterRow], zoom: Double, level: Int, points: Int) -> String {
+        let total = rows.map(\.count).reduce(0, +)
+        var lines = [
+            "zoom \(zoom), grid level \(level): \(rows.count) clusters and singles holding \(total) of \(points) points", "",
+            [pad("id", 24), pad("kind", 9), pad("latitude", 11, right: true), pad("longitude", 12, right: true),
+             pad("count", 8, right: true)].joined(separator: " "),
+        ]
+        for row in rows {
+            lines.append(
+                [pad(row.id, 24), pad(row.kind, 9), pad(format(row.latitude), 11, right: true),
+                 pad(format(row.longitude), 12, right: true), pad(String(row.count), 8, right: true)].joined(separator: " "))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func format(_ degrees: Double) -> String { String(format: "%.5f", degrees) }
+
+    private static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
+        let room = max(width - text.count, 0)
+        let spaces = String(repeating: " ", count: room)
+        return right ? spaces + text : text + spaces
+    }
+}
+
+struct ClusterReport: Encodable {
+    var zoom: Double
+    var gridLevel: Int
+    var points: Int
+    var clusters: [ClusterRow]
+
+    enum CodingKeys: String, CodingKey {
+        case zoom, points, clusters
+        case gridLevel = "grid_level"
+    }
+
+    func jsonString() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+}
