@@ -14,7 +14,7 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
     var tree: MortonTree { index.tree }
 
     /// The element an entry refers to.
-    @inline(__always) func element(of entry: Entry) -> Element { index.store[Int(entry.slot)] }
+    @inline(__always) func element(of entry: Entry) -> Element { index.store[Int(entry.slot)].element }
 
     /// Which elements a region's clustering takes: everything, or (for a cluster's children) only the
     /// elements that cluster.
@@ -336,6 +336,6 @@ extension ClusterIndex {
     /// The member of a cell nearest to a coordinate, on the plane, or `nil` if the cell is empty.
     /// - Complexity: O(log *n*) for spread-out data: subtrees farther than the best so far are skipped.
     public func member(of cell: GridCell, nearestTo coordinate: Coordinate) -> (element: Element, coordinate: Coordinate)? {
-        tree.nearestEntry(in: cell.keyRange, to: coordinate.mapPoint) { _ in true }.map { (store[Int($0.slot)], $0.coordinate) }
+        tree.nearestEntry(in: cell.keyRange, to: coordinate.mapPoint) { _ in true }.map { (store[Int($0.slot)].element, $0.coordinate) }
     }
 }

@@ -26,13 +26,12 @@
 public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
     /// The entries in Morton order; each refers to its element by slot.
     @usableFromInline var tree: MortonTree
-    /// The elements by slot. A removed element's slot is a hole, listed in `freeSlots` and reused by
-    /// the next insert; it holds a copy of a live element, so that it keeps nothing removed alive.
-    @usableFromInline var store: ContiguousArray<Element>
+    /// The elements by slot, each with its Morton key (to find its entry in the tree). A removed
+    /// element's slot is a hole, listed in `freeSlots` and reused by the next insert; it holds a copy
+    /// of a live element, so that it keeps nothing removed alive.
+    @usableFromInline var store: ContiguousArray<StoredElement<Element>>
     /// The holes of `store`.
     @usableFromInline var freeSlots: [UInt32]
-    /// Each slot's Morton key, to find its entry in the tree.
-    @usableFromInline var slotKeys: ContiguousArray<UInt64>
     /// Element to slot.
     @usableFromInline var slots: SlotTable
 
@@ -41,7 +40,6 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
         tree = MortonTree()
         store = []
         freeSlots = []
-        slotKeys = []
         slots = SlotTable()
     }
 
@@ -60,15 +58,13 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
     init(bulk input: [(Element, Coordinate)]) {
         precondition(input.count < Int(UInt32.max - 1), "an index holds fewer than 2^32 - 1 elements")
         let keys = MortonTree.keys(count: input.count) { input[$0].1 }
-        // Sorting the keys and building the slot table are independent: they run at once. The tree's
-        // nodes are allocated after both, when the table's working memory is already free.
-        let (order, (store, slots, superseded)) = Parallel.both({ MortonTree.SortedOrder(keys: keys) }) {
-            let store = ContiguousArray(input.lazy.map { $0.0 })
-            let (slots, superseded) = SlotTable.build(for: store)
-            return (store, slots, superseded)
-        }
+        let store = Parallel.map(count: input.count) { StoredElement(element: input[$0].0, key: keys[$0]) }
+        // Sorting the keys (in place: nothing else holds them) and building the slot table are
+        // independent, so they run at once. The tree's nodes are allocated after both, when the
+        // table's working memory is already free.
+        var order = MortonTree.SortedOrder(unsortedKeys: consume keys)
+        let (slots, superseded) = Parallel.both(updating: &order, { $0.sort() }, { SlotTable.build(for: store) })
         tree = MortonTree(order, coordinate: { input[$0].1 })
-        slotKeys = keys
         self.store = store
         self.slots = slots
         freeSlots = []
@@ -93,7 +89,7 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
     @inlinable
     public func coordinate(of element: Element) -> Coordinate? {
         guard let slot = slots.find(element, in: store).slot else { return nil }
-        return tree.entry(key: slotKeys[Int(slot)]) { $0.slot == slot }?.coordinate
+        return tree.entry(key: store[Int(slot)].key) { $0.slot == slot }?.coordinate
     }
 
     /// Adds `element` at `coordinate`, or moves it there if the index already holds it.
@@ -113,22 +109,20 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
         slots.reserve(1, in: store)
         let (bucket, existing) = slots.find(element, in: store)
         if let slot = existing {
-            let removed = tree.remove(key: slotKeys[Int(slot)]) { $0.slot == slot }
+            let removed = tree.remove(key: store[Int(slot)].key) { $0.slot == slot }
             precondition(removed != nil, "the index lost track of an element: its slot table and tree disagree")
-            slotKeys[Int(slot)] = key
+            store[Int(slot)].key = key
             tree.insert(IndexEntry(key: key, coordinate: coordinate, slot: slot))
             return false
         }
         let slot: UInt32
         if let hole = freeSlots.popLast() {
             slot = hole
-            store[Int(slot)] = element
-            slotKeys[Int(slot)] = key
+            store[Int(slot)] = StoredElement(element: element, key: key)
         } else {
             slot = UInt32(store.count)
             precondition(slot < UInt32.max - 1, "an index holds fewer than 2^32 - 1 elements")
-            store.append(element)
-            slotKeys.append(key)
+            store.append(StoredElement(element: element, key: key))
         }
         slots.insert(slot, for: element, at: bucket)
         tree.insert(IndexEntry(key: key, coordinate: coordinate, slot: slot))
@@ -202,7 +196,7 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
             let (bucket, slot) = slots.find(element, in: store)
             guard let slot else { continue }
             slots.remove(at: bucket, in: store)
-            keys.append(slotKeys[Int(slot)])
+            keys.append(store[Int(slot)].key)
             found.append(slot)
         }
         RadixSort.sort(keys: &keys, payloads: &found)
@@ -229,11 +223,10 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
     /// - Complexity: O(log *n*), amortized: a compaction costs O(*n*) after *n* / 2 removals.
     @inlinable
     mutating func removeSlot(_ slot: UInt32, key: UInt64? = nil, compacting: Bool = true) {
-        let removed = tree.remove(key: key ?? slotKeys[Int(slot)]) { $0.slot == slot }
+        let removed = tree.remove(key: key ?? store[Int(slot)].key) { $0.slot == slot }
         precondition(removed != nil, "the index lost track of an element: its slot table and tree disagree")
         guard let live = tree.firstEntry else {
             store.removeAll()
-            slotKeys.removeAll()
             freeSlots.removeAll()
             return
         }
@@ -252,18 +245,14 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
     /// - Complexity: O(*n*).
     @usableFromInline
     mutating func compact() {
-        var compacted = ContiguousArray<Element>()
-        var compactedKeys = ContiguousArray<UInt64>()
+        var compacted = ContiguousArray<StoredElement<Element>>()
         compacted.reserveCapacity(count)
-        compactedKeys.reserveCapacity(count)
         let old = store
         tree.renumberSlots { slot, entry in
             slot = UInt32(compacted.count)
             compacted.append(old[Int(entry.slot)])
-            compactedKeys.append(entry.key)
         }
         store = compacted
-        slotKeys = compactedKeys
         freeSlots = []
         slots = SlotTable.build(for: store).0
     }
@@ -287,7 +276,7 @@ extension ClusterIndex {
         var page: [(element: Element, coordinate: Coordinate)] = []
         guard limit > 0 else { return page }
         tree.forEachEntry(in: cell.keyRange, skip: offset) { entry in
-            page.append((store[Int(entry.slot)], entry.coordinate))
+            page.append((store[Int(entry.slot)].element, entry.coordinate))
             return page.count < limit
         }
         return page
@@ -296,7 +285,7 @@ extension ClusterIndex {
     /// Calls `body` with each element of a cell and its coordinate, in the index's order, until it
     /// returns false. Allocates nothing.
     public func forEachMember(of cell: GridCell, _ body: (Element, Coordinate) -> Bool) {
-        tree.forEachEntry(in: cell.keyRange) { body(store[Int($0.slot)], $0.coordinate) }
+        tree.forEachEntry(in: cell.keyRange) { body(store[Int($0.slot)].element, $0.coordinate) }
     }
 
     /// Every element and its coordinate, in the index's order.

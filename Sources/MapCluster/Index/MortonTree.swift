@@ -51,19 +51,24 @@ struct MortonTree: Sendable {
         Parallel.map(count: count) { QuantizedPoint(coordinate($0)).key }
     }
 
-    /// Positions in the order of their keys: the first step of a bulk load.
+    /// Keys and the positions they came from, to be sorted together: the first step of a bulk load.
     @usableFromInline
     struct SortedOrder: Sendable {
         var keys: ContiguousArray<UInt64>
         var positions: ContiguousArray<UInt32>
 
-        /// Sorts positions by key.
+        /// Pairs each key with its position, unsorted.
+        @usableFromInline
+        init(unsortedKeys keys: consuming ContiguousArray<UInt64>) {
+            self.keys = keys
+            positions = ContiguousArray(0..<UInt32(self.keys.count))
+        }
+
+        /// Sorts by key, in place.
         /// - Complexity: O(*n*), by ``RadixSort``.
         @usableFromInline
-        init(keys: ContiguousArray<UInt64>) {
-            self.keys = keys
-            positions = ContiguousArray(0..<UInt32(keys.count))
-            RadixSort.sort(keys: &self.keys, payloads: &positions)
+        mutating func sort() {
+            RadixSort.sort(keys: &keys, payloads: &positions)
         }
     }
 
@@ -78,12 +83,13 @@ struct MortonTree: Sendable {
     }
 
     /// Builds the tree from `count` entries in key order, `entry(i)` giving the *i*-th (from several
-    /// threads), filling nodes to 7/8 so that early inserts rarely split.
+    /// threads), filling leaves to 15/16 and branches to 7/8:
+    /// early inserts rarely split a node, and the leaves, which hold almost all the memory, waste little.
     /// - Complexity: O(*n*).
     init(sortedCount count: Int, entry: @Sendable (Int) -> Entry) {
         self.init()
         guard count > 0 else { return }
-        let leafFill = Self.leafCapacity * 7 / 8
+        let leafFill = Self.leafCapacity * 15 / 16
         let branchFill = Self.branchCapacity * 7 / 8
         let built = Parallel.map(count: (count + leafFill - 1) / leafFill, minimumChunk: 512) { leaf in
             let start = leaf * leafFill

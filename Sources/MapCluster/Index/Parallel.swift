@@ -33,22 +33,24 @@ enum Parallel {
         }
     }
 
-    /// Runs two pieces of work at once and returns both results.
+    /// Runs two pieces of work at once: the first changes `state` in place (so a buffer in it stays
+    /// uniquely referenced and is not copied), the second returns a result.
     @usableFromInline
-    static func both<A, B>(_ first: @Sendable () -> A, _ second: @Sendable () -> B) -> (A, B) {
-        var a: A?
-        var b: B?
-        withUnsafeMutablePointer(to: &a) { a in
-            withUnsafeMutablePointer(to: &b) { b in
-                // Each result has one writer, and both outlive `concurrentPerform`, which returns when
-                // both are written: sending the pointers is safe.
-                nonisolated(unsafe) let (a, b) = (a, b)
+    static func both<State, Result>(
+        updating state: inout State, _ first: @Sendable (inout State) -> Void, _ second: @Sendable () -> Result
+    ) -> Result {
+        var result: Result?
+        withUnsafeMutablePointer(to: &state) { state in
+            withUnsafeMutablePointer(to: &result) { result in
+                // Each pointee has one user, and both outlive `concurrentPerform`, which returns when
+                // both parts have run: sending the pointers is safe.
+                nonisolated(unsafe) let (state, result) = (state, result)
                 DispatchQueue.concurrentPerform(iterations: 2) { part in
-                    if part == 0 { a.pointee = first() } else { b.pointee = second() }
+                    if part == 0 { first(&state.pointee) } else { result.pointee = second() }
                 }
             }
         }
-        guard let a, let b else { preconditionFailure("concurrentPerform returned before both parts ran") }
-        return (a, b)
+        guard let result else { preconditionFailure("concurrentPerform returned before both parts ran") }
+        return result
     }
 }

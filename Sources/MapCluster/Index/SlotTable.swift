@@ -1,3 +1,17 @@
+/// An element of the index's store, with its Morton key beside it: the slot table compares elements
+/// and a removal then needs the key, so both arrive on one cache line.
+@usableFromInline
+struct StoredElement<Element: Hashable & Sendable>: Sendable {
+    @usableFromInline var element: Element
+    @usableFromInline var key: UInt64
+
+    @inlinable
+    init(element: Element, key: UInt64) {
+        self.element = element
+        self.key = key
+    }
+}
+
 /// A hash set of slots into an element store: it maps an element to the slot that holds it, storing
 /// only the 32-bit slot and an 8-bit tag of the hash in each bucket, and comparing elements through
 /// the store only when the tags agree. At a million elements it takes 10 MB where a
@@ -27,25 +41,25 @@ struct SlotTable: Sendable {
 
     /// The bucket that holds `element`'s slot, or the empty bucket where it would go.
     @inlinable
-    func find<Element: Hashable>(_ element: Element, in store: ContiguousArray<Element>) -> (bucket: Int, slot: UInt32?) {
+    func find<Element: Hashable & Sendable>(_ element: Element, in store: ContiguousArray<StoredElement<Element>>) -> (bucket: Int, slot: UInt32?) {
         let hash = element.hashValue
         return find(element, home: hash & mask, tag: Self.tag(of: hash), in: store)
     }
 
     @inlinable
-    func find<Element: Hashable>(_ element: Element, home: Int, tag: UInt8, in store: ContiguousArray<Element>) -> (bucket: Int, slot: UInt32?) {
+    func find<Element: Hashable & Sendable>(_ element: Element, home: Int, tag: UInt8, in store: ContiguousArray<StoredElement<Element>>) -> (bucket: Int, slot: UInt32?) {
         var bucket = home
         while true {
             let slot = buckets[bucket]
             if slot == Self.empty { return (bucket, nil) }
-            if tags[bucket] == tag && store[Int(slot)] == element { return (bucket, slot) }
+            if tags[bucket] == tag && store[Int(slot)].element == element { return (bucket, slot) }
             bucket = (bucket + 1) & mask
         }
     }
 
     /// Puts `slot` for `element` in an empty bucket found by ``find(_:in:)``. Call ``reserve(_:in:)`` first.
     @inlinable
-    mutating func insert<Element: Hashable>(_ slot: UInt32, for element: Element, at bucket: Int) {
+    mutating func insert<Element: Hashable & Sendable>(_ slot: UInt32, for element: Element, at bucket: Int) {
         precondition(buckets[bucket] == Self.empty && count < buckets.count * 3 / 4, "insert needs a reserved, empty bucket")
         buckets[bucket] = slot
         tags[bucket] = Self.tag(of: element.hashValue)
@@ -60,23 +74,23 @@ struct SlotTable: Sendable {
 
     /// Makes room for `extra` more elements, rebuilding the table if it must grow.
     @inlinable
-    mutating func reserve<Element: Hashable>(_ extra: Int, in store: ContiguousArray<Element>) {
+    mutating func reserve<Element: Hashable & Sendable>(_ extra: Int, in store: ContiguousArray<StoredElement<Element>>) {
         guard count + extra > buckets.count * 3 / 4 else { return }
         var grown = SlotTable(minimumCapacity: count + extra)
         for slot in buckets where slot != Self.empty {
-            let (bucket, _) = grown.find(store[Int(slot)], in: store)
-            grown.insert(slot, for: store[Int(slot)], at: bucket)
+            let (bucket, _) = grown.find(store[Int(slot)].element, in: store)
+            grown.insert(slot, for: store[Int(slot)].element, at: bucket)
         }
         self = grown
     }
 
     /// Empties a bucket and shifts back the run after it, so every element stays reachable from its home.
     @inlinable
-    mutating func remove<Element: Hashable>(at bucket: Int, in store: ContiguousArray<Element>) {
+    mutating func remove<Element: Hashable & Sendable>(at bucket: Int, in store: ContiguousArray<StoredElement<Element>>) {
         var hole = bucket
         var next = (hole + 1) & mask
         while buckets[next] != Self.empty {
-            let home = store[Int(buckets[next])].hashValue & mask
+            let home = store[Int(buckets[next])].element.hashValue & mask
             // Move it back unless its home lies cyclically in (hole, next].
             let stays = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
             if !stays {
@@ -97,7 +111,7 @@ struct SlotTable: Sendable {
     /// flag sort, McIlroy, Bostic and McIlroy 1993) and inserted one partition at a time, so that the
     /// probes stay in 1/256 of the table, which the cache holds, instead of jumping through all of it.
     @inlinable
-    static func build<Element: Hashable & Sendable>(for store: ContiguousArray<Element>) -> (SlotTable, superseded: [UInt32]) {
+    static func build<Element: Hashable & Sendable>(for store: ContiguousArray<StoredElement<Element>>) -> (SlotTable, superseded: [UInt32]) {
         var table = SlotTable(minimumCapacity: store.count)
         let mask = table.mask
         // home | tag (8 bits) | slot (32 bits): the home sits above bit 40, so it must fit in 24 bits.
@@ -106,14 +120,14 @@ struct SlotTable: Sendable {
             // Beyond 16 million buckets the home does not fit the word below: insert in slot order.
             var superseded: [UInt32] = []
             for slot in store.indices {
-                let hash = store[slot].hashValue
+                let hash = store[slot].element.hashValue
                 table.place(UInt32(slot), home: hash & mask, tag: tag(of: hash), in: store, superseded: &superseded)
             }
             superseded.sort()
             return (table, superseded)
         }
         var words = Parallel.map(count: store.count) { slot in
-            let hash = store[slot].hashValue
+            let hash = store[slot].element.hashValue
             return UInt64(hash & mask) << 40 | UInt64(tag(of: hash)) << 32 | UInt64(slot)
         }
         partition(&words, shift: binShift)
@@ -130,8 +144,8 @@ struct SlotTable: Sendable {
     /// Puts a slot of a bulk load in the table. Occurrences of one identity arrive in any order: the
     /// later slot (the later input) wins and the earlier one is superseded.
     @inlinable
-    mutating func place<Element: Hashable>(
-        _ slot: UInt32, home: Int, tag: UInt8, in store: ContiguousArray<Element>, superseded: inout [UInt32]
+    mutating func place<Element: Hashable & Sendable>(
+        _ slot: UInt32, home: Int, tag: UInt8, in store: ContiguousArray<StoredElement<Element>>, superseded: inout [UInt32]
     ) {
         // Probes read the store only when the tags agree, so most placements never touch it.
         var bucket = home
@@ -143,7 +157,7 @@ struct SlotTable: Sendable {
                 count += 1
                 return
             }
-            if tags[bucket] == tag && store[Int(other)] == store[Int(slot)] {
+            if tags[bucket] == tag && store[Int(other)].element == store[Int(slot)].element {
                 superseded.append(min(other, slot))
                 buckets[bucket] = max(other, slot)
                 return
