@@ -6,12 +6,12 @@ import MapCluster
 ///
 ///     let points = try CSVPointReader().read(contentsOf: SampleData.worldCitiesURL)
 ///
-/// The id, latitude and longitude columns are found by their usual names (case-insensitively) unless
-/// named: `id`; `lat`, `latitude`, `y`; `lon`, `lng`, `long`, `longitude`, `x`. Without an id column
-/// a point's id is its record number (1 for the first point). Every other column is kept as a property.
+/// The id, latitude and longitude columns are found by their usual names (case-insensitively) unless named: `id`;
+/// `lat`, `latitude`, `y`; `lon`, `lng`, `long`, `longitude`, `x`. Without an id column a point's id is its record
+/// number (1 for the first point). Every other column is kept as a property.
 ///
-/// Reading is all or nothing: the first bad record stops it with a ``PointFileError`` that names the
-/// file, the line and the field, and nothing is returned.
+/// Reading is all or nothing: the first bad record stops it with a ``PointFileError`` that names the file, the line and
+/// the field, and nothing is returned.
 public struct CSVPointReader: Sendable {
     /// The id column's name; `nil` finds it by its usual name, if there is one.
     public var idColumn: String?
@@ -56,12 +56,15 @@ public struct CSVPointReader: Sendable {
         }
         let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces) }
         let latitude = try column(latitudeColumn, defaults: Self.latitudeNames, role: "latitude", in: names, file: file)
-        let longitude = try column(longitudeColumn, defaults: Self.longitudeNames, role: "longitude", in: names, file: file)
-        let id = idColumn == nil
+        let longitude = try column(
+            longitudeColumn, defaults: Self.longitudeNames, role: "longitude", in: names, file: file)
+        let id =
+            idColumn == nil
             ? names.firstIndex { Self.idNames.contains($0.lowercased()) }
             : try column(idColumn, defaults: [], role: "id", in: names, file: file)
         guard latitude != longitude else {
-            throw PointFileError(file: file, line: header.line, message: "latitude and longitude are both column '\(names[latitude])'")
+            throw PointFileError(
+                file: file, line: header.line, message: "latitude and longitude are both column '\(names[latitude])'")
         }
         let propertyColumns = names.indices.filter { $0 != latitude && $0 != longitude && $0 != id }
 
@@ -71,12 +74,14 @@ public struct CSVPointReader: Sendable {
             if record.fields.count == 1 && record.fields[0].isEmpty { continue }  // a blank line
             guard record.fields.count == names.count else {
                 throw PointFileError(
-                    file: file, line: record.line, message: "has \(record.fields.count) fields where the header has \(names.count)")
+                    file: file, line: record.line,
+                    message: "has \(record.fields.count) fields where the header has \(names.count)")
             }
             func number(_ column: Int) throws(PointFileError) -> Double {
                 let text = record.fields[column].trimmingCharacters(in: .whitespaces)
                 guard let value = Double(text), !text.isEmpty else {
-                    throw PointFileError(file: file, line: record.line, field: names[column], message: "'\(text)' is not a number")
+                    throw PointFileError(
+                        file: file, line: record.line, field: names[column], message: "'\(text)' is not a number")
                 }
                 return value
             }
@@ -98,22 +103,30 @@ public struct CSVPointReader: Sendable {
                     file: file, line: record.line, field: id.map { names[$0] },
                     message: "duplicate id '\(identity)' (first on line \(first))")
             }
-            records.append(PointRecord(id: identity, coordinate: coordinate, properties: propertyColumns.map { record.fields[$0] }))
+            records.append(
+                PointRecord(id: identity, coordinate: coordinate, properties: propertyColumns.map { record.fields[$0] })
+            )
         }
         return PointSet(propertyNames: propertyColumns.map { names[$0] }, records: records)
     }
 
-    private func column(_ given: String?, defaults: [String], role: String, in names: [String], file: String) throws(PointFileError) -> Int {
+    private func column(_ given: String?, defaults: [String], role: String, in names: [String], file: String)
+        throws(PointFileError) -> Int
+    {
         if let given {
             guard let index = names.firstIndex(of: given) else {
-                throw PointFileError(file: file, line: 1, message: "has no \(role) column '\(given)' (columns: \(names.joined(separator: ", ")))")
+                throw PointFileError(
+                    file: file, line: 1,
+                    message: "has no \(role) column '\(given)' (columns: \(names.joined(separator: ", ")))")
             }
             return index
         }
         guard let index = names.firstIndex(where: { defaults.contains($0.lowercased()) }) else {
             throw PointFileError(
                 file: file, line: 1,
-                message: "has no \(role) column (looked for \(defaults.joined(separator: ", ")); columns: \(names.joined(separator: ", ")))")
+                message:
+                    "has no \(role) column (looked for \(defaults.joined(separator: ", ")); columns: \(names.joined(separator: ", ")))"
+            )
         }
         return index
     }
@@ -172,7 +185,9 @@ struct CSVParser {
                     throw PointFileError(file: file, line: start, message: "has a quoted field that is never closed")
                 }
                 if position < bytes.count, ![Self.comma, Self.newline, Self.carriageReturn].contains(bytes[position]) {
-                    throw PointFileError(file: file, line: line, message: "has text after a closing quote (a quote inside a field is written twice)")
+                    throw PointFileError(
+                        file: file, line: line,
+                        message: "has text after a closing quote (a quote inside a field is written twice)")
                 }
             }
             guard position < bytes.count else {
@@ -186,7 +201,9 @@ struct CSVParser {
                 fields.append(String(decoding: field, as: UTF8.self))
                 field.removeAll(keepingCapacity: true)
             case Self.newline, Self.carriageReturn:
-                if byte == Self.carriageReturn && position < bytes.count && bytes[position] == Self.newline { position += 1 }
+                if byte == Self.carriageReturn && position < bytes.count && bytes[position] == Self.newline {
+                    position += 1
+                }
                 line += 1
                 fields.append(String(decoding: field, as: UTF8.self))
                 return Record(line: start, fields: fields)

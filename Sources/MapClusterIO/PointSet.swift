@@ -55,6 +55,7 @@ public struct PointFileError: Error, Sendable, Equatable, CustomStringConvertibl
         self.message = message
     }
 
+    /// Where and what, as in `cities.csv:17 (field lat): 'abc' is not a number`.
     public var description: String {
         var place = file
         if let line { place += ":\(line)" }

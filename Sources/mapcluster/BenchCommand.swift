@@ -20,13 +20,17 @@ struct BenchCommand: ParsableCommand {
 
     func validate() throws {
         if let workload, !Workload.standard.contains(where: { $0.name == workload }) {
-            throw ValidationError("unknown workload '\(workload)'; the workloads are \(Workload.standard.map(\.name).joined(separator: ", "))")
+            throw ValidationError(
+                "unknown workload '\(workload)'; the workloads are \(Workload.standard.map(\.name).joined(separator: ", "))"
+            )
         }
     }
 
     func run() throws {
         #if DEBUG
-        if !json { print("warning: this is a debug build; figures are not representative (swift build -c release)\n") }
+            if !json {
+                print("warning: this is a debug build; figures are not representative (swift build -c release)\n")
+            }
         #endif
         let selected = Workload.standard.filter { workload == nil || $0.name == workload }
         var results: [BenchResult] = []
@@ -40,7 +44,9 @@ struct BenchCommand: ParsableCommand {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(BenchReport(workloads: results, peakMemoryMB: peak)), as: UTF8.self))
+            print(
+                String(decoding: try encoder.encode(BenchReport(workloads: results, peakMemoryMB: peak)), as: UTF8.self)
+            )
         } else {
             print("\npeak memory: \(String(format: "%.1f", peak)) MB")
         }
@@ -98,10 +104,10 @@ struct BenchReport: Encodable {
 func peakMemoryMegabytes() -> Double {
     var usage = rusage()
     #if canImport(Darwin)
-    getrusage(RUSAGE_SELF, &usage)
-    return Double(usage.ru_maxrss) / 1_048_576  // bytes
+        getrusage(RUSAGE_SELF, &usage)
+        return Double(usage.ru_maxrss) / 1_048_576  // bytes
     #else
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return Double(usage.ru_maxrss) / 1024  // kilobytes
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_maxrss) / 1024  // kilobytes
     #endif
 }

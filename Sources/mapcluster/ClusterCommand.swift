@@ -19,7 +19,9 @@ struct ClusterCommand: ParsableCommand {
     @Option(help: "The zoom level, 0...24 (the world is 256 × 2^zoom points wide).")
     var zoom: Double
 
-    @Option(help: "The area as west,south,east,north in degrees (east < west crosses the antimeridian). Default: the world.")
+    @Option(
+        help: "The area as west,south,east,north in degrees (east < west crosses the antimeridian). Default: the world."
+    )
     var bbox: String?
 
     @Option(help: "The requested grid cell size in points.")
@@ -36,8 +38,12 @@ struct ClusterCommand: ParsableCommand {
 
     func validate() throws {
         guard (0...24).contains(zoom) else { throw ValidationError("--zoom must be within 0...24, not \(zoom)") }
-        guard cellSize > 0 && cellSize.isFinite else { throw ValidationError("--cell-size must be a positive number of points") }
-        guard marginFactor >= 0 && marginFactor.isFinite else { throw ValidationError("--margin-factor must not be negative") }
+        guard cellSize > 0 && cellSize.isFinite else {
+            throw ValidationError("--cell-size must be a positive number of points")
+        }
+        guard marginFactor >= 0 && marginFactor.isFinite else {
+            throw ValidationError("--margin-factor must not be negative")
+        }
         guard minCount >= 0 else { throw ValidationError("--min-count must not be negative") }
         _ = try area()
     }
@@ -45,13 +51,18 @@ struct ClusterCommand: ParsableCommand {
     /// The area to cluster, on the plane.
     func area() throws -> MapRect {
         guard let bbox else { return .world }
-        let parts = bbox.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard parts.count == 4, let west = parts[0], let south = parts[1], let east = parts[2], let north = parts[3] else {
+        let parts = bbox.split(separator: ",", omittingEmptySubsequences: false).map {
+            Double($0.trimmingCharacters(in: .whitespaces))
+        }
+        guard parts.count == 4, let west = parts[0], let south = parts[1], let east = parts[2], let north = parts[3]
+        else {
             throw ValidationError("--bbox must be four numbers west,south,east,north, not '\(bbox)'")
         }
         do {
             let rect = try MapRect(west: west, south: south, east: east, north: north)
-            guard rect.size.width > 0 && rect.size.height > 0 else { throw ValidationError("--bbox '\(bbox)' has no area") }
+            guard rect.size.width > 0 && rect.size.height > 0 else {
+                throw ValidationError("--bbox '\(bbox)' has no area")
+            }
             return rect
         } catch let error as CoordinateError {
             throw ValidationError("--bbox: \(error)")
@@ -73,9 +84,12 @@ struct ClusterCommand: ParsableCommand {
         options.minCountForClustering = minCount
         let rect = try area()
         let scale = WebMercator.pointsPerMapUnit(atZoom: zoom)
-        let viewport = Viewport(rect: rect, size: ViewSize(width: rect.size.width * scale, height: rect.size.height * scale))
+        let viewport = Viewport(
+            rect: rect, size: ViewSize(width: rect.size.width * scale, height: rect.size.height * scale))
         let clusters = index.clusters(in: viewport, options: options)
-        let rows = clusters.map(ClusterRow.init)
+        let names = Dictionary(
+            points.records.map { ($0.id, points.property("name", of: $0)) }, uniquingKeysWith: { first, _ in first })
+        let rows = clusters.map { ClusterRow($0, name: names[$0.members(limit: 1).first ?? ""] ?? nil) }
         let level = options.gridLevel(forZoom: zoom)
         if json {
             let report = ClusterReport(zoom: zoom, gridLevel: level, points: index.count, clusters: rows)
@@ -90,15 +104,18 @@ struct ClusterCommand: ParsableCommand {
 struct ClusterRow: Encodable {
     var id: String
     var kind: String
+    /// The element's `name` column, for a single element of a file that has one.
+    var name: String?
     var latitude: Double
     var longitude: Double
     var count: Int
     var expansionZoom: Double?
 
-    init(_ cluster: Cluster<String>) {
+    init(_ cluster: Cluster<String>, name: String?) {
+        self.name = cluster.isCluster ? nil : name
         switch cluster.id {
         case .cell(let cell): (id, kind) = ("cell \(cell)", "cluster")
-        case .location: (id, kind) = ("location", "location")
+        case .location(let coordinate): (id, kind) = ("location \(coordinate)", "location")
         case .element(let element): (id, kind) = (element, "single")
         }
         latitude = cluster.coordinate.latitude
@@ -108,21 +125,27 @@ struct ClusterRow: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, kind, latitude, longitude, count
+        case id, kind, name, latitude, longitude, count
         case expansionZoom = "expansion_zoom"
     }
 
     static func table(_ rows: [ClusterRow], zoom: Double, level: Int, points: Int) -> String {
         let total = rows.map(\.count).reduce(0, +)
         var lines = [
-            "zoom \(zoom), grid level \(level): \(rows.count) clusters and singles holding \(total) of \(points) points", "",
-            [pad("id", 24), pad("kind", 9), pad("latitude", 11, right: true), pad("longitude", 12, right: true),
-             pad("count", 8, right: true)].joined(separator: " "),
+            "zoom \(zoom), grid level \(level): \(rows.count) clusters and singles holding \(total) of \(points) points",
+            "",
+            [
+                pad("id", 20), pad("kind", 9), pad("latitude", 10, right: true), pad("longitude", 11, right: true),
+                pad("count", 7, right: true), "  name",
+            ].joined(separator: " "),
         ]
         for row in rows {
             lines.append(
-                [pad(row.id, 24), pad(row.kind, 9), pad(format(row.latitude), 11, right: true),
-                 pad(format(row.longitude), 12, right: true), pad(String(row.count), 8, right: true)].joined(separator: " "))
+                [
+                    pad(row.id, 20), pad(row.kind, 9), pad(format(row.latitude), 10, right: true),
+                    pad(format(row.longitude), 11, right: true), pad(String(row.count), 7, right: true),
+                    "  " + (row.name ?? ""),
+                ].joined(separator: " "))
         }
         return lines.joined(separator: "\n")
     }

@@ -31,7 +31,10 @@ struct CSVPointReaderTests {
 
     @Test(arguments: [
         ("", "t.csv:1: is empty: a header row is needed"),
-        ("id,lat\n1,2\n", "t.csv:1: has no longitude column (looked for lon, lng, long, longitude, x; columns: id, lat)"),
+        (
+            "id,lat\n1,2\n",
+            "t.csv:1: has no longitude column (looked for lon, lng, long, longitude, x; columns: id, lat)"
+        ),
         ("id,lat,lon\n1,2,3\n2,x,3\n", "t.csv:3 (field lat): 'x' is not a number"),
         ("id,lat,lon\n1,2,3\n2,,3\n", "t.csv:3 (field lat): '' is not a number"),
         ("id,lat,lon\n1,91,3\n", "t.csv:2 (field lat): latitude 91.0 is outside -90...90"),
@@ -40,7 +43,10 @@ struct CSVPointReaderTests {
         ("id,lat,lon\n1,2,3\n1,4,5\n", "t.csv:3 (field id): duplicate id '1' (first on line 2)"),
         ("id,lat,lon\n1,2\n", "t.csv:2: has 2 fields where the header has 3"),
         ("id,lat,lon\n\"1,2,3\n", "t.csv:2: has a quoted field that is never closed"),
-        ("id,lat,lon\n\"1\"x,2,3\n", "t.csv:2: has text after a closing quote (a quote inside a field is written twice)"),
+        (
+            "id,lat,lon\n\"1\"x,2,3\n",
+            "t.csv:2: has text after a closing quote (a quote inside a field is written twice)"
+        ),
         ("id,lat,lon\n,2,3\n", "t.csv:2 (field id): the id is empty"),
     ])
     func badInputStopsWithWhatAndWhere(text: String, message: String) {
@@ -55,12 +61,15 @@ struct CSVPointReaderTests {
         #expect {
             _ = try CSVPointReader().read(contentsOf: URL(fileURLWithPath: "/nonexistent/points.csv"))
         } throws: { error in
-            (error as? PointFileError).map { $0.file == "/nonexistent/points.csv" && $0.description.contains("cannot be read") } == true
+            (error as? PointFileError).map {
+                $0.file == "/nonexistent/points.csv" && $0.description.contains("cannot be read")
+            } == true
         }
     }
 
     @Test func blankLinesAndAByteOrderMarkAreSkipped() throws {
-        let points = try CSVPointReader().read(Data([0xEF, 0xBB, 0xBF]) + Data("id,lat,lon\n\n1,2,3\n\n".utf8), file: "t.csv")
+        let points = try CSVPointReader().read(
+            Data([0xEF, 0xBB, 0xBF]) + Data("id,lat,lon\n\n1,2,3\n\n".utf8), file: "t.csv")
         #expect(points.records.map(\.id) == ["1"])
     }
 }

@@ -5,8 +5,8 @@
 ///         let firstTen = cluster.members(limit: 10)
 ///     }
 ///
-/// A cluster is a value computed from a snapshot of the index: its members, children and parent
-/// answer from that snapshot, whatever happens to the index afterwards.
+/// A cluster is a value computed from a snapshot of the index: its members, children and parent answer from that
+/// snapshot, whatever happens to the index afterwards.
 public struct Cluster<Element: Hashable & Sendable>: Identifiable, Sendable {
     /// A stable identity: the same members give the same id at every zoom and viewport that shows them.
     public let id: ClusterID<Element>
@@ -38,7 +38,9 @@ public struct Cluster<Element: Hashable & Sendable>: Identifiable, Sendable {
     }
 
     /// A page of the members with their coordinates, in the index's order.
-    public func membersWithCoordinates(offset: Int = 0, limit: Int = .max) -> [(element: Element, coordinate: Coordinate)] {
+    public func membersWithCoordinates(offset: Int = 0, limit: Int = .max) -> [(
+        element: Element, coordinate: Coordinate
+    )] {
         context.members(of: self, offset: offset, limit: limit)
     }
 
@@ -64,6 +66,7 @@ public enum ClusterID<Element: Hashable & Sendable>: Hashable, Sendable, CustomS
     /// One element on its own.
     case element(Element)
 
+    /// The kind of identity and its value, as in `cell 12/2200/1343`.
     public var description: String {
         switch self {
         case .cell(let cell): "cell \(cell)"

@@ -1,20 +1,25 @@
-/// How ``ClusterIndex/clusters(in:options:)`` groups elements. The names follow the iOS libraries
-/// MapCluster replaces (CCHMapClusterController, ClusterMap, Cluster), and so do the defaults.
+/// How ``ClusterIndex/clusters(in:options:)`` groups elements.
+///
+/// The names follow the iOS libraries MapCluster replaces (CCHMapClusterController, ClusterMap, Cluster), and so do the
+/// defaults.
 ///
 ///     var options = ClusterOptions<String>()
 ///     options.cellSize = 80
 ///     options.minCountForClustering = 3
 public struct ClusterOptions<Element: Hashable & Sendable>: Sendable {
-    /// The requested side of a grid cell, in points. The grid used is the world-aligned power-of-two
-    /// subdivision whose cells are nearest to this size (between about 0.71× and 1.41× of it).
-    /// Default 60.
+    /// The requested side of a grid cell, in points.
+    ///
+    /// The grid used is the world-aligned power-of-two subdivision whose cells are nearest to this size (between about
+    /// 0.71× and 1.41× of it). Default 60.
     public var cellSize: Double = 60 {
         didSet { precondition(cellSize > 0 && cellSize.isFinite, "cellSize is a positive number of points") }
     }
 
     /// A cell size for each zoom level, in points, overriding ``cellSize``; `nil` (the default) uses
-    /// ``cellSize`` at every zoom. The grid level must not decrease as the zoom grows, so the size
-    /// should not grow faster than the world does (twice per zoom level).
+    /// ``cellSize`` at every zoom.
+    ///
+    /// The grid level must not decrease as the zoom grows, so the size should not grow faster than the world does
+    /// (twice per zoom level).
     public var cellSizeForZoom: (@Sendable (Double) -> Double)?
 
     /// How much map around the viewport is clustered too, as a fraction of its width and height on
@@ -24,25 +29,33 @@ public struct ClusterOptions<Element: Hashable & Sendable>: Sendable {
         didSet { precondition(marginFactor >= 0 && marginFactor.isFinite, "marginFactor is not negative") }
     }
 
-    /// Where a cluster of several locations is placed. Default ``ClusterPosition/centerOfMass``.
+    /// Where a cluster of several locations is placed.
+    ///
+    /// Default ``ClusterPosition/centerOfMass``.
     public var position: ClusterPosition<Element> = .centerOfMass
 
     /// The deepest zoom level at which elements are clustered; beyond it every element comes back on
-    /// its own (those sharing a coordinate together). Default: no limit.
+    /// its own (those sharing a coordinate together).
+    ///
+    /// Default: no limit.
     public var maxZoomLevelForClustering: Double = .infinity
 
-    /// A cell with fewer elements than this is not clustered. Default 2.
+    /// A cell with fewer elements than this is not clustered.
+    ///
+    /// Default 2.
     public var minCountForClustering = 2
 
-    /// A cell whose elements sit on fewer distinct coordinates than this is not clustered. Default 0:
-    /// never disables clustering.
+    /// A cell whose elements sit on fewer distinct coordinates than this is not clustered.
+    ///
+    /// Default 0: never disables clustering.
     public var minUniqueLocationsForClustering = 0
 
     /// Whether an element takes part in clustering; `nil` (the default) clusters every element.
+    ///
     /// Elements it rejects come back on their own (those sharing a coordinate together).
     ///
-    /// The predicate is asked at query time, so a query that has one visits every element in the
-    /// cells it returns: O(*m*) for *m* such elements, where a query without one is O(*c* log *n*).
+    /// The predicate is asked at query time, so a query that has one visits every element in the cells it returns:
+    /// O(*m*) for *m* such elements, where a query without one is O(*c* log *n*).
     public var shouldCluster: (@Sendable (Element) -> Bool)?
 
     /// The default options.
@@ -51,7 +64,8 @@ public struct ClusterOptions<Element: Hashable & Sendable>: Sendable {
     /// The requested cell size at a zoom level, in points.
     public func cellSize(forZoom zoom: Double) -> Double {
         let size = cellSizeForZoom?(zoom) ?? cellSize
-        precondition(size > 0 && size.isFinite, "cellSize(forZoom: \(zoom)) is \(size), not a positive number of points")
+        precondition(
+            size > 0 && size.isFinite, "cellSize(forZoom: \(zoom)) is \(size), not a positive number of points")
         return size
     }
 
@@ -88,8 +102,9 @@ public struct ClusterOptions<Element: Hashable & Sendable>: Sendable {
     }
 }
 
-/// Where a cluster of elements on several locations is placed. A cluster on one location is always
-/// placed on it, and a single element on its own coordinate.
+/// Where a cluster of elements on several locations is placed.
+///
+/// A cluster on one location is always placed on it, and a single element on its own coordinate.
 public enum ClusterPosition<Element: Hashable & Sendable>: Sendable {
     /// The mean latitude and longitude of the members: no member is visited (the default;
     /// CCHMapClusterController's `CCHCenterOfMassMapClusterer`).

@@ -32,8 +32,9 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
         if let shouldCluster = options.shouldCluster {
             tree.forEachCell(in: region) { code, _ in
                 let cell = GridCell(level: region.level, code: code)
-                clusterVisitingMembers(of: cell, zoom: zoom, clusteringIsOn: clusteringIsOn, shouldCluster: shouldCluster,
-                                       scope: scope, into: &result)
+                clusterVisitingMembers(
+                    of: cell, zoom: zoom, clusteringIsOn: clusteringIsOn, shouldCluster: shouldCluster,
+                    scope: scope, into: &result)
             }
         } else {
             tree.forEachCell(in: region) { code, summary in
@@ -96,7 +97,8 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
     }
 
     /// The cluster of a cell's qualifying members.
-    private func cluster(of summary: Summary, in cell: GridCell, zoom: Double, filter: MemberFilter) -> Cluster<Element> {
+    private func cluster(of summary: Summary, in cell: GridCell, zoom: Double, filter: MemberFilter) -> Cluster<Element>
+    {
         if summary.isSameLocation {
             return locationCluster(summary.location, count: summary.count, in: cell, zoom: zoom, filter: filter)
         }
@@ -120,14 +122,18 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
         return cluster
     }
 
-    private func locationCluster(_ location: Coordinate, count: Int, in cell: GridCell, zoom: Double, filter: MemberFilter) -> Cluster<Element> {
+    private func locationCluster(
+        _ location: Coordinate, count: Int, in cell: GridCell, zoom: Double, filter: MemberFilter
+    ) -> Cluster<Element> {
         if count == 1, let only = firstMember(at: location, filter: filter) {
             return single(only, in: cell, zoom: zoom)
         }
         let point = QuantizedPoint(location)
         return Cluster(
             id: .location(location), coordinate: location, count: count,
-            bounds: MapRect(minX: Double(point.x) / 16, minY: Double(point.y) / 16, maxX: Double(point.x + 1) / 16, maxY: Double(point.y + 1) / 16),
+            bounds: MapRect(
+                minX: Double(point.x) / 16, minY: Double(point.y) / 16, maxX: Double(point.x + 1) / 16,
+                maxY: Double(point.y + 1) / 16),
             isUniqueLocation: true, cell: cell, zoom: zoom, membership: .location(location, filter), context: self)
     }
 
@@ -135,7 +141,9 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
         let point = QuantizedPoint(key: entry.key)
         return Cluster(
             id: .element(element(of: entry)), coordinate: entry.coordinate, count: 1,
-            bounds: MapRect(minX: Double(point.x) / 16, minY: Double(point.y) / 16, maxX: Double(point.x + 1) / 16, maxY: Double(point.y + 1) / 16),
+            bounds: MapRect(
+                minX: Double(point.x) / 16, minY: Double(point.y) / 16, maxX: Double(point.x + 1) / 16,
+                maxY: Double(point.y + 1) / 16),
             isUniqueLocation: true, cell: cell, zoom: zoom, membership: .element(element(of: entry)), context: self)
     }
 
@@ -197,7 +205,8 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
         return tree.nearestEntry(in: cell.keyRange, to: target) { admits($0, filter) }
     }
 
-    func members(of cluster: Cluster<Element>, offset: Int, limit: Int) -> [(element: Element, coordinate: Coordinate)] {
+    func members(of cluster: Cluster<Element>, offset: Int, limit: Int) -> [(element: Element, coordinate: Coordinate)]
+    {
         precondition(offset >= 0 && limit >= 0, "offset and limit are not negative")
         var page: [(element: Element, coordinate: Coordinate)] = []
         guard limit > 0 else { return page }
@@ -254,8 +263,9 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
         let region: CellRegion
         if shift >= 0 {
             let side = UInt32(truncatingIfNeeded: (UInt64(1) << shift) - 1)
-            region = CellRegion(level: level, rows: (tight.y << shift)...(tight.y << shift | side),
-                                columns: [(tight.x << shift)...(tight.x << shift | side)])
+            region = CellRegion(
+                level: level, rows: (tight.y << shift)...(tight.y << shift | side),
+                columns: [(tight.x << shift)...(tight.x << shift | side)])
         } else {
             let cell = tight.ancestor(atLevel: level)
             region = CellRegion(level: level, rows: cell.y...cell.y, columns: [cell.x...cell.x])
@@ -305,9 +315,9 @@ extension ClusterIndex {
     ///
     ///     let clusters = index.clusters(in: viewport)
     ///
-    /// The grid level follows the viewport's zoom and ``ClusterOptions/cellSize``; the cells are those
-    /// that the viewport, grown by ``ClusterOptions/marginFactor`` on every side, touches, wrapping
-    /// around the antimeridian (no cell is returned twice).
+    /// The grid level follows the viewport's zoom and ``ClusterOptions/cellSize``; the cells are those that the
+    /// viewport, grown by ``ClusterOptions/marginFactor`` on every side, touches, wrapping around the antimeridian (no
+    /// cell is returned twice).
     ///
     /// - Returns: The clusters, in Z order of their cells.
     /// - Complexity: O(*c* log *n*) for *c* non-empty cells, whatever they hold; a cell that is not
@@ -335,7 +345,11 @@ extension ClusterIndex {
 
     /// The member of a cell nearest to a coordinate, on the plane, or `nil` if the cell is empty.
     /// - Complexity: O(log *n*) for spread-out data: subtrees farther than the best so far are skipped.
-    public func member(of cell: GridCell, nearestTo coordinate: Coordinate) -> (element: Element, coordinate: Coordinate)? {
-        tree.nearestEntry(in: cell.keyRange, to: coordinate.mapPoint) { _ in true }.map { (store[Int($0.slot)].element, $0.coordinate) }
+    public func member(of cell: GridCell, nearestTo coordinate: Coordinate) -> (
+        element: Element, coordinate: Coordinate
+    )? {
+        tree.nearestEntry(in: cell.keyRange, to: coordinate.mapPoint) { _ in true }.map {
+            (store[Int($0.slot)].element, $0.coordinate)
+        }
     }
 }

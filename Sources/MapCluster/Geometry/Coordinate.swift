@@ -2,10 +2,10 @@
 ///
 ///     let berlin = try Coordinate(latitude: 52.52, longitude: 13.405)
 ///
-/// Latitude must lie in -90...90 and longitude in -180...180; NaN and infinities are rejected, never
-/// clamped. A coordinate keeps the values it was given: latitudes beyond ±85.05112878° (the edge of the
-/// Web Mercator plane) project onto the plane's edge, and longitude 180 projects onto the same meridian
-/// as -180, but the coordinate itself is unchanged.
+/// Latitude must lie in -90...90 and longitude in -180...180; NaN and infinities are rejected, never clamped. A
+/// coordinate keeps the values it was given: latitudes beyond ±85.05112878° (the edge of the Web Mercator plane)
+/// project onto the plane's edge, and longitude 180 projects onto the same meridian as -180, but the coordinate itself
+/// is unchanged.
 public struct Coordinate: Hashable, Sendable, CustomStringConvertible {
     /// Degrees north of the equator, -90...90.
     public let latitude: Double
@@ -36,6 +36,7 @@ public struct Coordinate: Hashable, Sendable, CustomStringConvertible {
     /// The coordinate's position on the Web Mercator plane.
     public var mapPoint: MapPoint { MapPoint(self) }
 
+    /// The latitude and longitude in parentheses, as in `(52.52, 13.405)`.
     public var description: String { "(\(latitude), \(longitude))" }
 }
 
@@ -46,6 +47,7 @@ public enum CoordinateError: Error, Sendable, CustomStringConvertible {
     /// The longitude is NaN, infinite, or outside -180...180.
     case invalidLongitude(Double)
 
+    /// Which value was rejected and why, as in `latitude 91.0 is outside -90...90`.
     public var description: String {
         switch self {
         case .invalidLatitude(let value):

@@ -1,8 +1,10 @@
 /// One cell of the world-aligned grid: at `level` *k* the world is divided into 2^*k* × 2^*k* square
-/// cells, numbered from the north-west corner. A cell at level *k* is exactly four cells at *k* + 1.
+/// cells, numbered from the north-west corner.
 ///
-/// Cells never move when the map pans, including across the antimeridian, so a cell is a stable
-/// identity for the cluster drawn in it.
+/// A cell at level *k* is exactly four cells at *k* + 1.
+///
+/// Cells never move when the map pans, including across the antimeridian, so a cell is a stable identity for the
+/// cluster drawn in it.
 public struct GridCell: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The deepest level: cells of one unit of the index's 32-bit position grid (1/16 of a plane unit,
     /// about 9 mm at the equator).
@@ -44,7 +46,8 @@ public struct GridCell: Hashable, Sendable, Comparable, CustomStringConvertible 
     /// The cell's area on the plane.
     public var rect: MapRect {
         let side = MapSize.worldWidth / Double(UInt64(1) << level)
-        return MapRect(origin: MapPoint(x: Double(x) * side, y: Double(y) * side), size: MapSize(width: side, height: side))
+        return MapRect(
+            origin: MapPoint(x: Double(x) * side, y: Double(y) * side), size: MapSize(width: side, height: side))
     }
 
     /// The cell one level up that contains this one, or `nil` at level 0.
@@ -75,10 +78,12 @@ public struct GridCell: Hashable, Sendable, Comparable, CustomStringConvertible 
         return low...high
     }
 
+    /// Orders cells by level, then along the Z-order curve within a level.
     public static func < (lhs: GridCell, rhs: GridCell) -> Bool {
         (lhs.level, lhs.keyRange.lowerBound) < (rhs.level, rhs.keyRange.lowerBound)
     }
 
+    /// The level, column and row, as in `12/2200/1343` (the order of a web map tile path).
     public var description: String { "\(level)/\(x)/\(y)" }
 }
 
@@ -107,7 +112,9 @@ struct QuantizedPoint: Hashable {
 
     /// The grid position of a coordinate: the same as quantizing its `mapPoint` (both scale
     /// ``WebMercator/unitPoint(_:)`` by a power of two, which is exact), without the general wrapping
-    /// of arbitrary plane points. This is the bulk load's inner loop.
+    /// of arbitrary plane points.
+    ///
+    /// This is the bulk load's inner loop.
     @usableFromInline
     init(_ coordinate: Coordinate) {
         let scale = 4_294_967_296.0  // 2^32 grid units across the world
@@ -137,6 +144,7 @@ extension UInt32 {
 }
 
 /// The Z-order (Morton) curve over the 32-bit grid: x bits at even positions, y bits at odd ones.
+///
 /// Every aligned grid cell is then one contiguous range of keys, the cell's bits being the key's prefix.
 enum MortonKey {
     @inline(__always) static func interleave(x: UInt32, y: UInt32) -> UInt64 {

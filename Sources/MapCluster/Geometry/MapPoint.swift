@@ -14,8 +14,9 @@ public struct MapPoint: Hashable, Sendable, CustomStringConvertible {
         self.y = y
     }
 
-    /// Projects a coordinate. Latitudes beyond the plane's edge land on the edge; longitude 180 lands
-    /// on x = 0, the same meridian as -180.
+    /// Projects a coordinate.
+    ///
+    /// Latitudes beyond the plane's edge land on the edge; longitude 180 lands on x = 0, the same meridian as -180.
     public init(_ coordinate: Coordinate) {
         let (x, y) = WebMercator.unitPoint(coordinate)
         self.init(x: x * MapSize.worldWidth, y: y * MapSize.worldWidth)
@@ -34,6 +35,7 @@ public struct MapPoint: Hashable, Sendable, CustomStringConvertible {
         return Coordinate(uncheckedLatitude: latitude, longitude: longitude)
     }
 
+    /// The coordinates in plane units, as in `(134217728.0, 134217728.0)`.
     public var description: String { "(\(x), \(y))" }
 }
 
@@ -55,8 +57,10 @@ public struct MapSize: Hashable, Sendable {
     }
 }
 
-/// A rectangle on the Web Mercator plane. Its x range may run past the world's east edge (x ≥ 2^28)
-/// when it crosses the antimeridian, as MapKit's visible map rect does.
+/// A rectangle on the Web Mercator plane.
+///
+/// Its x range may run past the world's east edge (x ≥ 2^28) when it crosses the antimeridian, as MapKit's visible map
+/// rect does.
 public struct MapRect: Hashable, Sendable, CustomStringConvertible {
     /// The whole world.
     public static let world = MapRect(origin: MapPoint(x: 0, y: 0), size: .world)
@@ -80,9 +84,9 @@ public struct MapRect: Hashable, Sendable, CustomStringConvertible {
     /// The rectangle between two longitudes and two latitudes, in degrees; throws if any value is not
     /// a valid latitude or longitude.
     ///
-    /// When `east` is less than `west`, the rectangle crosses the antimeridian and runs past the
-    /// world's east edge: `west: 170, east: -170` is 20° wide. `west: -180, east: 180` is the whole
-    /// width of the world. The latitudes may come in either order.
+    /// When `east` is less than `west`, the rectangle crosses the antimeridian and runs past the world's east edge:
+    /// `west: 170, east: -170` is 20° wide. `west: -180, east: 180` is the whole width of the world. The latitudes may
+    /// come in either order.
     public init(west: Double, south: Double, east: Double, north: Double) throws(CoordinateError) {
         let southWest = try Coordinate(latitude: min(south, north), longitude: west)
         let northEast = try Coordinate(latitude: max(south, north), longitude: east)
@@ -113,6 +117,7 @@ public struct MapRect: Hashable, Sendable, CustomStringConvertible {
         MapRect(minX: minX + dx, minY: minY + dy, maxX: maxX - dx, maxY: maxY - dy)
     }
 
+    /// The ranges of x and y the rectangle covers.
     public var description: String { "MapRect(x: \(minX)..<\(maxX), y: \(minY)..<\(maxY))" }
 }
 
@@ -122,7 +127,9 @@ public enum WebMercator {
     public static let maxLatitude = 85.051_128_779_806_59
 
     /// The zoom level at which `mapWidth` plane units are drawn `pointWidth` points wide: at zoom *z*
-    /// the world is 256 · 2^*z* points wide. Fractional zoom levels are normal.
+    /// the world is 256 · 2^*z* points wide.
+    ///
+    /// Fractional zoom levels are normal.
     ///
     ///     WebMercator.zoomLevel(mapWidth: MapSize.world.width, pointWidth: 256)  // 0
     public static func zoomLevel(mapWidth: Double, pointWidth: Double) -> Double {
@@ -131,8 +138,9 @@ public enum WebMercator {
     }
 
     /// The projection onto the unit square: x in [0, 1) (longitude 180 wraps to 0), y in [0, 1]
-    /// (latitudes beyond the plane's edge land on it). Every projection in the package goes through
-    /// here, so that points and grid positions agree to the bit.
+    /// (latitudes beyond the plane's edge land on it).
+    ///
+    /// Every projection in the package goes through here, so that points and grid positions agree to the bit.
     @inline(__always)
     static func unitPoint(_ coordinate: Coordinate) -> (x: Double, y: Double) {
         var x = (coordinate.longitude + 180) / 360

@@ -1,12 +1,12 @@
 // The C math library, without Foundation: the core depends on the standard library alone.
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(ucrt)
-import ucrt
+    import ucrt
 #endif
 
 @inline(__always) func mathSin(_ x: Double) -> Double { sin(x) }

@@ -25,8 +25,9 @@ public struct Viewport: Hashable, Sendable {
         let width = size.width * unitsPerPoint
         let height = size.height * unitsPerPoint
         self.init(
-            rect: MapRect(minX: point.x - width / 2, minY: point.y - height / 2, maxX: point.x + width / 2,
-                          maxY: point.y + height / 2),
+            rect: MapRect(
+                minX: point.x - width / 2, minY: point.y - height / 2, maxX: point.x + width / 2,
+                maxY: point.y + height / 2),
             size: size)
     }
 

@@ -6,29 +6,29 @@
 ///     index.insert(otherID, at: try Coordinate(latitude: 48.85, longitude: 2.35))
 ///     let clusters = index.clusters(in: viewport)
 ///
-/// Elements are ordered along the Z-order (Morton) curve of their position on a 2^32 × 2^32 grid over
-/// the Web Mercator plane, so every aligned grid cell is one contiguous range of keys. A B+-tree over
-/// that order keeps, for each subtree, the aggregates of what lies below it (count, fixed-point sums of
-/// latitude and longitude, bounds on the grid, first and last key, whether all share one coordinate).
-/// The design follows the counted/augmented search trees of Cormen et al., *Introduction to
-/// Algorithms*, ch. 14, over the Z-order of Morton (1966).
+/// Elements are ordered along the Z-order (Morton) curve of their position on a 2^32 × 2^32 grid over the Web Mercator
+/// plane, so every aligned grid cell is one contiguous range of keys. A B+-tree over that order keeps, for each
+/// subtree, the aggregates of what lies below it (count, fixed-point sums of latitude and longitude, bounds on the
+/// grid, first and last key, whether all share one coordinate). The design follows the counted/augmented search trees
+/// of Cormen et al., *Introduction to Algorithms*, ch. 14, over the Z-order of Morton (1966).
 ///
-/// Each element (its identity, by `Hashable`) is held once. Inserting an identity that is already
-/// present moves it to the new coordinate, as `Dictionary.updateValue(_:forKey:)` replaces a value.
+/// Each element (its identity, by `Hashable`) is held once. Inserting an identity that is already present moves it to
+/// the new coordinate, as `Dictionary.updateValue(_:forKey:)` replaces a value.
 ///
-/// `ClusterIndex` is a value: a copy taken before a mutation (a snapshot handed to another task) is
-/// unchanged by it. Nodes are shared between copies: the first mutation after a copy costs
-/// O(*n* / 64) reference-count increments plus the nodes on the changed path (a few hundred
-/// entries), about a thousandth of a rebuild; later mutations of the same value cost the usual.
+/// `ClusterIndex` is a value: a copy taken before a mutation (a snapshot handed to another task) is unchanged by it.
+/// Nodes are shared between copies: the first mutation after a copy costs O(*n* / 64) reference-count increments plus
+/// the nodes on the changed path (a few hundred entries), about a thousandth of a rebuild; later mutations of the same
+/// value cost the usual.
 ///
-/// The index does not store properties, categories or weights, and it does not round positions:
-/// members come back with the coordinates they were given.
+/// The index does not store properties, categories or weights, and it does not round positions: members come back with
+/// the coordinates they were given.
 public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
     /// The entries in Morton order; each refers to its element by slot.
     @usableFromInline var tree: MortonTree
-    /// The elements by slot, each with its Morton key (to find its entry in the tree). A removed
-    /// element's slot is a hole, listed in `freeSlots` and reused by the next insert; it holds a copy
-    /// of a live element, so that it keeps nothing removed alive.
+    /// The elements by slot, each with its Morton key (to find its entry in the tree).
+    ///
+    /// A removed element's slot is a hole, listed in `freeSlots` and reused by the next insert; it holds a copy of a
+    /// live element, so that it keeps nothing removed alive.
     @usableFromInline var store: ContiguousArray<StoredElement<Element>>
     /// The holes of `store`.
     @usableFromInline var freeSlots: [UInt32]
@@ -43,8 +43,10 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
         slots = SlotTable()
     }
 
-    /// Builds an index of elements in one pass. When an identity occurs more than once, its last
-    /// coordinate wins, as if the elements had been inserted one by one.
+    /// Builds an index of elements in one pass.
+    ///
+    /// When an identity occurs more than once, its last coordinate wins, as if the elements had been inserted one by
+    /// one.
     ///
     /// - Complexity: O(*n*): positions are sorted by a radix sort and the tree is built bottom-up.
     @inlinable
@@ -52,8 +54,10 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
         self.init(bulk: elements as? [(Element, Coordinate)] ?? Array(elements))
     }
 
-    /// The bulk load. Generic work stays here, specialized in the caller; the rest is concrete and
-    /// lives in the core. Slots start as input positions.
+    /// The bulk load.
+    ///
+    /// Generic work stays here, specialized in the caller; the rest is concrete and lives in the core. Slots start as
+    /// input positions.
     @inlinable
     init(bulk input: [(Element, Coordinate)]) {
         precondition(input.count < Int(UInt32.max - 1), "an index holds fewer than 2^32 - 1 elements")
@@ -131,8 +135,8 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
 
     /// Adds (or moves) each element; an identity that occurs more than once ends at its last coordinate.
     ///
-    /// The batch is applied in the order of its positions along the Z-order curve, so that consecutive
-    /// changes touch neighbouring nodes, which the cache and the prefetcher then already hold.
+    /// The batch is applied in the order of its positions along the Z-order curve, so that consecutive changes touch
+    /// neighbouring nodes, which the cache and the prefetcher then already hold.
     /// - Complexity: O(*m* log *n*) for *m* elements.
     @inlinable
     public mutating func insert(contentsOf elements: some Sequence<(Element, Coordinate)>) {
@@ -156,7 +160,8 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
             while end < hashes.count && hashes[end] == hashes[first] { end += 1 }
             if end - first > 1 {
                 let run = byHash[first..<end].sorted()
-                for (i, earlier) in run.enumerated() where run[(i + 1)...].contains(where: { batch[Int($0)].0 == batch[Int(earlier)].0 }) {
+                for (i, earlier) in run.enumerated()
+                where run[(i + 1)...].contains(where: { batch[Int($0)].0 == batch[Int(earlier)].0 }) {
                     replaced[Int(earlier)] = true
                 }
             }
@@ -184,8 +189,8 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
 
     /// Removes each element the index holds and returns how many it removed.
     ///
-    /// The elements are found first and then removed from the tree in the order of their positions
-    /// along the Z-order curve, so that consecutive removals touch neighbouring nodes.
+    /// The elements are found first and then removed from the tree in the order of their positions along the Z-order
+    /// curve, so that consecutive removals touch neighbouring nodes.
     /// - Complexity: O(*m* log *n*) for *m* elements.
     @inlinable
     @discardableResult
@@ -219,7 +224,9 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
     }
 
     /// Removes a slot's entry from the tree and makes the slot a hole, which the slot table must no
-    /// longer list. Once holes are half the store, the store is compacted.
+    /// longer list.
+    ///
+    /// Once holes are half the store, the store is compacted.
     /// - Complexity: O(log *n*), amortized: a compaction costs O(*n*) after *n* / 2 removals.
     @inlinable
     mutating func removeSlot(_ slot: UInt32, key: UInt64? = nil, compacting: Bool = true) {
@@ -271,7 +278,9 @@ extension ClusterIndex {
     /// insertion for elements on one position).
     ///
     /// - Complexity: O(log *n* + `limit`): whole subtrees before `offset` are skipped by their counts.
-    public func members(of cell: GridCell, offset: Int = 0, limit: Int = .max) -> [(element: Element, coordinate: Coordinate)] {
+    public func members(of cell: GridCell, offset: Int = 0, limit: Int = .max) -> [(
+        element: Element, coordinate: Coordinate
+    )] {
         precondition(offset >= 0 && limit >= 0, "offset and limit are not negative")
         var page: [(element: Element, coordinate: Coordinate)] = []
         guard limit > 0 else { return page }
@@ -283,7 +292,9 @@ extension ClusterIndex {
     }
 
     /// Calls `body` with each element of a cell and its coordinate, in the index's order, until it
-    /// returns false. Allocates nothing.
+    /// returns false.
+    ///
+    /// Allocates nothing.
     public func forEachMember(of cell: GridCell, _ body: (Element, Coordinate) -> Bool) {
         tree.forEachEntry(in: cell.keyRange) { body(store[Int($0.slot)].element, $0.coordinate) }
     }
@@ -299,6 +310,7 @@ public struct CellSummary: Hashable, Sendable {
     /// How many elements the cell holds.
     public let count: Int
     /// The mean latitude and longitude of the elements (longitudes wrapped into [-180, 180)).
+    ///
     /// Sums are kept in fixed point of 1e-7 degree (about 1 cm), so the mean never drifts.
     public let centerOfMass: Coordinate
     /// The smallest rectangle holding every element, on the index's grid of 1/16 plane unit.

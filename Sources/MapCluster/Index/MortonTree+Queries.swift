@@ -8,7 +8,9 @@ extension MortonTree {
         return result
     }
 
-    private func summarize(_ node: Int32, height: Int, summary: Summary, range: ClosedRange<UInt64>, into result: inout Summary?) {
+    private func summarize(
+        _ node: Int32, height: Int, summary: Summary, range: ClosedRange<UInt64>, into result: inout Summary?
+    ) {
         if summary.lastKey < range.lowerBound || summary.firstKey > range.upperBound { return }
         if range.lowerBound <= summary.firstKey && summary.lastKey <= range.upperBound {
             result.append(summary)
@@ -27,7 +29,8 @@ extension MortonTree {
         let branch = branches[n]
         var slot = branch.firstSlot(reaching: range.lowerBound)
         while slot < branch.children.count, branch.summaries[slot].firstKey <= range.upperBound {
-            summarize(branch.children[slot], height: height - 1, summary: branch.summaries[slot], range: range, into: &result)
+            summarize(
+                branch.children[slot], height: height - 1, summary: branch.summaries[slot], range: range, into: &result)
             slot += 1
         }
     }
@@ -41,7 +44,10 @@ extension MortonTree {
         _ = visit(root, height: height, summary: rootSummary, range: range, skip: &toSkip, body)
     }
 
-    private func visit(_ node: Int32, height: Int, summary: Summary, range: ClosedRange<UInt64>, skip: inout Int, _ body: (Entry) -> Bool) -> Bool {
+    private func visit(
+        _ node: Int32, height: Int, summary: Summary, range: ClosedRange<UInt64>, skip: inout Int,
+        _ body: (Entry) -> Bool
+    ) -> Bool {
         if summary.lastKey < range.lowerBound || summary.firstKey > range.upperBound { return true }
         let inside = range.lowerBound <= summary.firstKey && summary.lastKey <= range.upperBound
         if inside && skip >= summary.count {
@@ -65,7 +71,10 @@ extension MortonTree {
         let branch = branches[n]
         var slot = branch.firstSlot(reaching: range.lowerBound)
         while slot < branch.children.count, branch.summaries[slot].firstKey <= range.upperBound {
-            if !visit(branch.children[slot], height: height - 1, summary: branch.summaries[slot], range: range, skip: &skip, body) {
+            if !visit(
+                branch.children[slot], height: height - 1, summary: branch.summaries[slot], range: range, skip: &skip,
+                body)
+            {
                 return false
             }
             slot += 1
@@ -90,9 +99,9 @@ extension MortonTree {
     /// Folds the entries of every cell of `region` into one summary per cell and calls `body` with each
     /// non-empty cell, in key order, with the cell's Morton code at the region's level.
     ///
-    /// One walk of the tree serves all cells: a subtree whose keys share one cell is folded in whole
-    /// from its stored summary, a subtree outside the region is skipped on its bounds, and only nodes
-    /// that straddle a cell boundary are opened.
+    /// One walk of the tree serves all cells: a subtree whose keys share one cell is folded in whole from its stored
+    /// summary, a subtree outside the region is skipped on its bounds, and only nodes that straddle a cell boundary are
+    /// opened.
     /// - Complexity: O(*c* (*F* log *n* + *L*)) for *c* cells that hold entries.
     func forEachCell(in region: CellRegion, _ body: (UInt64, Summary) -> Void) {
         guard let rootSummary else { return }
@@ -153,8 +162,9 @@ struct CellRegion: Sendable {
 }
 
 /// The running state of ``MortonTree/forEachCell(in:_:)``: the cell being folded and its summary.
-/// Entries arrive in key order, so each cell's entries arrive together and a cell is complete as soon
-/// as an entry of another cell arrives.
+///
+/// Entries arrive in key order, so each cell's entries arrive together and a cell is complete as soon as an entry of
+/// another cell arrives.
 private struct CellFold {
     let region: CellRegion
     let shift: UInt64
@@ -186,7 +196,9 @@ private struct CellFold {
         return true
     }
 
-    mutating func walk(_ tree: MortonTree, node: Int32, height: Int, summary nodeSummary: Summary, _ body: (UInt64, Summary) -> Void) {
+    mutating func walk(
+        _ tree: MortonTree, node: Int32, height: Int, summary nodeSummary: Summary, _ body: (UInt64, Summary) -> Void
+    ) {
         guard region.intersects(nodeSummary) else { return }
         let firstCode = nodeSummary.firstKey >> shift
         if firstCode == nodeSummary.lastKey >> shift {
@@ -238,12 +250,13 @@ extension Optional where Wrapped == Summary {
 extension MortonTree {
     /// The entry in `range` that `admits` accepts and that lies nearest to `target` on the plane.
     ///
-    /// Branch and bound: children are searched nearest bounds first, and a subtree whose bounds are
-    /// farther than the best entry so far is skipped.
+    /// Branch and bound: children are searched nearest bounds first, and a subtree whose bounds are farther than the
+    /// best entry so far is skipped.
     func nearestEntry(in range: ClosedRange<UInt64>, to target: MapPoint, where admits: (Entry) -> Bool) -> Entry? {
         guard let rootSummary else { return nil }
         var best: (entry: Entry, distance: Double)?
-        searchNearest(root, height: height, summary: rootSummary, range: range, target: target, admits: admits, best: &best)
+        searchNearest(
+            root, height: height, summary: rootSummary, range: range, target: target, admits: admits, best: &best)
         return best?.entry
     }
 
@@ -274,8 +287,9 @@ extension MortonTree {
             slot += 1
         }
         for (slot, _) in slots.sorted(by: { $0.bound < $1.bound }) {
-            searchNearest(branch.children[slot], height: height - 1, summary: branch.summaries[slot], range: range,
-                          target: target, admits: admits, best: &best)
+            searchNearest(
+                branch.children[slot], height: height - 1, summary: branch.summaries[slot], range: range,
+                target: target, admits: admits, best: &best)
         }
     }
 }

@@ -1,16 +1,15 @@
 /// A B+-tree of entries in Morton-key order whose branches keep a ``Summary`` of every child.
 ///
-/// Because every aligned grid cell is one range of keys, the aggregate of a cell is the combination of
-/// at most two root-to-leaf paths: whole subtrees inside the range give their stored summaries. That
-/// makes a cell query O(*F* log *n* + *L*) for fan-out *F* and leaf size *L*, whatever the cell holds.
+/// Because every aligned grid cell is one range of keys, the aggregate of a cell is the combination of at most two
+/// root-to-leaf paths: whole subtrees inside the range give their stored summaries. That makes a cell query O(*F* log
+/// *n* + *L*) for fan-out *F* and leaf size *L*, whatever the cell holds.
 ///
-/// Storage is flat: leaves and branches sit in two arrays and refer to each other by index, with no
-/// class instances. Each node owns its own small array, so a copy of the tree shares every node with
-/// the original; a mutation of either copies the two node tables (O(*n* / *L*) references) and then
-/// only the nodes on the path it changes.
+/// Storage is flat: leaves and branches sit in two arrays and refer to each other by index, with no class instances.
+/// Each node owns its own small array, so a copy of the tree shares every node with the original; a mutation of either
+/// copies the two node tables (O(*n* / *L*) references) and then only the nodes on the path it changes.
 ///
-/// Entries with equal keys are kept in insertion order. Nodes that fall under a quarter full after a
-/// removal are merged with a neighbour when the two fit in one node; the tree is never rebuilt.
+/// Entries with equal keys are kept in insertion order. Nodes that fall under a quarter full after a removal are merged
+/// with a neighbour when the two fit in one node; the tree is never rebuilt.
 @usableFromInline
 struct MortonTree: Sendable {
     @usableFromInline typealias Entry = IndexEntry
@@ -176,7 +175,9 @@ struct MortonTree: Sendable {
         branches[n].children.removeSubrange(half...)
         branches[n].summaries.removeSubrange(half...)
         let sibling = allocateBranch(right)
-        return (Summary(nonEmptyCombining: branches[n].summaries), (sibling, Summary(nonEmptyCombining: right.summaries)))
+        return (
+            Summary(nonEmptyCombining: branches[n].summaries), (sibling, Summary(nonEmptyCombining: right.summaries))
+        )
     }
 
     // MARK: - Remove
@@ -186,7 +187,8 @@ struct MortonTree: Sendable {
     @usableFromInline
     mutating func remove(key: UInt64, where matches: (Entry) -> Bool) -> Entry? {
         guard let rootSummary, rootSummary.firstKey <= key, key <= rootSummary.lastKey else { return nil }
-        guard let (removed, summary) = remove(key: key, where: matches, from: root, height: height, summary: rootSummary)
+        guard
+            let (removed, summary) = remove(key: key, where: matches, from: root, height: height, summary: rootSummary)
         else { return nil }
         self.rootSummary = summary
         while height > 0, branches[Int(root)].children.count == 1 {
@@ -209,7 +211,9 @@ struct MortonTree: Sendable {
             while position < leaves[n].entries.count, leaves[n].entries[position].key == key {
                 if matches(leaves[n].entries[position]) {
                     let removed = leaves[n].entries.remove(at: position)
-                    guard let first = leaves[n].entries.first, let last = leaves[n].entries.last else { return (removed, nil) }
+                    guard let first = leaves[n].entries.first, let last = leaves[n].entries.last else {
+                        return (removed, nil)
+                    }
                     let remaining = summary.removing(removed, firstKey: first.key, lastKey: last.key) {
                         Summary(nonEmpty: leaves[n].entries)
                     }
@@ -233,7 +237,9 @@ struct MortonTree: Sendable {
                     branches[n].summaries.remove(at: slot)
                     if height == 1 { freeLeaf(child) } else { freeBranch(child) }
                 }
-                guard let first = branches[n].summaries.first, let last = branches[n].summaries.last else { return (removed, nil) }
+                guard let first = branches[n].summaries.first, let last = branches[n].summaries.last else {
+                    return (removed, nil)
+                }
                 let remaining = summary.removing(removed, firstKey: first.firstKey, lastKey: last.lastKey) {
                     Summary(nonEmptyCombining: branches[n].summaries)
                 }

@@ -2,18 +2,22 @@ import Dispatch
 
 /// Data parallelism for the bulk load, the one place the core runs work on several threads.
 ///
-/// The bulk load's loops that read their input at random (projecting a million coordinates, gathering
-/// them into sorted leaves) are bound by memory latency; two cores halve them. Nothing else in the
-/// core starts threads, and no result depends on how the work is split.
+/// The bulk load's loops that read their input at random (projecting a million coordinates, gathering them into sorted
+/// leaves) are bound by memory latency; two cores halve them. Nothing else in the core starts threads, and no result
+/// depends on how the work is split.
 @usableFromInline
 enum Parallel {
-    /// An array of `count` elements, the *i*-th being `transform(i)`, computed in contiguous chunks on
-    /// all cores. `transform` must be safe to call from several threads at once.
+    /// An array of `count` elements, the *i*-th being `transform(i)`, computed in contiguous chunks on all cores.
     ///
-    /// - Parameter minimumChunk: The fewest elements worth a thread of their own; below twice that the
-    ///   map runs on the calling thread, where starting threads would cost more than they save.
+    /// - Parameters:
+    ///   - count: The number of elements.
+    ///   - minimumChunk: The fewest elements worth a thread of their own; below twice that the map runs on the
+    ///     calling thread, where starting threads would cost more than they save.
+    ///   - transform: The element at a position; it must be safe to call from several threads at once.
+    /// - Returns: The elements, in order.
     @usableFromInline
-    static func map<T>(count: Int, minimumChunk: Int = 32_768, _ transform: @Sendable (Int) -> T) -> ContiguousArray<T> {
+    static func map<T>(count: Int, minimumChunk: Int = 32_768, _ transform: @Sendable (Int) -> T) -> ContiguousArray<T>
+    {
         ContiguousArray(unsafeUninitializedCapacity: count) { buffer, initialized in
             let chunks = min(max(count / minimumChunk, 1), 16)
             if chunks == 1 {

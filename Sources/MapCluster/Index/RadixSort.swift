@@ -1,13 +1,14 @@
 /// Sorts 64-bit keys, optionally carrying a 32-bit payload along, by most-significant-digit radix
-/// sort: an 11-bit digit and then 8-bit ones, a buffer the size of the input, and insertion sort for small buckets. Stable,
-/// so equal keys keep their input order.
+/// sort: an 11-bit digit and then 8-bit ones, a buffer the size of the input, and insertion sort for small buckets.
 ///
-/// Most-significant first suits keys that are spread out: a million Morton keys take one scatter over
-/// main memory, after which every bucket (about 500 keys) sorts in cache. A digit that every key of a
-/// bucket shares costs one counting pass and no move, which makes clustered data cheap.
+/// Stable, so equal keys keep their input order.
 ///
-/// This is the one place in the core that uses unsafe pointers: the sort's inner loops, measured
-/// (`mapcluster bench --workload load-1M-uniform`), are where the bulk load spends its time.
+/// Most-significant first suits keys that are spread out: a million Morton keys take one scatter over main memory,
+/// after which every bucket (about 500 keys) sorts in cache. A digit that every key of a bucket shares costs one
+/// counting pass and no move, which makes clustered data cheap.
+///
+/// This is the one place in the core that uses unsafe pointers: the sort's inner loops, measured (`mapcluster bench
+/// --workload load-1M-uniform`), are where the bulk load spends its time.
 @usableFromInline
 enum RadixSort {
     /// The first digit is wide, so that after one pass over main memory the buckets are small; the
@@ -27,7 +28,8 @@ enum RadixSort {
             payloads.withUnsafeMutableBufferPointer { payloads in
                 scratchKeys.withUnsafeMutableBufferPointer { scratchKeys in
                     scratchPayloads.withUnsafeMutableBufferPointer { scratchPayloads in
-                        let sorter = Sorter(keys: keys, payloads: payloads, scratchKeys: scratchKeys, scratchPayloads: scratchPayloads)
+                        let sorter = Sorter(
+                            keys: keys, payloads: payloads, scratchKeys: scratchKeys, scratchPayloads: scratchPayloads)
                         defer { sorter.counts.deallocate() }
                         sorter.sort(0..<keys.count, shift: 64 - firstDigitBits, bits: firstDigitBits)
                     }
@@ -58,8 +60,10 @@ enum RadixSort {
         /// The counting array, reused by every bucket: a plain buffer, so its writes check nothing.
         let counts = UnsafeMutableBufferPointer<Int>.allocate(capacity: 1 << RadixSort.firstDigitBits)
 
-        init(keys: UnsafeMutableBufferPointer<UInt64>, payloads: UnsafeMutableBufferPointer<UInt32>?,
-             scratchKeys: UnsafeMutableBufferPointer<UInt64>, scratchPayloads: UnsafeMutableBufferPointer<UInt32>?) {
+        init(
+            keys: UnsafeMutableBufferPointer<UInt64>, payloads: UnsafeMutableBufferPointer<UInt32>?,
+            scratchKeys: UnsafeMutableBufferPointer<UInt64>, scratchPayloads: UnsafeMutableBufferPointer<UInt32>?
+        ) {
             self.keys = keys
             self.payloads = payloads
             self.scratchKeys = scratchKeys

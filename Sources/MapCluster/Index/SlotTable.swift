@@ -14,11 +14,13 @@ struct StoredElement<Element: Hashable & Sendable>: Sendable {
 
 /// A hash set of slots into an element store: it maps an element to the slot that holds it, storing
 /// only the 32-bit slot and an 8-bit tag of the hash in each bucket, and comparing elements through
-/// the store only when the tags agree. At a million elements it takes 10 MB where a
-/// `Dictionary<Element, UInt64>` takes 34, and a lookup rarely touches the store.
+/// the store only when the tags agree.
 ///
-/// Open addressing with linear probing, kept at most 3/4 full; removal shifts the following run back
-/// (Knuth, *TAOCP* vol. 3, 6.4, Algorithm R), so there are no tombstones and lookups stay short.
+/// At a million elements it takes 10 MB where a `Dictionary<Element, UInt64>` takes 34, and a lookup rarely touches the
+/// store.
+///
+/// Open addressing with linear probing, kept at most 3/4 full; removal shifts the following run back (Knuth, *TAOCP*
+/// vol. 3, 6.4, Algorithm R), so there are no tombstones and lookups stay short.
 @usableFromInline
 struct SlotTable: Sendable {
     @usableFromInline static var empty: UInt32 { .max }
@@ -41,13 +43,17 @@ struct SlotTable: Sendable {
 
     /// The bucket that holds `element`'s slot, or the empty bucket where it would go.
     @inlinable
-    func find<Element: Hashable & Sendable>(_ element: Element, in store: ContiguousArray<StoredElement<Element>>) -> (bucket: Int, slot: UInt32?) {
+    func find<Element: Hashable & Sendable>(_ element: Element, in store: ContiguousArray<StoredElement<Element>>) -> (
+        bucket: Int, slot: UInt32?
+    ) {
         let hash = element.hashValue
         return find(element, home: hash & mask, tag: Self.tag(of: hash), in: store)
     }
 
     @inlinable
-    func find<Element: Hashable & Sendable>(_ element: Element, home: Int, tag: UInt8, in store: ContiguousArray<StoredElement<Element>>) -> (bucket: Int, slot: UInt32?) {
+    func find<Element: Hashable & Sendable>(
+        _ element: Element, home: Int, tag: UInt8, in store: ContiguousArray<StoredElement<Element>>
+    ) -> (bucket: Int, slot: UInt32?) {
         var bucket = home
         while true {
             let slot = buckets[bucket]
@@ -57,10 +63,13 @@ struct SlotTable: Sendable {
         }
     }
 
-    /// Puts `slot` for `element` in an empty bucket found by ``find(_:in:)``. Call ``reserve(_:in:)`` first.
+    /// Puts `slot` for `element` in an empty bucket found by ``find(_:in:)``.
+    ///
+    /// Call ``reserve(_:in:)`` first.
     @inlinable
     mutating func insert<Element: Hashable & Sendable>(_ slot: UInt32, for element: Element, at bucket: Int) {
-        precondition(buckets[bucket] == Self.empty && count < buckets.count * 3 / 4, "insert needs a reserved, empty bucket")
+        precondition(
+            buckets[bucket] == Self.empty && count < buckets.count * 3 / 4, "insert needs a reserved, empty bucket")
         buckets[bucket] = slot
         tags[bucket] = Self.tag(of: element.hashValue)
         count += 1
@@ -74,7 +83,8 @@ struct SlotTable: Sendable {
 
     /// Makes room for `extra` more elements, rebuilding the table if it must grow.
     @inlinable
-    mutating func reserve<Element: Hashable & Sendable>(_ extra: Int, in store: ContiguousArray<StoredElement<Element>>) {
+    mutating func reserve<Element: Hashable & Sendable>(_ extra: Int, in store: ContiguousArray<StoredElement<Element>>)
+    {
         guard count + extra > buckets.count * 3 / 4 else { return }
         var grown = SlotTable(minimumCapacity: count + extra)
         for slot in buckets where slot != Self.empty {
@@ -86,7 +96,9 @@ struct SlotTable: Sendable {
 
     /// Empties a bucket and shifts back the run after it, so every element stays reachable from its home.
     @inlinable
-    mutating func remove<Element: Hashable & Sendable>(at bucket: Int, in store: ContiguousArray<StoredElement<Element>>) {
+    mutating func remove<Element: Hashable & Sendable>(
+        at bucket: Int, in store: ContiguousArray<StoredElement<Element>>
+    ) {
         var hole = bucket
         var next = (hole + 1) & mask
         while buckets[next] != Self.empty {
@@ -107,11 +119,13 @@ struct SlotTable: Sendable {
     /// The table of every slot of a store, and the slots whose element a later slot repeats (the
     /// earlier occurrences), in ascending order.
     ///
-    /// Elements are partitioned in place by the top 8 bits of their home bucket (one level of American
-    /// flag sort, McIlroy, Bostic and McIlroy 1993) and inserted one partition at a time, so that the
-    /// probes stay in 1/256 of the table, which the cache holds, instead of jumping through all of it.
+    /// Elements are partitioned in place by the top 8 bits of their home bucket (one level of American flag sort,
+    /// McIlroy, Bostic and McIlroy 1993) and inserted one partition at a time, so that the probes stay in 1/256 of the
+    /// table, which the cache holds, instead of jumping through all of it.
     @inlinable
-    static func build<Element: Hashable & Sendable>(for store: ContiguousArray<StoredElement<Element>>) -> (SlotTable, superseded: [UInt32]) {
+    static func build<Element: Hashable & Sendable>(for store: ContiguousArray<StoredElement<Element>>) -> (
+        SlotTable, superseded: [UInt32]
+    ) {
         var table = SlotTable(minimumCapacity: store.count)
         let mask = table.mask
         // home | tag (8 bits) | slot (32 bits): the home sits above bit 40, so it must fit in 24 bits.
@@ -141,11 +155,14 @@ struct SlotTable: Sendable {
         return (table, superseded)
     }
 
-    /// Puts a slot of a bulk load in the table. Occurrences of one identity arrive in any order: the
-    /// later slot (the later input) wins and the earlier one is superseded.
+    /// Puts a slot of a bulk load in the table.
+    ///
+    /// Occurrences of one identity arrive in any order: the later slot (the later input) wins and the earlier one is
+    /// superseded.
     @inlinable
     mutating func place<Element: Hashable & Sendable>(
-        _ slot: UInt32, home: Int, tag: UInt8, in store: ContiguousArray<StoredElement<Element>>, superseded: inout [UInt32]
+        _ slot: UInt32, home: Int, tag: UInt8, in store: ContiguousArray<StoredElement<Element>>,
+        superseded: inout [UInt32]
     ) {
         // Probes read the store only when the tags agree, so most placements never touch it.
         var bucket = home

@@ -1,6 +1,8 @@
 /// One element of the index, as the tree holds it: its Morton key, its coordinate, and the slot of its
-/// identity in the index's element store. The tree is not generic over the element type, so every loop
-/// over entries is compiled, specialized and optimized once, in this module, whatever the client's type.
+/// identity in the index's element store.
+///
+/// The tree is not generic over the element type, so every loop over entries is compiled, specialized and optimized
+/// once, in this module, whatever the client's type.
 @usableFromInline
 struct IndexEntry: Sendable {
     @usableFromInline var key: UInt64
@@ -18,9 +20,8 @@ struct IndexEntry: Sendable {
 /// What the index keeps for every subtree (and computes for any key range) so that a cell's count,
 /// center of mass, bounds and same-location test never visit its members.
 ///
-/// Coordinate sums are fixed-point integers of 1e-7 degree (about 1 cm): exact, so a summary never
-/// drifts through inserts and removes and never depends on the order the members came in. Int64
-/// holds the sums of 5 billion points.
+/// Coordinate sums are fixed-point integers of 1e-7 degree (about 1 cm): exact, so a summary never drifts through
+/// inserts and removes and never depends on the order the members came in. Int64 holds the sums of 5 billion points.
 struct Summary: Sendable, Equatable {
     static let fixedPointScale = 1e7
 
@@ -131,9 +132,9 @@ struct Summary: Sendable, Equatable {
 
     /// The summary without one of its entries, given the first and last keys of what remains.
     ///
-    /// Counts and sums are exact integers and subtract in O(1). The bounds need `recompute` (a pass
-    /// over what remains) only when the entry lay on them, and so does the same-location test when
-    /// every remaining entry now shares one key.
+    /// Counts and sums are exact integers and subtract in O(1). The bounds need `recompute` (a pass over what remains)
+    /// only when the entry lay on them, and so does the same-location test when every remaining entry now shares one
+    /// key.
     @inline(__always) func removing(
         _ entry: IndexEntry, firstKey: UInt64, lastKey: UInt64, recompute: () -> Summary
     ) -> Summary {
@@ -159,6 +160,8 @@ struct Summary: Sendable, Equatable {
 
     /// The smallest rectangle of the plane holding every member (to the index's 1/16-unit grid).
     var bounds: MapRect {
-        MapRect(minX: Double(minX) / 16, minY: Double(minY) / 16, maxX: (Double(maxX) + 1) / 16, maxY: (Double(maxY) + 1) / 16)
+        MapRect(
+            minX: Double(minX) / 16, minY: Double(minY) / 16, maxX: (Double(maxX) + 1) / 16,
+            maxY: (Double(maxY) + 1) / 16)
     }
 }

@@ -27,7 +27,9 @@ enum BenchmarkData {
     /// real data crowds into cities.
     static func clusteredPoints(count: Int, seed: UInt64) -> [(Int, Coordinate)] {
         var rng = Generator(seed: seed)
-        let blobs = (0..<400).map { _ in (center: uniform(using: &rng), spread: pow10(Double.random(in: -4...0.5, using: &rng))) }
+        let blobs = (0..<400).map { _ in
+            (center: uniform(using: &rng), spread: pow10(Double.random(in: -4...0.5, using: &rng)))
+        }
         return (0..<count).map { i in
             let blob = blobs[Int.random(in: 0..<blobs.count, using: &rng)]
             let (u, v) = (Double.random(in: -1...1, using: &rng), Double.random(in: -1...1, using: &rng))
@@ -54,8 +56,14 @@ enum BenchmarkData {
     private static func pow10(_ x: Double) -> Double {
         var result = 1.0
         var remaining = x
-        while remaining >= 1 { result *= 10; remaining -= 1 }
-        while remaining <= -1 { result /= 10; remaining += 1 }
+        while remaining >= 1 {
+            result *= 10
+            remaining -= 1
+        }
+        while remaining <= -1 {
+            result /= 10
+            remaining += 1
+        }
         // 10^r for |r| < 1 by its series around 0 is plenty for picking blob widths.
         let ln10 = 2.302_585_092_994_046
         var term = 1.0

@@ -16,34 +16,35 @@ struct Workload {
     /// The standard workloads: the bars of the design's performance budget.
     static var standard: [Workload] {
         [
-        load("load-1M-uniform") { BenchmarkData.uniformPoints(count: 1_000_000, seed: 42) },
-        load("load-1M-clustered") { BenchmarkData.clusteredPoints(count: 1_000_000, seed: 43) },
-        viewport("viewport-1M-z0", zoom: 0),
-        viewport("viewport-1M-z3", zoom: 3),
-        viewport("viewport-1M-z8", zoom: 8),
-        viewport("viewport-1M-z14", zoom: 14),
-        Workload(name: "world-10M-z2", iterations: 51) {
-            let index = ClusterIndex(BenchmarkData.uniformPoints(count: 10_000_000, seed: 45))
-            let world = Viewport(rect: .world, size: ViewSize(width: 1024, height: 1024))
-            return Iteration { blackHole(index.clusters(in: world)) }
-        },
-        Workload(name: "update-1M", iterations: 21) {
-            var index = ClusterIndex(BenchmarkData.uniformPoints(count: 1_000_000, seed: 46))
-            let viewport = Viewport(center: standardCenter, zoom: 8, size: screen)
-            var round = 0
-            var added: [(Int, Coordinate)] = []
-            // Each round adds 10,000 new points and removes the 10,000 oldest: the size stays 1,000,000.
-            return Iteration(
-                setUp: {
-                    added = BenchmarkData.uniformPoints(count: 10_000, seed: 1_000 + UInt64(round), firstID: 1_000_000 + round * 10_000)
-                },
-                run: {
-                    index.insert(contentsOf: added)
-                    index.remove(contentsOf: (round * 10_000)..<((round + 1) * 10_000))
-                    blackHole(index.clusters(in: viewport))
-                    round += 1
-                })
-        },
+            load("load-1M-uniform") { BenchmarkData.uniformPoints(count: 1_000_000, seed: 42) },
+            load("load-1M-clustered") { BenchmarkData.clusteredPoints(count: 1_000_000, seed: 43) },
+            viewport("viewport-1M-z0", zoom: 0),
+            viewport("viewport-1M-z3", zoom: 3),
+            viewport("viewport-1M-z8", zoom: 8),
+            viewport("viewport-1M-z14", zoom: 14),
+            Workload(name: "world-10M-z2", iterations: 51) {
+                let index = ClusterIndex(BenchmarkData.uniformPoints(count: 10_000_000, seed: 45))
+                let world = Viewport(rect: .world, size: ViewSize(width: 1024, height: 1024))
+                return Iteration { blackHole(index.clusters(in: world)) }
+            },
+            Workload(name: "update-1M", iterations: 21) {
+                var index = ClusterIndex(BenchmarkData.uniformPoints(count: 1_000_000, seed: 46))
+                let viewport = Viewport(center: standardCenter, zoom: 8, size: screen)
+                var round = 0
+                var added: [(Int, Coordinate)] = []
+                // Each round adds 10,000 new points and removes the 10,000 oldest: the size stays 1,000,000.
+                return Iteration(
+                    setUp: {
+                        added = BenchmarkData.uniformPoints(
+                            count: 10_000, seed: 1_000 + UInt64(round), firstID: 1_000_000 + round * 10_000)
+                    },
+                    run: {
+                        index.insert(contentsOf: added)
+                        index.remove(contentsOf: (round * 10_000)..<((round + 1) * 10_000))
+                        blackHole(index.clusters(in: viewport))
+                        round += 1
+                    })
+            },
         ]
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MapCluster
 
 struct GridClusteringTests {
@@ -9,10 +10,14 @@ struct GridClusteringTests {
     }
 
     /// Everything the index holds in the cells a viewport's clustering covers, found the slow way.
-    static func elementsInCells(_ index: ClusterIndex<Int>, _ viewport: Viewport, _ options: ClusterOptions<Int>) -> Set<Int> {
+    static func elementsInCells(_ index: ClusterIndex<Int>, _ viewport: Viewport, _ options: ClusterOptions<Int>)
+        -> Set<Int>
+    {
         let cells = Set(index.gridCells(in: viewport, options: options))
         let level = options.gridLevel(forZoom: viewport.zoom)
-        return Set(index.elements.filter { cells.contains(GridCell(containing: $0.coordinate.mapPoint, level: level)) }.map(\.element))
+        return Set(
+            index.elements.filter { cells.contains(GridCell(containing: $0.coordinate.mapPoint, level: level)) }.map(
+                \.element))
     }
 
     // MARK: - The cases the issue names
@@ -37,13 +42,15 @@ struct GridClusteringTests {
         let index = Self.index([.checked(40, 40), .checked(47, 47), .checked(45.1, 44.9), .checked(42.1, 43.7)])
         var options = ClusterOptions<Int>()
         options.position = .nearestToCellCenter
-        let clusters = index.clusters(in: Viewport(center: .checked(45, 45), zoom: 0, size: Self.screen), options: options)
+        let clusters = index.clusters(
+            in: Viewport(center: .checked(45, 45), zoom: 0, size: Self.screen), options: options)
         #expect(clusters.map(\.coordinate) == [.checked(42.1, 43.7)])
         let cell = try #require(clusters.first?.cell)
         #expect(cell.level == 2)
         let brute = index.elements.min { a, b in
             func d(_ c: Coordinate) -> Double {
-                let p = c.mapPoint, q = cell.rect.center
+                let p = c.mapPoint
+                let q = cell.rect.center
                 return (p.x - q.x) * (p.x - q.x) + (p.y - q.y) * (p.y - q.y)
             }
             return d(a.coordinate) < d(b.coordinate)
@@ -56,7 +63,8 @@ struct GridClusteringTests {
         let index = Self.index((0..<elements).map { Coordinate.checked(10 + Double($0) * 0.01, 20) })
         var options = ClusterOptions<Int>()
         options.minCountForClustering = 10
-        let result = index.clusters(in: Viewport(center: .checked(10, 20), zoom: 3, size: Self.screen), options: options)
+        let result = index.clusters(
+            in: Viewport(center: .checked(10, 20), zoom: 3, size: Self.screen), options: options)
         #expect(result.filter { !$0.isCluster }.count == singles)
         #expect(result.filter(\.isCluster).count == clusters)
         #expect(result.map(\.count).reduce(0, +) == elements)
@@ -67,7 +75,8 @@ struct GridClusteringTests {
         let index = Self.index([.checked(10, 20), .checked(10.01, 20.01), .checked(10.02, 20.02)])
         var options = ClusterOptions<Int>()
         options.shouldCluster = { $0 != 1 }
-        let result = index.clusters(in: Viewport(center: .checked(10, 20), zoom: 3, size: Self.screen), options: options)
+        let result = index.clusters(
+            in: Viewport(center: .checked(10, 20), zoom: 3, size: Self.screen), options: options)
         #expect(result.count == 2)
         let cluster = result.first(where: \.isCluster)
         #expect(cluster?.count == 2)
@@ -81,7 +90,8 @@ struct GridClusteringTests {
         var options = ClusterOptions<Int>()
         options.marginFactor = 0
         options.maxZoomLevelForClustering = 0  // every element on its own
-        let result = index.clusters(in: Viewport(rect: rect, size: ViewSize(width: 1024, height: 1024)), options: options)
+        let result = index.clusters(
+            in: Viewport(rect: rect, size: ViewSize(width: 1024, height: 1024)), options: options)
         #expect(result.flatMap { $0.members() }.sorted() == [0, 1])
         // Clustered, the two sides of the seam are two cells and so two singles, each once.
         let clustered = index.clusters(in: Viewport(rect: rect, size: ViewSize(width: 1024, height: 1024)))
@@ -130,7 +140,9 @@ struct GridClusteringTests {
     }
 
     @Test func tooFewLocationsSwitchClusteringOff() {
-        let index = Self.index([.checked(1, 1), .checked(1, 1), .checked(1.001, 1), .checked(1.001, 1), .checked(1.002, 1)])
+        let index = Self.index([
+            .checked(1, 1), .checked(1, 1), .checked(1.001, 1), .checked(1.001, 1), .checked(1.002, 1),
+        ])
         var options = ClusterOptions<Int>()
         let viewport = Viewport(center: .checked(1, 1), zoom: 5, size: Self.screen)
         options.minUniqueLocationsForClustering = 3
@@ -147,7 +159,9 @@ struct GridClusteringTests {
         let viewport = Viewport(center: .checked(10, 20), zoom: 3, size: Self.screen)
         var options = ClusterOptions<Int>()
         let cluster = try #require(index.clusters(in: viewport, options: options).first)
-        #expect(abs(cluster.coordinate.latitude - 10.4 / 3 * 3 / 3) < 1e-9 || abs(cluster.coordinate.latitude - (10 + 10.3 + 10.1) / 3) < 1e-7)
+        #expect(
+            abs(cluster.coordinate.latitude - 10.4 / 3 * 3 / 3) < 1e-9
+                || abs(cluster.coordinate.latitude - (10 + 10.3 + 10.1) / 3) < 1e-7)
         #expect(abs(cluster.coordinate.longitude - (20 + 20.2 + 20.6) / 3) < 1e-7)
 
         options.position = .cellCenter
@@ -187,7 +201,9 @@ struct GridClusteringTests {
             #expect(index.clusters(in: before).contains { $0.id == cluster.id && $0.count == cluster.count })
             let after = Viewport(center: cluster.coordinate, zoom: zoom + 1e-9, size: Self.screen)
             let member = cluster.members(limit: 1)[0]
-            #expect(index.clusters(in: after).first { $0.members().contains(member) }.map { $0.count < cluster.count } == true)
+            #expect(
+                index.clusters(in: after).first { $0.members().contains(member) }.map { $0.count < cluster.count }
+                    == true)
         }
     }
 
@@ -208,7 +224,8 @@ struct GridClusteringTests {
             #expect(clusters.map(\.count).reduce(0, +) == members.count)
             #expect(Set(clusters.map(\.id)).count == clusters.count, "ids are unique")
             for cluster in clusters {
-                #expect(cluster.isUniqueLocation == (Set(cluster.membersWithCoordinates().map(\.coordinate)).count == 1))
+                #expect(
+                    cluster.isUniqueLocation == (Set(cluster.membersWithCoordinates().map(\.coordinate)).count == 1))
             }
         }
     }
@@ -223,7 +240,10 @@ struct GridClusteringTests {
         for zoom in [0.0, 3, 7.5, 13] {
             let viewport = Viewport(center: coordinates[0], zoom: zoom, size: Self.screen)
             func digest(_ index: ClusterIndex<Int>) -> [ClusterID<Int>: (Int, Coordinate, Set<Int>)] {
-                Dictionary(uniqueKeysWithValues: index.clusters(in: viewport).map { ($0.id, ($0.count, $0.coordinate, Set($0.members()))) })
+                Dictionary(
+                    uniqueKeysWithValues: index.clusters(in: viewport).map {
+                        ($0.id, ($0.count, $0.coordinate, Set($0.members())))
+                    })
             }
             let a = digest(bulk)
             let b = digest(oneByOne)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MapCluster
 
 struct GeometryTests {
@@ -19,7 +20,8 @@ struct GeometryTests {
     @Test func roundTripStaysWithinABillionthOfADegree() {
         var rng = SplitMix64(seed: 42)
         for _ in 0..<10_000 {
-            let coordinate = Coordinate.checked(.random(in: -85...85, using: &rng), .random(in: -180..<180, using: &rng))
+            let coordinate = Coordinate.checked(
+                .random(in: -85...85, using: &rng), .random(in: -180..<180, using: &rng))
             let back = coordinate.mapPoint.coordinate
             #expect(abs(back.latitude - coordinate.latitude) < 1e-9)
             #expect(abs(back.longitude - coordinate.longitude) < 1e-9)
@@ -83,7 +85,8 @@ struct GeometryTests {
     @Test func cellsHoldThePointsTheirRectsHold() {
         var rng = SplitMix64(seed: 5)
         for _ in 0..<2_000 {
-            let point = Coordinate.checked(.random(in: -85...85, using: &rng), .random(in: -180..<180, using: &rng)).mapPoint
+            let point = Coordinate.checked(.random(in: -85...85, using: &rng), .random(in: -180..<180, using: &rng))
+                .mapPoint
             let level = Int.random(in: 0...32, using: &rng)
             let cell = GridCell(containing: point, level: level)
             #expect(cell.keyRange.contains(QuantizedPoint(point).key))
@@ -95,8 +98,14 @@ struct GeometryTests {
 extension GeometryTests {
     @Test func gridPositionsOfCoordinatesAndOfTheirPointsAgree() {
         var rng = SplitMix64(seed: 17)
-        var probes: [Coordinate] = [.checked(0, 0), .checked(0, 180), .checked(0, -180), .checked(90, 0), .checked(-90, 179.99999999)]
-        for _ in 0..<20_000 { probes.append(.checked(.random(in: -90...90, using: &rng), .random(in: -180...180, using: &rng))) }
-        for coordinate in probes { #expect(QuantizedPoint(coordinate) == QuantizedPoint(coordinate.mapPoint), "\(coordinate)") }
+        var probes: [Coordinate] = [
+            .checked(0, 0), .checked(0, 180), .checked(0, -180), .checked(90, 0), .checked(-90, 179.99999999),
+        ]
+        for _ in 0..<20_000 {
+            probes.append(.checked(.random(in: -90...90, using: &rng), .random(in: -180...180, using: &rng)))
+        }
+        for coordinate in probes {
+            #expect(QuantizedPoint(coordinate) == QuantizedPoint(coordinate.mapPoint), "\(coordinate)")
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MapCluster
 
 struct ClusterIndexTests {
@@ -6,10 +7,14 @@ struct ClusterIndexTests {
     static func probeCells(for coordinates: [Coordinate], using rng: inout SplitMix64) -> [GridCell] {
         var cells: [GridCell] = [GridCell(level: 0, x: 0, y: 0)]
         for level in [1, 2, 5, 9, 14, 20, 27, 32] {
-            for coordinate in coordinates.prefix(12) { cells.append(GridCell(containing: coordinate.mapPoint, level: level)) }
+            for coordinate in coordinates.prefix(12) {
+                cells.append(GridCell(containing: coordinate.mapPoint, level: level))
+            }
             let limit = UInt32(truncatingIfNeeded: (UInt64(1) << level) - 1)
             for _ in 0..<4 {
-                cells.append(GridCell(level: level, x: .random(in: 0...limit, using: &rng), y: .random(in: 0...limit, using: &rng)))
+                cells.append(
+                    GridCell(
+                        level: level, x: .random(in: 0...limit, using: &rng), y: .random(in: 0...limit, using: &rng)))
             }
         }
         return cells
@@ -27,7 +32,8 @@ struct ClusterIndexTests {
     func bulkLoadMatchesBruteForce(shape: DataShape, count: Int) {
         let coordinates = shape.coordinates(count: count, seed: 1)
         let index = ClusterIndex(coordinates.enumerated().map { ($0.offset, $0.element) })
-        let truth = BruteForce(points: Dictionary(uniqueKeysWithValues: coordinates.enumerated().map { ($0.offset, $0.element) }))
+        let truth = BruteForce(
+            points: Dictionary(uniqueKeysWithValues: coordinates.enumerated().map { ($0.offset, $0.element) }))
         var rng = SplitMix64(seed: 99)
         Self.expectMatchesBruteForce(index, truth, cells: Self.probeCells(for: coordinates, using: &rng))
     }
@@ -38,7 +44,8 @@ struct ClusterIndexTests {
         // Start from a bulk load deep enough to have two branch levels, so branch splits and merges run.
         let initial = shape.coordinates(count: 3_000, seed: 11)
         var index = ClusterIndex(initial.enumerated().map { ($0.offset, $0.element) })
-        var truth = BruteForce(points: Dictionary(uniqueKeysWithValues: initial.enumerated().map { ($0.offset, $0.element) }))
+        var truth = BruteForce(
+            points: Dictionary(uniqueKeysWithValues: initial.enumerated().map { ($0.offset, $0.element) }))
         #expect(index.tree.height >= 2)
         var nextID = initial.count
         for step in 0..<6_000 {
@@ -62,7 +69,8 @@ struct ClusterIndexTests {
                 truth.points[victim] = coordinate
             }
             if step % 1_000 == 999 {
-                Self.expectMatchesBruteForce(index, truth, cells: Self.probeCells(for: Array(truth.points.values), using: &rng))
+                Self.expectMatchesBruteForce(
+                    index, truth, cells: Self.probeCells(for: Array(truth.points.values), using: &rng))
             }
         }
         // Drain it completely: merges, root collapses and store compactions must keep everything consistent.
@@ -71,7 +79,8 @@ struct ClusterIndexTests {
             #expect(removed)
             truth.points[victim] = nil
             if step % 700 == 699 {
-                Self.expectMatchesBruteForce(index, truth, cells: Self.probeCells(for: Array(truth.points.values), using: &rng))
+                Self.expectMatchesBruteForce(
+                    index, truth, cells: Self.probeCells(for: Array(truth.points.values), using: &rng))
             }
         }
         #expect(index.isEmpty)
@@ -81,7 +90,8 @@ struct ClusterIndexTests {
     @Test func removingTheOutermostElementsShrinksTheBounds() {
         let coordinates: [Coordinate] = (0..<200).map { .checked(Double($0 % 20) - 10, Double($0 / 20) * 3) }
         var index = ClusterIndex(coordinates.enumerated().map { ($0.offset, $0.element) })
-        var truth = BruteForce(points: Dictionary(uniqueKeysWithValues: coordinates.enumerated().map { ($0.offset, $0.element) }))
+        var truth = BruteForce(
+            points: Dictionary(uniqueKeysWithValues: coordinates.enumerated().map { ($0.offset, $0.element) }))
         let world = GridCell(level: 0, x: 0, y: 0)
         // Remove from the outside in, so that every removal lies on the current bounds.
         let order = coordinates.indices.sorted { abs(coordinates[$0].latitude) > abs(coordinates[$1].latitude) }
@@ -102,7 +112,9 @@ struct ClusterIndexTests {
     }
 
     @Test func bulkLoadKeepsTheLastCoordinateOfARepeatedIdentity() {
-        let index = ClusterIndex([("a", Coordinate.checked(1, 1)), ("b", .checked(2, 2)), ("a", .checked(3, 3)), ("a", .checked(1, 1))])
+        let index = ClusterIndex([
+            ("a", Coordinate.checked(1, 1)), ("b", .checked(2, 2)), ("a", .checked(3, 3)), ("a", .checked(1, 1)),
+        ])
         #expect(index.count == 2)
         #expect(index.coordinate(of: "a") == .checked(1, 1))
         #expect(index.summary(of: GridCell(level: 0, x: 0, y: 0))?.count == 2)
@@ -198,11 +210,15 @@ struct SlotTableTests {
     }
 
     @Test func bulkLoadWithCollidingDuplicatesKeepsTheLast() {
-        let input = (0..<300).map { (CollidingID(value: $0 % 100), Coordinate.checked(Double($0 % 80), Double($0 % 170))) }
+        let input = (0..<300).map {
+            (CollidingID(value: $0 % 100), Coordinate.checked(Double($0 % 80), Double($0 % 170)))
+        }
         let index = ClusterIndex(input)
         #expect(index.count == 100)
         for value in 0..<100 {
-            #expect(index.coordinate(of: CollidingID(value: value)) == .checked(Double((value + 200) % 80), Double((value + 200) % 170)))
+            #expect(
+                index.coordinate(of: CollidingID(value: value))
+                    == .checked(Double((value + 200) % 80), Double((value + 200) % 170)))
         }
     }
 }

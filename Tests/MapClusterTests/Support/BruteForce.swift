@@ -15,14 +15,16 @@ struct BruteForce<Element: Hashable & Sendable> {
         let longitudes = inside.values.map { Summary.fixedPoint($0.wrappedLongitude) }.reduce(0, +)
         let unique = inside.values.allSatisfy { $0 == first.value }
         let n = Double(inside.count)
-        let center = unique
+        let center =
+            unique
             ? first.value
             : Coordinate(uncheckedLatitude: Double(latitudes) / n / 1e7, longitude: Double(longitudes) / n / 1e7)
         let grid = inside.values.map { QuantizedPoint($0.mapPoint) }
+        let xs = grid.map { Double($0.x) }
+        let ys = grid.map { Double($0.y) }
         let bounds = MapRect(
-            minX: Double(grid.map(\.x).min()!) / 16, minY: Double(grid.map(\.y).min()!) / 16,
-            maxX: (Double(grid.map(\.x).max()!) + 1) / 16, maxY: (Double(grid.map(\.y).max()!) + 1) / 16)
+            minX: (xs.min() ?? 0) / 16, minY: (ys.min() ?? 0) / 16,
+            maxX: ((xs.max() ?? 0) + 1) / 16, maxY: ((ys.max() ?? 0) + 1) / 16)
         return CellSummary(count: inside.count, centerOfMass: center, bounds: bounds, isUniqueLocation: unique)
     }
 }
-

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+
+/// The `mapcluster` tool run as a user runs it: a child process, its output and exit status.
+struct CommandLineTests {
+    struct Run {
+        var status: Int32
+        var output: String
+        var error: String
+    }
+
+    /// The built `mapcluster` beside this test bundle.
+    static var executable: URL {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        if directory.pathExtension == "xctest" { directory.deleteLastPathComponent() }
+        return directory.appendingPathComponent("mapcluster")
+    }
+
+    static func run(_ arguments: String...) throws -> Run {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
+            error: String(decoding: err, as: UTF8.self))
+    }
+
+    static func temporaryFile(_ text: String) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("mapcluster-\(UUID().uuidString).csv")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    struct Report: Decodable {
+        struct Row: Decodable {
+            var id: String
+            var kind: String
+            var name: String?
+            var latitude: Double
+            var longitude: Double
+            var count: Int
+        }
+        var zoom: Double
+        var points: Int
+        var clusters: [Row]
+    }
+
+    @Test func clustersTheBundledSampleAsJSON() throws {
+        let run = try Self.run("cluster", "--zoom", "2", "--json")
+        #expect(run.status == 0, "\(run.error)")
+        let report = try JSONDecoder().decode(Report.self, from: Data(run.output.utf8))
+        #expect(report.points == 34_006)
+        #expect(report.clusters.map(\.count).reduce(0, +) == 34_006)
+        #expect(report.clusters.contains { $0.kind == "cluster" })
+        #expect(report.clusters.filter { $0.kind == "single" }.allSatisfy { $0.name != nil && $0.count == 1 })
+    }
+
+    @Test func printsAReadableTable() throws {
+        let run = try Self.run("cluster", "--zoom", "2")
+        #expect(run.status == 0)
+        let lines = run.output.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("zoom 2.0, grid level 4:") == true)
+        #expect(lines.contains { $0.hasPrefix("id ") && $0.contains("latitude") && $0.contains("count") })
+    }
+
+    @Test func aBoxAcrossTheAntimeridianHoldsBothSidesOnce() throws {
+        let file = try Self.temporaryFile("id,lat,lon,name\na,0,179.9,East\nb,0,-179.9,West\nc,0,0,Far\n")
+        let run = try Self.run("cluster", file, "--zoom", "6", "--bbox", "170,-10,-170,10", "--json")
+        #expect(run.status == 0, "\(run.error)")
+        let report = try JSONDecoder().decode(Report.self, from: Data(run.output.utf8))
+        #expect(report.clusters.map(\.id).sorted() == ["a", "b"])
+    }
+
+    @Test(arguments: [
+        (["cluster", "--zoom", "30"], "--zoom must be within 0...24, not 30.0"),
+        (
+            ["cluster", "--zoom", "2", "--bbox", "1,2,3"],
+            "--bbox must be four numbers west,south,east,north, not '1,2,3'"
+        ),
+        (["cluster", "--zoom", "2", "--bbox", "1,95,3,4"], "--bbox: latitude 95.0 is outside -90...90"),
+        (["cluster", "--zoom", "2", "--cell-size", "0"], "--cell-size must be a positive number of points"),
+        (["bench", "--workload", "nope"], "unknown workload 'nope'"),
+    ])
+    func badArgumentsAreRejectedWithAMessage(arguments: [String], message: String) throws {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        let error = Pipe()
+        process.standardError = error
+        process.standardOutput = Pipe()
+        try process.run()
+        let text = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0)
+        #expect(text.contains(message), "\(text)")
+    }
+
+    @Test func aBadFileIsRejectedNamingFileLineAndField() throws {
+        let file = try Self.temporaryFile("id,lat,lon\n1,10,20\n2,abc,20\n")
+        let run = try Self.run("cluster", file, "--zoom", "2")
+        #expect(run.status != 0)
+        #expect(run.error.contains("\(file):3 (field lat): 'abc' is not a number"), "\(run.error)")
+    }
+}
