@@ -14,9 +14,12 @@ public struct Cluster<Element: Hashable & Sendable>: Identifiable, Sendable {
     public internal(set) var coordinate: Coordinate
     /// How many elements it stands for.
     public let count: Int
-    /// The smallest rectangle holding every member (to the index's grid of 1/16 plane unit); zoom
-    /// the map to it to show them all.
-    public let bounds: MapRect
+    /// The smallest rectangle holding every member (to the index's grid of 1/16 plane unit); zoom the map to it to
+    /// show them all.
+    ///
+    /// - Complexity: O(log *n*), computed when asked; with a ``ClusterOptions/shouldCluster`` predicate, O(*m*) for
+    ///   the *m* elements of the cluster's cell.
+    public var bounds: MapRect { context.bounds(of: self) }
     /// Whether every member has the same coordinate: such a cluster never splits, however far one zooms.
     public let isUniqueLocation: Bool
     /// The grid cell it was made in, at the zoom it was made for.

@@ -104,7 +104,7 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
         }
         let tight = GridCell.smallest(holding: summary.firstKey, summary.lastKey)
         var cluster = Cluster(
-            id: .cell(tight), coordinate: summary.centerOfMass, count: summary.count, bounds: summary.bounds,
+            id: .cell(tight), coordinate: summary.centerOfMass, count: summary.count,
             isUniqueLocation: false, cell: cell, zoom: zoom,
             membership: .cell(tight, firstKey: summary.firstKey, lastKey: summary.lastKey), context: self)
         switch options.position {
@@ -128,22 +128,14 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
         if count == 1, let only = firstMember(at: location, filter: filter) {
             return single(only, in: cell, zoom: zoom)
         }
-        let point = QuantizedPoint(location)
         return Cluster(
             id: .location(location), coordinate: location, count: count,
-            bounds: MapRect(
-                minX: Double(point.x) / 16, minY: Double(point.y) / 16, maxX: Double(point.x + 1) / 16,
-                maxY: Double(point.y + 1) / 16),
             isUniqueLocation: true, cell: cell, zoom: zoom, membership: .location(location, filter), context: self)
     }
 
     private func single(_ entry: Entry, in cell: GridCell, zoom: Double) -> Cluster<Element> {
-        let point = QuantizedPoint(key: entry.key)
-        return Cluster(
+        Cluster(
             id: .element(element(of: entry)), coordinate: entry.coordinate, count: 1,
-            bounds: MapRect(
-                minX: Double(point.x) / 16, minY: Double(point.y) / 16, maxX: Double(point.x + 1) / 16,
-                maxY: Double(point.y + 1) / 16),
             isUniqueLocation: true, cell: cell, zoom: zoom, membership: .element(element(of: entry)), context: self)
     }
 
@@ -245,6 +237,31 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
             }
         }
         return page
+    }
+
+    /// The exact bounds of a cluster's members, from the tree (the fold's summaries may have larger ones).
+    func bounds(of cluster: Cluster<Element>) -> MapRect {
+        let unit = { (coordinate: Coordinate) -> MapRect in
+            let point = QuantizedPoint(coordinate)
+            return MapRect(
+                minX: Double(point.x) / 16, minY: Double(point.y) / 16, maxX: (Double(point.x) + 1) / 16,
+                maxY: (Double(point.y) + 1) / 16)
+        }
+        switch cluster.membership {
+        case .element, .location:
+            return unit(cluster.coordinate)
+        case .cell(let cell, _, _):
+            var summary: Summary?
+            if options.shouldCluster == nil {
+                summary = tree.summary(in: cell.keyRange)
+            } else {
+                tree.forEachEntry(in: cell.keyRange) { entry in
+                    if admits(entry, .clusterable) { summary.add(entry) }
+                    return true
+                }
+            }
+            return summary?.bounds ?? unit(cluster.coordinate)
+        }
     }
 
     // MARK: - Across zoom levels

@@ -21,7 +21,9 @@ struct IndexEntry: Sendable {
 /// center of mass, bounds and same-location test never visit its members.
 ///
 /// Coordinate sums are fixed-point integers of 1e-7 degree (about 1 cm): exact, so a summary never drifts through
-/// inserts and removes and never depends on the order the members came in. Int64 holds the sums of 5 billion points.
+/// inserts and removes and never depends on the order the members came in. Each term is at most 1.8e9 in magnitude
+/// and an index holds fewer than 2^32 elements, so a sum stays below 7.8e18 < Int64.max: the additions use wrapping
+/// arithmetic, which can then never wrap, and skip the overflow checks.
 struct Summary: Sendable, Equatable {
     static let fixedPointScale = 1e7
 
@@ -88,27 +90,27 @@ struct Summary: Sendable, Equatable {
     /// Adds an entry that comes after every member in key order.
     @inline(__always) mutating func add(_ entry: IndexEntry) {
         let point = QuantizedPoint(key: entry.key)
-        count += 1
+        count &+= 1
         lastKey = entry.key
         minX = min(minX, point.x)
         maxX = max(maxX, point.x)
         minY = min(minY, point.y)
         maxY = max(maxY, point.y)
-        latitudeSum += Summary.fixedPoint(entry.coordinate.latitude)
-        longitudeSum += Summary.fixedPoint(entry.coordinate.wrappedLongitude)
+        latitudeSum &+= Summary.fixedPoint(entry.coordinate.latitude)
+        longitudeSum &+= Summary.fixedPoint(entry.coordinate.wrappedLongitude)
         if isSameLocation && entry.coordinate != location { isSameLocation = false }
     }
 
     /// Adds the members of a summary that come after every member of this one in key order.
     @inline(__always) mutating func append(_ other: Summary) {
-        count += other.count
+        count &+= other.count
         lastKey = other.lastKey
         minX = min(minX, other.minX)
         maxX = max(maxX, other.maxX)
         minY = min(minY, other.minY)
         maxY = max(maxY, other.maxY)
-        latitudeSum += other.latitudeSum
-        longitudeSum += other.longitudeSum
+        latitudeSum &+= other.latitudeSum
+        longitudeSum &+= other.longitudeSum
         isSameLocation = isSameLocation && other.isSameLocation && other.location == location
     }
 
@@ -147,6 +149,31 @@ struct Summary: Sendable, Equatable {
         result.lastKey = lastKey
         result.latitudeSum -= Summary.fixedPoint(entry.coordinate.latitude)
         result.longitudeSum -= Summary.fixedPoint(entry.coordinate.wrappedLongitude)
+        return result
+    }
+
+    /// The summary of a run of entries that a node holds, without visiting the run.
+    ///
+    /// It comes from the node's summary and the summaries of the entries before and after the run: counts and sums
+    /// subtract exactly; the keys and the same-location test come from the run itself. The bounds are the node's,
+    /// which hold the run's but may be larger.
+    static func run(
+        _ run: UnsafeBufferPointer<IndexEntry>.SubSequence, of node: Summary, before: Summary?, after: Summary?
+    ) -> Summary {
+        var result = node
+        for part in [before, after] {
+            guard let part else { continue }
+            result.count &-= part.count
+            result.latitudeSum &-= part.latitudeSum
+            result.longitudeSum &-= part.longitudeSum
+        }
+        guard let first = run.first, let last = run.last else { preconditionFailure("a run is never empty") }
+        result.firstKey = first.key
+        result.lastKey = last.key
+        result.location = first.coordinate
+        if !node.isSameLocation {
+            result.isSameLocation = first.key == last.key && run.allSatisfy { $0.coordinate == first.coordinate }
+        }
         return result
     }
 
