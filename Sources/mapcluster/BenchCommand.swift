@@ -43,7 +43,7 @@ struct BenchCommand: ParsableCommand {
         let peak = peakMemoryMegabytes()
         if json {
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             print(
                 String(decoding: try encoder.encode(BenchReport(workloads: results, peakMemoryMB: peak)), as: UTF8.self)
             )
