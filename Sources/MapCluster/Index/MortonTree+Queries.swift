@@ -38,6 +38,7 @@ extension MortonTree {
     /// Calls `body` with the entries whose keys lie in `range`, in key order, after skipping the first
     /// `skip` of them, until `body` returns false.
     /// - Complexity: O(*F* log *n* + *k*) for *k* entries visited; skipped subtrees cost O(1) each.
+    @usableFromInline
     func forEachEntry(in range: ClosedRange<UInt64>, skip: Int = 0, _ body: (Entry) -> Bool) {
         guard let rootSummary else { return }
         var toSkip = skip

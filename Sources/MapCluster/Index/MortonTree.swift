@@ -36,7 +36,7 @@ struct MortonTree: Sendable {
     /// The summary of the whole tree; `nil` when it is empty.
     private(set) var rootSummary: Summary?
 
-    var count: Int { rootSummary?.count ?? 0 }
+    @usableFromInline var count: Int { rootSummary?.count ?? 0 }
 
     @usableFromInline
     init() {

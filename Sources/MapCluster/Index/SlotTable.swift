@@ -12,53 +12,48 @@ struct StoredElement<Element: Hashable & Sendable>: Sendable {
     }
 }
 
-/// A hash set of slots into an element store: it maps an element to the slot that holds it, storing
-/// only the 32-bit slot and an 8-bit tag of the hash in each bucket, and comparing elements through
-/// the store only when the tags agree.
+/// A hash set of slots into an element store: it maps an element to the slot that holds it.
 ///
-/// At a million elements it takes 10 MB where a `Dictionary<Element, UInt64>` takes 34, and a lookup rarely touches the
-/// store.
+/// Each bucket is one 32-bit word: the slot (28 bits) and a 4-bit tag of the element's hash, so a probe is one load
+/// and compares elements through the store only when the tags agree. At a million elements it takes 8 MB where a
+/// `Dictionary<Element, UInt64>` takes 34. The buckets are paged (``PagedArray``), so a snapshot shares them.
 ///
 /// Open addressing with linear probing, kept at most 3/4 full; removal shifts the following run back (Knuth, *TAOCP*
 /// vol. 3, 6.4, Algorithm R), so there are no tombstones and lookups stay short.
 @usableFromInline
 struct SlotTable: Sendable {
+    /// The largest slot a bucket can hold; the word of all ones marks an empty bucket.
+    @usableFromInline static var maximumSlot: UInt32 { (1 << 28) - 2 }
     @usableFromInline static var empty: UInt32 { .max }
 
-    @usableFromInline private(set) var buckets: ContiguousArray<UInt32>
-    @usableFromInline private(set) var tags: ContiguousArray<UInt8>
+    @usableFromInline private(set) var buckets: PagedArray<UInt32>
     @usableFromInline private(set) var count = 0
 
     @usableFromInline
     init(minimumCapacity: Int = 0) {
         var size = 8
         while size * 3 / 4 < minimumCapacity { size *= 2 }
-        buckets = ContiguousArray(repeating: Self.empty, count: size)
-        tags = ContiguousArray(repeating: 0, count: size)
+        buckets = PagedArray(repeating: Self.empty, count: size)
     }
 
     @inlinable var mask: Int { buckets.count - 1 }
 
-    @inlinable static func tag(of hash: Int) -> UInt8 { UInt8(truncatingIfNeeded: UInt(bitPattern: hash) >> 56) }
+    @inlinable static func tag(of hash: Int) -> UInt32 { UInt32(truncatingIfNeeded: UInt(bitPattern: hash) >> 60) }
+
+    @inlinable static func word(slot: UInt32, tag: UInt32) -> UInt32 { slot << 4 | tag }
 
     /// The bucket that holds `element`'s slot, or the empty bucket where it would go.
     @inlinable
-    func find<Element: Hashable & Sendable>(_ element: Element, in store: ContiguousArray<StoredElement<Element>>) -> (
-        bucket: Int, slot: UInt32?
-    ) {
-        let hash = element.hashValue
-        return find(element, home: hash & mask, tag: Self.tag(of: hash), in: store)
-    }
-
-    @inlinable
     func find<Element: Hashable & Sendable>(
-        _ element: Element, home: Int, tag: UInt8, in store: ContiguousArray<StoredElement<Element>>
+        _ element: Element, in store: PagedArray<StoredElement<Element>>
     ) -> (bucket: Int, slot: UInt32?) {
-        var bucket = home
+        let hash = element.hashValue
+        var bucket = hash & mask
+        let tag = Self.tag(of: hash)
         while true {
-            let slot = buckets[bucket]
-            if slot == Self.empty { return (bucket, nil) }
-            if tags[bucket] == tag && store[Int(slot)].element == element { return (bucket, slot) }
+            let word = buckets[bucket]
+            if word == Self.empty { return (bucket, nil) }
+            if word & 0xF == tag && store[Int(word >> 4)].element == element { return (bucket, word >> 4) }
             bucket = (bucket + 1) & mask
         }
     }
@@ -70,44 +65,41 @@ struct SlotTable: Sendable {
     mutating func insert<Element: Hashable & Sendable>(_ slot: UInt32, for element: Element, at bucket: Int) {
         precondition(
             buckets[bucket] == Self.empty && count < buckets.count * 3 / 4, "insert needs a reserved, empty bucket")
-        buckets[bucket] = slot
-        tags[bucket] = Self.tag(of: element.hashValue)
+        precondition(slot <= Self.maximumSlot, "an index holds at most \(Self.maximumSlot + 1) elements")
+        buckets[bucket] = Self.word(slot: slot, tag: Self.tag(of: element.hashValue))
         count += 1
     }
 
     /// Replaces the slot in a bucket (its element moved to another slot).
     @inlinable
     mutating func replace(at bucket: Int, with slot: UInt32) {
-        buckets[bucket] = slot
+        buckets[bucket] = Self.word(slot: slot, tag: buckets[bucket] & 0xF)
     }
 
     /// Makes room for `extra` more elements, rebuilding the table if it must grow.
     @inlinable
-    mutating func reserve<Element: Hashable & Sendable>(_ extra: Int, in store: ContiguousArray<StoredElement<Element>>)
-    {
+    mutating func reserve<Element: Hashable & Sendable>(_ extra: Int, in store: PagedArray<StoredElement<Element>>) {
         guard count + extra > buckets.count * 3 / 4 else { return }
         var grown = SlotTable(minimumCapacity: count + extra)
-        for slot in buckets where slot != Self.empty {
-            let (bucket, _) = grown.find(store[Int(slot)].element, in: store)
-            grown.insert(slot, for: store[Int(slot)].element, at: bucket)
+        for bucket in 0..<buckets.count where buckets[bucket] != Self.empty {
+            let slot = buckets[bucket] >> 4
+            let (target, _) = grown.find(store[Int(slot)].element, in: store)
+            grown.insert(slot, for: store[Int(slot)].element, at: target)
         }
         self = grown
     }
 
     /// Empties a bucket and shifts back the run after it, so every element stays reachable from its home.
     @inlinable
-    mutating func remove<Element: Hashable & Sendable>(
-        at bucket: Int, in store: ContiguousArray<StoredElement<Element>>
-    ) {
+    mutating func remove<Element: Hashable & Sendable>(at bucket: Int, in store: PagedArray<StoredElement<Element>>) {
         var hole = bucket
         var next = (hole + 1) & mask
         while buckets[next] != Self.empty {
-            let home = store[Int(buckets[next])].element.hashValue & mask
+            let home = store[Int(buckets[next] >> 4)].element.hashValue & mask
             // Move it back unless its home lies cyclically in (hole, next].
             let stays = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
             if !stays {
                 buckets[hole] = buckets[next]
-                tags[hole] = tags[next]
                 hole = next
             }
             next = (next + 1) & mask
@@ -123,7 +115,7 @@ struct SlotTable: Sendable {
     /// McIlroy, Bostic and McIlroy 1993) and inserted one partition at a time, so that the probes stay in 1/256 of the
     /// table, which the cache holds, instead of jumping through all of it.
     @inlinable
-    static func build<Element: Hashable & Sendable>(for store: ContiguousArray<StoredElement<Element>>) -> (
+    static func build<Element: Hashable & Sendable>(for store: PagedArray<StoredElement<Element>>) -> (
         SlotTable, superseded: [UInt32]
     ) {
         var table = SlotTable(minimumCapacity: store.count)
@@ -133,7 +125,7 @@ struct SlotTable: Sendable {
         guard mask < 1 << 24 else {
             // Beyond 16 million buckets the home does not fit the word below: insert in slot order.
             var superseded: [UInt32] = []
-            for slot in store.indices {
+            for slot in 0..<store.count {
                 let hash = store[slot].element.hashValue
                 table.place(UInt32(slot), home: hash & mask, tag: tag(of: hash), in: store, superseded: &superseded)
             }
@@ -148,7 +140,8 @@ struct SlotTable: Sendable {
         var superseded: [UInt32] = []
         for word in words {
             table.place(
-                UInt32(truncatingIfNeeded: word), home: Int(word >> 40), tag: UInt8(truncatingIfNeeded: word >> 32),
+                UInt32(truncatingIfNeeded: word), home: Int(word >> 40),
+                tag: UInt32(truncatingIfNeeded: word >> 32) & 0xF,
                 in: store, superseded: &superseded)
         }
         superseded.sort()
@@ -158,25 +151,25 @@ struct SlotTable: Sendable {
     /// Puts a slot of a bulk load in the table.
     ///
     /// Occurrences of one identity arrive in any order: the later slot (the later input) wins and the earlier one is
-    /// superseded.
+    /// superseded. Probes read the store only when the tags agree, so most placements never touch it.
     @inlinable
     mutating func place<Element: Hashable & Sendable>(
-        _ slot: UInt32, home: Int, tag: UInt8, in store: ContiguousArray<StoredElement<Element>>,
+        _ slot: UInt32, home: Int, tag: UInt32, in store: PagedArray<StoredElement<Element>>,
         superseded: inout [UInt32]
     ) {
-        // Probes read the store only when the tags agree, so most placements never touch it.
+        precondition(slot <= Self.maximumSlot, "an index holds at most \(Self.maximumSlot + 1) elements")
         var bucket = home
         while true {
-            let other = buckets[bucket]
-            if other == Self.empty {
-                buckets[bucket] = slot
-                tags[bucket] = tag
+            let word = buckets[bucket]
+            if word == Self.empty {
+                buckets[bucket] = Self.word(slot: slot, tag: tag)
                 count += 1
                 return
             }
-            if tags[bucket] == tag && store[Int(other)].element == store[Int(slot)].element {
+            let other = word >> 4
+            if word & 0xF == tag && store[Int(other)].element == store[Int(slot)].element {
                 superseded.append(min(other, slot))
-                buckets[bucket] = max(other, slot)
+                buckets[bucket] = Self.word(slot: max(other, slot), tag: tag)
                 return
             }
             bucket = (bucket + 1) & mask

@@ -27,6 +27,20 @@ struct Workload {
                 let world = Viewport(rect: .world, size: ViewSize(width: 1024, height: 1024))
                 return Iteration { blackHole(index.clusters(in: world)) }
             },
+            Workload(name: "snapshot-1M", iterations: 21) {
+                // The first change to an index while a copy of it (a reader's snapshot) is alive.
+                var index = ClusterIndex(BenchmarkData.uniformPoints(count: 1_000_000, seed: 47))
+                var snapshot = index
+                var round = 0
+                let place = BenchmarkData.uniformPoints(count: 1, seed: 48)[0].1
+                return Iteration(
+                    setUp: { snapshot = index },
+                    run: {
+                        index.insert(2_000_000 + round, at: place)
+                        round += 1
+                        blackHole(snapshot)
+                    })
+            },
             Workload(name: "update-1M", iterations: 21) {
                 var index = ClusterIndex(BenchmarkData.uniformPoints(count: 1_000_000, seed: 46))
                 let viewport = Viewport(center: standardCenter, zoom: 8, size: screen)

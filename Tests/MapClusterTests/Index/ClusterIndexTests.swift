@@ -222,3 +222,34 @@ struct SlotTableTests {
         }
     }
 }
+
+/// An identity that is a reference, to see whether the index keeps removed elements alive.
+final class Token: Hashable, Sendable {
+    let id: Int
+    init(id: Int) { self.id = id }
+    static func == (lhs: Token, rhs: Token) -> Bool { lhs.id == rhs.id }
+    func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}
+
+struct ReleaseTests {
+    struct WeakToken {
+        weak var token: Token?
+    }
+
+    @Test func removedElementsAreReleased() {
+        var index = ClusterIndex<Token>()
+        var watched: [WeakToken] = []
+        do {
+            let tokens = (0..<3_000).map { Token(id: $0) }
+            watched = tokens.map { WeakToken(token: $0) }
+            var rng = SplitMix64(seed: 3)
+            index.insert(contentsOf: tokens.map { ($0, DataShape.uniform.coordinate(using: &rng)) })
+            index.remove(contentsOf: tokens[0..<1_000])  // a batch
+            for token in tokens[1_000..<2_000] { index.remove(token) }  // one by one, through a compaction
+        }
+        #expect(watched[0..<2_000].allSatisfy { $0.token == nil }, "removed elements are released")
+        #expect(watched[2_000...].allSatisfy { $0.token != nil }, "the index keeps its elements")
+        #expect(index.count == 1_000)
+        #expect(Set(index.elements.map(\.element.id)) == Set(2_000..<3_000))
+    }
+}
