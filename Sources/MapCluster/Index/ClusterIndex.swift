@@ -134,46 +134,6 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
         return true
     }
 
-    /// Adds (or moves) each element; an identity that occurs more than once ends at its last coordinate.
-    ///
-    /// The batch is applied in the order of its positions along the Z-order curve, so that consecutive changes touch
-    /// neighbouring nodes, which the cache and the prefetcher then already hold.
-    /// - Complexity: O(*m* log *n*) for *m* elements.
-    @inlinable
-    public mutating func insert(contentsOf elements: some Sequence<(Element, Coordinate)>) {
-        let batch = Array(elements)
-        guard batch.count > 1 else {
-            for (element, coordinate) in batch { insert(element, at: coordinate) }
-            return
-        }
-        slots.reserve(batch.count, in: store)
-        var keys = ContiguousArray(batch.lazy.map { QuantizedPoint($0.1).key })
-        var order = ContiguousArray(0..<UInt32(batch.count))
-        var replaced = [Bool](repeating: false, count: batch.count)
-        // Only the last occurrence of an identity counts: equal hashes meet when sorted, and only
-        // their elements are compared.
-        var hashes = ContiguousArray(batch.lazy.map { UInt64(UInt(bitPattern: $0.0.hashValue)) })
-        var byHash = ContiguousArray(0..<UInt32(batch.count))
-        RadixSort.sort(keys: &hashes, payloads: &byHash)
-        var first = 0
-        while first < hashes.count {
-            var end = first + 1
-            while end < hashes.count && hashes[end] == hashes[first] { end += 1 }
-            if end - first > 1 {
-                let run = byHash[first..<end].sorted()
-                for (i, earlier) in run.enumerated()
-                where run[(i + 1)...].contains(where: { batch[Int($0)].0 == batch[Int(earlier)].0 }) {
-                    replaced[Int(earlier)] = true
-                }
-            }
-            first = end
-        }
-        RadixSort.sort(keys: &keys, payloads: &order)
-        for (key, i) in zip(keys, order) where !replaced[Int(i)] {
-            insert(batch[Int(i)].0, at: batch[Int(i)].1, key: key)
-        }
-    }
-
     /// Removes `element`.
     ///
     /// - Returns: `true` if it was removed, `false` if the index did not hold it (nothing changes).
@@ -188,41 +148,6 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
         return true
     }
 
-    /// Removes each element the index holds and returns how many it removed.
-    ///
-    /// The elements are found first and then removed from the tree in the order of their positions along the Z-order
-    /// curve, so that consecutive removals touch neighbouring nodes.
-    /// - Complexity: O(*m* log *n*) for *m* elements.
-    @inlinable
-    @discardableResult
-    public mutating func remove(contentsOf elements: some Sequence<Element>) -> Int {
-        var keys = ContiguousArray<UInt64>()
-        var found = ContiguousArray<UInt32>()
-        for element in elements {
-            let (bucket, slot) = slots.find(element, in: store)
-            guard let slot else { continue }
-            slots.remove(at: bucket, in: store)
-            keys.append(store[Int(slot)].key)
-            found.append(slot)
-        }
-        RadixSort.sort(keys: &keys, payloads: &found)
-        // A live element for the holes (the first in the tree that the batch keeps; if it keeps none, the store is
-        // emptied at the end anyway), and no compaction until the batch is done: it would renumber the slots still
-        // to remove.
-        var live: UInt32?
-        if !_isPOD(Element.self) {
-            let removing = Set(found)
-            tree.forEachEntry(in: 0...UInt64.max) { entry in
-                if removing.contains(entry.slot) { return true }
-                live = entry.slot
-                return false
-            }
-        }
-        for (key, slot) in zip(keys, found) { removeSlot(slot, key: key, live: live, compacting: false) }
-        compactIfSparse()
-        return found.count
-    }
-
     /// Moves `element` to a new coordinate.
     ///
     /// - Returns: `true` if it moved, `false` if the index does not hold it (nothing changes).
@@ -235,15 +160,22 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
         return true
     }
 
-    /// Removes a slot's entry from the tree and makes the slot a hole, which the slot table must no longer list.
-    ///
-    /// Once holes are half the store, the store is compacted. A hole of an element type that holds references gets a
-    /// copy of a live element, so that it keeps nothing removed alive; `live` is one, when the caller knows it.
+    /// Removes a slot's entry from the tree and makes the slot a hole; the slot table must no longer list it.
     /// - Complexity: O(log *n*), amortized: a compaction costs O(*n*) after *n* / 2 removals.
     @inlinable
-    mutating func removeSlot(_ slot: UInt32, key: UInt64? = nil, live: UInt32? = nil, compacting: Bool = true) {
-        let removed = tree.remove(key: key ?? store[Int(slot)].key) { $0.slot == slot }
+    mutating func removeSlot(_ slot: UInt32, compacting: Bool = true) {
+        let removed = tree.remove(key: store[Int(slot)].key) { $0.slot == slot }
         precondition(removed != nil, "the index lost track of an element: its slot table and tree disagree")
+        makeHole(slot, live: nil)
+        if compacting { compactIfSparse() }
+    }
+
+    /// Makes a slot whose entry has left the tree a hole, to be reused by the next insert.
+    ///
+    /// An empty index empties its store. A hole of an element type that holds references gets a copy of a live
+    /// element (`live`, or the tree's first), so that it keeps nothing removed alive.
+    @inlinable
+    mutating func makeHole(_ slot: UInt32, live: UInt32?) {
         guard tree.count > 0 else {
             store.removeAll()
             freeSlots.removeAll()
@@ -253,7 +185,6 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
             store[Int(slot)].element = store[Int(live)].element
         }
         freeSlots.append(slot)
-        if compacting { compactIfSparse() }
     }
 
     /// Compacts the store once its holes are at least half of it (and over a thousand).

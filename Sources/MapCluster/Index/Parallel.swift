@@ -57,4 +57,49 @@ enum Parallel {
         guard let result else { preconditionFailure("concurrentPerform returned before both parts ran") }
         return result
     }
+
+    /// Runs `produce` for each of `count` steps on one thread and `consume` for each step's result on another.
+    ///
+    /// Each step is consumed as soon as it is produced, in order. The two sides change their own state only.
+    ///
+    /// The producer never waits, and `concurrentPerform` starts its parts in order, so the pipeline completes even on
+    /// one thread: the producer then runs to the end first.
+    @usableFromInline
+    static func pipeline<Producer, Consumer, Product: Sendable>(
+        count: Int, producer: inout Producer, consumer: inout Consumer,
+        produce: @Sendable (inout Producer, Int) -> Product, consume: @Sendable (inout Consumer, Product) -> Void
+    ) {
+        guard count > 0 else { return }
+        let handoff = UnsafeMutablePointer<Product?>.allocate(capacity: count)
+        handoff.initialize(repeating: nil, count: count)
+        defer {
+            handoff.deinitialize(count: count)
+            handoff.deallocate()
+        }
+        let ready = DispatchSemaphore(value: 0)
+        withUnsafeMutablePointer(to: &producer) { producer in
+            withUnsafeMutablePointer(to: &consumer) { consumer in
+                // Each pointee has one user at a time: the producer writes step i of `handoff` before signalling,
+                // the consumer reads it after waiting, and each side alone touches its own state. All outlive
+                // `concurrentPerform`, which returns when both sides have finished: sending the pointers is safe.
+                nonisolated(unsafe) let (producer, consumer, handoff) = (producer, consumer, handoff)
+                DispatchQueue.concurrentPerform(iterations: 2) { part in
+                    if part == 0 {
+                        for step in 0..<count {
+                            handoff[step] = produce(&producer.pointee, step)
+                            ready.signal()
+                        }
+                    } else {
+                        for step in 0..<count {
+                            ready.wait()
+                            guard let product = handoff[step].take() else {
+                                preconditionFailure("a step was not produced")
+                            }
+                            consume(&consumer.pointee, product)
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -87,6 +87,42 @@ struct ClusterIndexTests {
         #expect(index.summary(of: GridCell(level: 0, x: 0, y: 0)) == nil)
     }
 
+    // Batches of 5,000 run on two threads (more than two 2,048-element steps); smaller ones on one.
+    @Test(arguments: DataShape.allCases, [3, 700, 5_000])
+    func batchesMatchBruteForce(shape: DataShape, batchSize: Int) {
+        var rng = SplitMix64(seed: UInt64(batchSize))
+        let initial = shape.coordinates(count: 3_000, seed: 19)
+        var index = ClusterIndex(initial.enumerated().map { ($0.offset, $0.element) })
+        var truth = BruteForce(
+            points: Dictionary(uniqueKeysWithValues: initial.enumerated().map { ($0.offset, $0.element) }))
+        var nextID = initial.count
+        for _ in 0..<3 {
+            // New elements, moves of existing ones, and an identity twice (its last coordinate wins).
+            var batch: [(Int, Coordinate)] = []
+            for _ in 0..<batchSize {
+                let id = Bool.random(using: &rng) ? nextID : (truth.points.keys.randomElement(using: &rng) ?? nextID)
+                if id == nextID { nextID += 1 }
+                batch.append((id, shape.coordinate(using: &rng)))
+            }
+            if let (repeated, _) = batch.first { batch.append((repeated, shape.coordinate(using: &rng))) }
+            index.insert(contentsOf: batch)
+            for (id, coordinate) in batch { truth.points[id] = coordinate }
+            Self.expectMatchesBruteForce(
+                index, truth, cells: Self.probeCells(for: Array(truth.points.values), using: &rng))
+
+            // Removals, with unknown identities and one named twice.
+            var victims = Array(truth.points.keys.shuffled(using: &rng).prefix(batchSize))
+            victims += [-1, -2] + victims.prefix(1)
+            let removed = index.remove(contentsOf: victims)
+            var expected = 0
+            for id in Set(victims) where truth.points.removeValue(forKey: id) != nil { expected += 1 }
+            #expect(removed == expected)
+            Self.expectMatchesBruteForce(
+                index, truth, cells: Self.probeCells(for: Array(truth.points.values), using: &rng))
+            for id in victims.prefix(20) { #expect(!index.contains(id)) }
+        }
+    }
+
     @Test func removingTheOutermostElementsShrinksTheBounds() {
         let coordinates: [Coordinate] = (0..<200).map { .checked(Double($0 % 20) - 10, Double($0 / 20) * 3) }
         var index = ClusterIndex(coordinates.enumerated().map { ($0.offset, $0.element) })

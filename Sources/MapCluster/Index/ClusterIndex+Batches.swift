@@ -1,0 +1,206 @@
+extension ClusterIndex {
+    /// Elements a batch handles per step.
+    @inlinable static var batchChunk: Int { 2_048 }
+
+    /// Adds (or moves) each element; an identity that occurs more than once ends at its last coordinate.
+    ///
+    /// Two threads share the work: one finds each element's slot (the store and the identity table), a chunk at a
+    /// time, while the other applies the previous chunk to the tree in the order of its keys along the Z-order
+    /// curve, so that consecutive changes touch neighbouring nodes.
+    /// - Complexity: O(*m* log *n*) for *m* elements.
+    @inlinable
+    public mutating func insert(contentsOf elements: some Sequence<(Element, Coordinate)>) {
+        let batch = Array(elements)
+        guard batch.count > 1 else {
+            for (element, coordinate) in batch { insert(element, at: coordinate) }
+            return
+        }
+        let replaced = Self.earlierOccurrences(in: batch)
+        slots.reserve(batch.count, in: store)
+        var identities = takeIdentities()
+        defer { restoreIdentities(identities) }
+        let chunks = (batch.count + Self.batchChunk - 1) / Self.batchChunk
+        Parallel.pipeline(
+            count: chunks, producer: &identities, consumer: &tree,
+            produce: { identities, chunk in
+                var changes = TreeChanges()
+                let start = chunk * Self.batchChunk
+                for i in start..<min(start + Self.batchChunk, batch.count) where !replaced[i] {
+                    let (element, coordinate) = batch[i]
+                    let key = QuantizedPoint(coordinate).key
+                    let slot = identities.place(element, key: key, moving: &changes)
+                    changes.insert(IndexEntry(key: key, coordinate: coordinate, slot: slot))
+                }
+                changes.sort()
+                return changes
+            },
+            consume: { tree, changes in changes.apply(to: &tree) })
+    }
+
+    /// Removes each element the index holds and returns how many it removed.
+    ///
+    /// Two threads share the work as in ``insert(contentsOf:)``: one finds and forgets each element's slot, the
+    /// other removes the previous chunk's entries from the tree in key order.
+    /// - Complexity: O(*m* log *n*) for *m* elements.
+    @inlinable
+    @discardableResult
+    public mutating func remove(contentsOf elements: some Sequence<Element>) -> Int {
+        let batch = Array(elements)
+        guard batch.count > 1 else { return batch.count == 1 && remove(batch[0]) ? 1 : 0 }
+        var identities = takeIdentities()
+        var removal = (tree: MortonTree(), removed: [UInt32]())
+        swap(&removal.tree, &tree)
+        let chunks = (batch.count + Self.batchChunk - 1) / Self.batchChunk
+        Parallel.pipeline(
+            count: chunks, producer: &identities, consumer: &removal,
+            produce: { identities, chunk in
+                var changes = TreeChanges()
+                let start = chunk * Self.batchChunk
+                for element in batch[start..<min(start + Self.batchChunk, batch.count)] {
+                    let (bucket, found) = identities.slots.find(element, in: identities.store)
+                    guard let slot = found else { continue }
+                    identities.slots.remove(at: bucket, in: identities.store)
+                    changes.remove(key: identities.store[Int(slot)].key, slot: slot)
+                }
+                changes.sort()
+                return changes
+            },
+            consume: { removal, changes in
+                changes.apply(to: &removal.tree)
+                removal.removed.append(contentsOf: changes.removedSlots)
+            })
+        swap(&removal.tree, &tree)
+        restoreIdentities(identities)
+        // The holes, and no compaction until every slot of the batch is one: it would renumber them.
+        var live: UInt32?
+        if !_isPOD(Element.self) {
+            // Any element the batch keeps (if it keeps none, the store is emptied below anyway).
+            tree.forEachEntry(in: 0...UInt64.max) { entry in
+                live = entry.slot
+                return false
+            }
+        }
+        for slot in removal.removed { makeHole(slot, live: live) }
+        compactIfSparse()
+        return removal.removed.count
+    }
+
+    /// For each element of a batch, whether a later element has the same identity (and so replaces it).
+    @inlinable
+    static func earlierOccurrences(in batch: [(Element, Coordinate)]) -> [Bool] {
+        var replaced = [Bool](repeating: false, count: batch.count)
+        var hashes = ContiguousArray(batch.lazy.map { UInt64(UInt(bitPattern: $0.0.hashValue)) })
+        var byHash = ContiguousArray(0..<UInt32(batch.count))
+        RadixSort.sort(keys: &hashes, payloads: &byHash)
+        var first = 0
+        while first < hashes.count {
+            var end = first + 1
+            while end < hashes.count && hashes[end] == hashes[first] { end += 1 }
+            if end - first > 1 {
+                // Equal hashes are rare; only their elements are compared.
+                let run = byHash[first..<end].sorted()
+                for (i, earlier) in run.enumerated()
+                where run[(i + 1)...].contains(where: { batch[Int($0)].0 == batch[Int(earlier)].0 }) {
+                    replaced[Int(earlier)] = true
+                }
+            }
+            first = end
+        }
+        return replaced
+    }
+
+    /// Moves the store, its holes and the identity table out of the index, so that a batch can change them on one
+    /// thread while the tree changes on another, without copying them.
+    @inlinable
+    mutating func takeIdentities() -> Identities<Element> {
+        var identities = Identities<Element>(store: PagedArray(), freeSlots: [], slots: SlotTable())
+        swap(&identities.store, &store)
+        swap(&identities.freeSlots, &freeSlots)
+        swap(&identities.slots, &slots)
+        return identities
+    }
+
+    @inlinable
+    mutating func restoreIdentities(_ identities: consuming Identities<Element>) {
+        store = identities.store
+        freeSlots = identities.freeSlots
+        slots = identities.slots
+    }
+}
+
+/// The store, its holes and the identity table of an index, taken out of it for a batch.
+@usableFromInline
+struct Identities<Element: Hashable & Sendable>: Sendable {
+    @usableFromInline var store: PagedArray<StoredElement<Element>>
+    @usableFromInline var freeSlots: [UInt32]
+    @usableFromInline var slots: SlotTable
+
+    @inlinable
+    init(store: PagedArray<StoredElement<Element>>, freeSlots: [UInt32], slots: SlotTable) {
+        self.store = store
+        self.freeSlots = freeSlots
+        self.slots = slots
+    }
+
+    /// The slot for `element` at `key`: its own if the index holds it (its old entry then goes to `changes` to be
+    /// removed), else a hole or a new slot. The table must have room (``SlotTable/reserve(_:in:)``).
+    @inlinable
+    mutating func place(_ element: Element, key: UInt64, moving changes: inout TreeChanges) -> UInt32 {
+        let (bucket, existing) = slots.find(element, in: store)
+        if let slot = existing {
+            changes.remove(key: store[Int(slot)].key, slot: slot)
+            store[Int(slot)].key = key
+            return slot
+        }
+        let slot: UInt32
+        if let hole = freeSlots.popLast() {
+            slot = hole
+            store[Int(slot)] = StoredElement(element: element, key: key)
+        } else {
+            slot = UInt32(store.count)
+            precondition(slot <= SlotTable.maximumSlot, "an index holds at most 268,435,455 elements")
+            store.append(StoredElement(element: element, key: key))
+        }
+        slots.insert(slot, for: element, at: bucket)
+        return slot
+    }
+}
+
+/// One step of a batch for the tree: entries to remove, then entries to insert, each in key order.
+@usableFromInline
+struct TreeChanges: Sendable {
+    @usableFromInline var removeKeys = ContiguousArray<UInt64>()
+    @usableFromInline var removedSlots = ContiguousArray<UInt32>()
+    @usableFromInline var inserts = ContiguousArray<IndexEntry>()
+
+    @inlinable
+    init() {}
+
+    @inlinable
+    mutating func remove(key: UInt64, slot: UInt32) {
+        removeKeys.append(key)
+        removedSlots.append(slot)
+    }
+
+    @inlinable
+    mutating func insert(_ entry: IndexEntry) {
+        inserts.append(entry)
+    }
+
+    /// Orders the removals and the insertions by key.
+    @usableFromInline
+    mutating func sort() {
+        RadixSort.sort(keys: &removeKeys, payloads: &removedSlots)
+        inserts.sort { $0.key < $1.key }
+    }
+
+    /// Removes, then inserts: a moved element's old entry goes before its new one arrives.
+    @usableFromInline
+    func apply(to tree: inout MortonTree) {
+        for (key, slot) in zip(removeKeys, removedSlots) {
+            let removed = tree.remove(key: key) { $0.slot == slot }
+            precondition(removed != nil, "the index lost track of an element: its slot table and tree disagree")
+        }
+        for entry in inserts { tree.insert(entry) }
+    }
+}
