@@ -28,7 +28,8 @@ extension ClusterIndex {
                 for i in start..<min(start + Self.batchChunk, batch.count) where !replaced[i] {
                     let (element, coordinate) = batch[i]
                     let key = QuantizedPoint(coordinate).key
-                    let slot = identities.place(element, key: key, moving: &changes)
+                    let (slot, previousKey) = identities.place(element, key: key)
+                    if let previousKey { changes.remove(key: previousKey, slot: slot) }
                     changes.insert(IndexEntry(key: key, coordinate: coordinate, slot: slot))
                 }
                 changes.sort()
@@ -113,18 +114,14 @@ extension ClusterIndex {
     /// thread while the tree changes on another, without copying them.
     @inlinable
     mutating func takeIdentities() -> Identities<Element> {
-        var identities = Identities<Element>(store: PagedArray(), freeSlots: [], slots: SlotTable())
-        swap(&identities.store, &store)
-        swap(&identities.freeSlots, &freeSlots)
-        swap(&identities.slots, &slots)
-        return identities
+        var taken = Identities<Element>(store: PagedArray(), freeSlots: [], slots: SlotTable())
+        swap(&taken, &identities)
+        return taken
     }
 
     @inlinable
-    mutating func restoreIdentities(_ identities: consuming Identities<Element>) {
-        store = identities.store
-        freeSlots = identities.freeSlots
-        slots = identities.slots
+    mutating func restoreIdentities(_ taken: consuming Identities<Element>) {
+        identities = taken
     }
 }
 
@@ -142,15 +139,18 @@ struct Identities<Element: Hashable & Sendable>: Sendable {
         self.slots = slots
     }
 
-    /// The slot for `element` at `key`: its own if the index holds it (its old entry then goes to `changes` to be
-    /// removed), else a hole or a new slot. The table must have room (``SlotTable/reserve(_:in:)``).
+    /// The slot for `element` at `key`: its own if the index holds it, else a hole or a new slot.
+    ///
+    /// The table must have room (``SlotTable/reserve(_:in:)``).
+    /// - Returns: The slot, and the element's previous key if it was already there (its entry in the tree, under
+    ///   that key, is then the caller's to remove).
     @inlinable
-    mutating func place(_ element: Element, key: UInt64, moving changes: inout TreeChanges) -> UInt32 {
+    mutating func place(_ element: Element, key: UInt64) -> (slot: UInt32, previousKey: UInt64?) {
         let (bucket, existing) = slots.find(element, in: store)
         if let slot = existing {
-            changes.remove(key: store[Int(slot)].key, slot: slot)
+            let previousKey = store[Int(slot)].key
             store[Int(slot)].key = key
-            return slot
+            return (slot, previousKey)
         }
         let slot: UInt32
         if let hole = freeSlots.popLast() {
@@ -162,7 +162,7 @@ struct Identities<Element: Hashable & Sendable>: Sendable {
             store.append(StoredElement(element: element, key: key))
         }
         slots.insert(slot, for: element, at: bucket)
-        return slot
+        return (slot, nil)
     }
 }
 

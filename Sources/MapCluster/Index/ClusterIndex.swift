@@ -26,22 +26,34 @@
 public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
     /// The entries in Morton order; each refers to its element by slot.
     @usableFromInline var tree: MortonTree
+    /// The elements by slot, their holes, and the table from element to slot.
+    @usableFromInline var identities: Identities<Element>
+
     /// The elements by slot, each with its Morton key (to find its entry in the tree).
     ///
     /// A removed element's slot is a hole, listed in `freeSlots` and reused by the next insert; it holds a copy of a
     /// live element, so that it keeps nothing removed alive.
-    @usableFromInline var store: PagedArray<StoredElement<Element>>
+    @inlinable var store: PagedArray<StoredElement<Element>> {
+        get { identities.store }
+        _modify { yield &identities.store }
+    }
+
     /// The holes of `store`.
-    @usableFromInline var freeSlots: [UInt32]
+    @inlinable var freeSlots: [UInt32] {
+        get { identities.freeSlots }
+        _modify { yield &identities.freeSlots }
+    }
+
     /// Element to slot.
-    @usableFromInline var slots: SlotTable
+    @inlinable var slots: SlotTable {
+        get { identities.slots }
+        _modify { yield &identities.slots }
+    }
 
     /// An empty index.
     public init() {
         tree = MortonTree()
-        store = PagedArray()
-        freeSlots = []
-        slots = SlotTable()
+        identities = Identities(store: PagedArray(), freeSlots: [], slots: SlotTable())
     }
 
     /// Builds an index of elements in one pass.
@@ -70,9 +82,7 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
         var order = MortonTree.SortedOrder(unsortedKeys: consume keys)
         let (slots, superseded) = Parallel.both(updating: &order, { $0.sort() }, { SlotTable.build(for: store) })
         tree = MortonTree(order, coordinate: { input[$0].1 })
-        self.store = store
-        self.slots = slots
-        freeSlots = []
+        identities = Identities(store: store, freeSlots: [], slots: slots)
         for slot in superseded { removeSlot(slot, compacting: false) }
         compactIfSparse()
     }
@@ -112,26 +122,13 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
     @inlinable
     mutating func insert(_ element: Element, at coordinate: Coordinate, key: UInt64) -> Bool {
         slots.reserve(1, in: store)
-        let (bucket, existing) = slots.find(element, in: store)
-        if let slot = existing {
-            let removed = tree.remove(key: store[Int(slot)].key) { $0.slot == slot }
+        let (slot, previousKey) = identities.place(element, key: key)
+        if let previousKey {
+            let removed = tree.remove(key: previousKey) { $0.slot == slot }
             precondition(removed != nil, "the index lost track of an element: its slot table and tree disagree")
-            store[Int(slot)].key = key
-            tree.insert(IndexEntry(key: key, coordinate: coordinate, slot: slot))
-            return false
         }
-        let slot: UInt32
-        if let hole = freeSlots.popLast() {
-            slot = hole
-            store[Int(slot)] = StoredElement(element: element, key: key)
-        } else {
-            slot = UInt32(store.count)
-            precondition(slot <= SlotTable.maximumSlot, "an index holds at most 268,435,455 elements")
-            store.append(StoredElement(element: element, key: key))
-        }
-        slots.insert(slot, for: element, at: bucket)
         tree.insert(IndexEntry(key: key, coordinate: coordinate, slot: slot))
-        return true
+        return previousKey == nil
     }
 
     /// Removes `element`.

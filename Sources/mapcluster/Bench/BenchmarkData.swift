@@ -2,20 +2,7 @@ import MapCluster
 
 /// Seeded synthetic point sets, so that anyone who reruns `mapcluster bench` measures the same work.
 enum BenchmarkData {
-    /// A small seeded generator (SplitMix64: Steele, Lea and Flood 2014).
-    struct Generator: RandomNumberGenerator {
-        private var state: UInt64
-
-        init(seed: UInt64) { state = seed }
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    typealias Generator = SplitMix64
 
     /// Points spread evenly over longitude and latitude (within the Mercator plane), ids from `firstID`.
     static func uniformPoints(count: Int, seed: UInt64, firstID: Int = 0) -> [(Int, Coordinate)] {

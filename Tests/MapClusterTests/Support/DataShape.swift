@@ -1,20 +1,5 @@
 @testable import MapCluster
 
-/// A small seeded generator (Steele, Lea and Flood 2014), so every random test is repeatable.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Shapes of test data; each names what it stresses.
 enum DataShape: String, CaseIterable, CustomStringConvertible, Sendable {
     /// Spread over the whole world.
