@@ -38,6 +38,23 @@ struct ClusterIndexTests {
         Self.expectMatchesBruteForce(index, truth, cells: Self.probeCells(for: coordinates, using: &rng))
     }
 
+    /// Large enough that the bulk load splits its work over several threads (projection, leaves, the identity
+    /// table's words and the store's pages), which smaller loads do on one.
+    @Test func aLargeBulkLoadOnSeveralThreadsMatchesBruteForce() {
+        let coordinates = DataShape.clustered.coordinates(count: 150_000, seed: 23)
+        var input = coordinates.enumerated().map { ($0.offset, $0.element) }
+        input.append((17, .checked(1, 2)))  // a repeated identity: the last coordinate wins
+        let index = ClusterIndex(input)
+        var points = Dictionary(uniqueKeysWithValues: coordinates.enumerated().map { ($0.offset, $0.element) })
+        points[17] = .checked(1, 2)
+        let truth = BruteForce(points: points)
+        var rng = SplitMix64(seed: 4)
+        let cells = Array(Self.probeCells(for: coordinates, using: &rng).shuffled(using: &rng).prefix(24))
+        #expect(index.count == 150_000)
+        for cell in cells { #expect(index.summary(of: cell) == truth.summary(of: cell), "cell \(cell)") }
+        for id in stride(from: 0, to: 150_000, by: 997) { #expect(index.coordinate(of: id) == points[id]) }
+    }
+
     @Test(arguments: DataShape.allCases)
     func longRandomEditSequencesMatchBruteForce(shape: DataShape) {
         var rng = SplitMix64(seed: 7)
