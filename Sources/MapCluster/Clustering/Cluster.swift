@@ -82,7 +82,7 @@ public enum ClusterID<Element: Hashable & Sendable>: Hashable, Sendable, CustomS
 /// Which elements of the index a cluster stands for.
 enum Membership<Element: Hashable & Sendable>: Sendable {
     /// The members of `cell` that cluster (all of them without a ``ClusterOptions/shouldCluster``).
-    case cell(GridCell, firstKey: UInt64, lastKey: UInt64)
+    case cell(GridCell)
     /// The elements on one coordinate, those that `filter` admits.
     case location(Coordinate, MemberFilter)
     /// One element.

@@ -106,7 +106,7 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
         var cluster = Cluster(
             id: .cell(tight), coordinate: summary.centerOfMass, count: summary.count,
             isUniqueLocation: false, cell: cell, zoom: zoom,
-            membership: .cell(tight, firstKey: summary.firstKey, lastKey: summary.lastKey), context: self)
+            membership: .cell(tight), context: self)
         switch options.position {
         case .centerOfMass:
             break
@@ -192,7 +192,7 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
 
     /// The member nearest to a point of the plane, by branch and bound over the tree's node bounds.
     private func nearestMember(of cluster: Cluster<Element>, to target: MapPoint) -> Entry? {
-        guard case .cell(let cell, _, _) = cluster.membership else { return nil }
+        guard case .cell(let cell) = cluster.membership else { return nil }
         let filter: MemberFilter = options.shouldCluster == nil ? .all : .clusterable
         return tree.nearestEntry(in: cell.keyRange, to: target) { admits($0, filter) }
     }
@@ -217,7 +217,7 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
                 page.append((element(of: entry), entry.coordinate))
                 return page.count < limit
             }
-        case .cell(let cell, _, _):
+        case .cell(let cell):
             if options.shouldCluster == nil {
                 tree.forEachEntry(in: cell.keyRange, skip: offset) { entry in
                     page.append((element(of: entry), entry.coordinate))
@@ -250,7 +250,7 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
         switch cluster.membership {
         case .element, .location:
             return unit(cluster.coordinate)
-        case .cell(let cell, _, _):
+        case .cell(let cell):
             var summary: Summary?
             if options.shouldCluster == nil {
                 summary = tree.summary(in: cell.keyRange)
@@ -267,14 +267,14 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
     // MARK: - Across zoom levels
 
     func expansionZoom(of cluster: Cluster<Element>) -> Double? {
-        guard case .cell(let tight, _, _) = cluster.membership, tight.level < GridCell.maxLevel else { return nil }
+        guard case .cell(let tight) = cluster.membership, tight.level < GridCell.maxLevel else { return nil }
         let split = options.zoom(forLevel: tight.level + 1)
         let limit = options.maxZoomLevelForClustering
         return limit.isFinite ? min(split, limit.nextUp) : split
     }
 
     func children(of cluster: Cluster<Element>) -> [Cluster<Element>] {
-        guard let zoom = expansionZoom(of: cluster), case .cell(let tight, _, _) = cluster.membership else { return [] }
+        guard let zoom = expansionZoom(of: cluster), case .cell(let tight) = cluster.membership else { return [] }
         let level = max(options.gridLevel(forZoom: zoom), cluster.cell.level)
         let shift = level - tight.level
         let region: CellRegion
@@ -313,7 +313,7 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
             return element == witness.element
         case .location(let location, let filter):
             return location == witness.coordinate && (filter == .all || admitsElement(witness.element, filter))
-        case .cell(let cell, _, _):
+        case .cell(let cell):
             let key = QuantizedPoint(witness.coordinate).key
             return cell.keyRange.contains(key) && admitsElement(witness.element, .clusterable)
         }
