@@ -2,6 +2,14 @@ extension ClusterIndex {
     /// Elements a batch handles per step.
     @inlinable static var batchChunk: Int { 2_048 }
 
+    /// The number of steps of a batch of `count` elements.
+    @inlinable static func steps(for count: Int) -> Int { (count + batchChunk - 1) / batchChunk }
+
+    /// The positions of a batch of `count` elements that step `step` handles.
+    @inlinable static func positions(ofStep step: Int, in count: Int) -> Range<Int> {
+        (step * batchChunk)..<min((step + 1) * batchChunk, count)
+    }
+
     /// Adds (or moves) each element; an identity that occurs more than once ends at its last coordinate.
     ///
     /// Two threads share the work: one finds each element's slot (the store and the identity table), a chunk at a
@@ -19,13 +27,11 @@ extension ClusterIndex {
         slots.reserve(batch.count, in: store)
         var identities = takeIdentities()
         defer { restoreIdentities(identities) }
-        let chunks = (batch.count + Self.batchChunk - 1) / Self.batchChunk
         Parallel.pipeline(
-            count: chunks, producer: &identities, consumer: &tree,
-            produce: { identities, chunk in
+            count: Self.steps(for: batch.count), producer: &identities, consumer: &tree,
+            produce: { identities, step in
                 var changes = TreeChanges()
-                let start = chunk * Self.batchChunk
-                for i in start..<min(start + Self.batchChunk, batch.count) where !replaced[i] {
+                for i in Self.positions(ofStep: step, in: batch.count) where !replaced[i] {
                     let (element, coordinate) = batch[i]
                     let key = QuantizedPoint(coordinate).key
                     let (slot, previousKey) = identities.place(element, key: key)
@@ -51,13 +57,11 @@ extension ClusterIndex {
         var identities = takeIdentities()
         var removal = (tree: MortonTree(), removed: [UInt32]())
         swap(&removal.tree, &tree)
-        let chunks = (batch.count + Self.batchChunk - 1) / Self.batchChunk
         Parallel.pipeline(
-            count: chunks, producer: &identities, consumer: &removal,
-            produce: { identities, chunk in
+            count: Self.steps(for: batch.count), producer: &identities, consumer: &removal,
+            produce: { identities, step in
                 var changes = TreeChanges()
-                let start = chunk * Self.batchChunk
-                for element in batch[start..<min(start + Self.batchChunk, batch.count)] {
+                for element in batch[Self.positions(ofStep: step, in: batch.count)] {
                     let (bucket, found) = identities.slots.find(element, in: identities.store)
                     guard let slot = found else { continue }
                     identities.slots.remove(at: bucket, in: identities.store)
