@@ -243,9 +243,7 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
     func bounds(of cluster: Cluster<Element>) -> MapRect {
         let unit = { (coordinate: Coordinate) -> MapRect in
             let point = QuantizedPoint(coordinate)
-            return MapRect(
-                minX: Double(point.x) / 16, minY: Double(point.y) / 16, maxX: (Double(point.x) + 1) / 16,
-                maxY: (Double(point.y) + 1) / 16)
+            return point.rect(through: point)
         }
         switch cluster.membership {
         case .element, .location:

@@ -132,8 +132,12 @@ struct QuantizedPoint: Hashable {
 
     @usableFromInline var key: UInt64 { MortonKey.interleave(x: x, y: y) }
 
-    /// The north-west corner of this grid unit on the plane.
-    var mapPoint: MapPoint { MapPoint(x: Double(x) / 16, y: Double(y) / 16) }
+    /// The rectangle of the plane from this grid unit to `far` (south-east of it), both included: the bounds of any
+    /// positions between them.
+    func rect(through far: QuantizedPoint) -> MapRect {
+        MapRect(
+            minX: Double(x) / 16, minY: Double(y) / 16, maxX: (Double(far.x) + 1) / 16, maxY: (Double(far.y) + 1) / 16)
+    }
 }
 
 extension UInt32 {

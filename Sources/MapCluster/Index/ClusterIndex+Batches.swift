@@ -62,7 +62,7 @@ extension ClusterIndex {
             produce: { identities, step in
                 var changes = TreeChanges()
                 for element in batch[Self.positions(ofStep: step, in: batch.count)] {
-                    let (bucket, found) = identities.slots.find(element, in: identities.store)
+                    let (bucket, found, _) = identities.slots.find(element, in: identities.store)
                     guard let slot = found else { continue }
                     identities.slots.remove(at: bucket, in: identities.store)
                     changes.remove(key: identities.store[Int(slot)].key, slot: slot)
@@ -150,7 +150,7 @@ struct Identities<Element: Hashable & Sendable>: Sendable {
     ///   that key, is then the caller's to remove).
     @inlinable
     mutating func place(_ element: Element, key: UInt64) -> (slot: UInt32, previousKey: UInt64?) {
-        let (bucket, existing) = slots.find(element, in: store)
+        let (bucket, existing, tag) = slots.find(element, in: store)
         if let slot = existing {
             let previousKey = store[Int(slot)].key
             store[Int(slot)].key = key
@@ -165,7 +165,7 @@ struct Identities<Element: Hashable & Sendable>: Sendable {
             precondition(slot <= SlotTable.maximumSlot, "an index holds at most 268,435,455 elements")
             store.append(StoredElement(element: element, key: key))
         }
-        slots.insert(slot, for: element, at: bucket)
+        slots.insert(slot, tag: tag, at: bucket)
         return (slot, nil)
     }
 }

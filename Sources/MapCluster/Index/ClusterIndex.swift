@@ -138,7 +138,7 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
     @discardableResult
     @inlinable
     public mutating func remove(_ element: Element) -> Bool {
-        let (bucket, found) = slots.find(element, in: store)
+        let (bucket, found, _) = slots.find(element, in: store)
         guard let slot = found else { return false }
         slots.remove(at: bucket, in: store)
         removeSlot(slot)

@@ -42,31 +42,32 @@ struct SlotTable: Sendable {
 
     @inlinable static func word(slot: UInt32, tag: UInt32) -> UInt32 { slot << 4 | tag }
 
-    /// The bucket that holds `element`'s slot, or the empty bucket where it would go.
+    /// The bucket that holds `element`'s slot, or the empty bucket where it would go, and the element's tag (for
+    /// ``insert(_:tag:at:)``, so that the element is hashed once).
     @inlinable
     func find<Element: Hashable & Sendable>(
         _ element: Element, in store: PagedArray<StoredElement<Element>>
-    ) -> (bucket: Int, slot: UInt32?) {
+    ) -> (bucket: Int, slot: UInt32?, tag: UInt32) {
         let hash = element.hashValue
         var bucket = hash & mask
         let tag = Self.tag(of: hash)
         while true {
             let word = buckets[bucket]
-            if word == Self.empty { return (bucket, nil) }
-            if word & 0xF == tag && store[Int(word >> 4)].element == element { return (bucket, word >> 4) }
+            if word == Self.empty { return (bucket, nil, tag) }
+            if word & 0xF == tag && store[Int(word >> 4)].element == element { return (bucket, word >> 4, tag) }
             bucket = (bucket + 1) & mask
         }
     }
 
-    /// Puts `slot` for `element` in an empty bucket found by ``find(_:in:)``.
+    /// Puts `slot`, with its element's `tag`, in an empty bucket found by ``find(_:in:)``.
     ///
     /// Call ``reserve(_:in:)`` first.
     @inlinable
-    mutating func insert<Element: Hashable & Sendable>(_ slot: UInt32, for element: Element, at bucket: Int) {
+    mutating func insert(_ slot: UInt32, tag: UInt32, at bucket: Int) {
         precondition(
             buckets[bucket] == Self.empty && count < buckets.count * 3 / 4, "insert needs a reserved, empty bucket")
         precondition(slot <= Self.maximumSlot, "an index holds at most \(Self.maximumSlot + 1) elements")
-        buckets[bucket] = Self.word(slot: slot, tag: Self.tag(of: element.hashValue))
+        buckets[bucket] = Self.word(slot: slot, tag: tag)
         count += 1
     }
 
@@ -83,8 +84,8 @@ struct SlotTable: Sendable {
         var grown = SlotTable(minimumCapacity: count + extra)
         for bucket in 0..<buckets.count where buckets[bucket] != Self.empty {
             let slot = buckets[bucket] >> 4
-            let (target, _) = grown.find(store[Int(slot)].element, in: store)
-            grown.insert(slot, for: store[Int(slot)].element, at: target)
+            let (target, _, tag) = grown.find(store[Int(slot)].element, in: store)
+            grown.insert(slot, tag: tag, at: target)
         }
         self = grown
     }
@@ -120,7 +121,7 @@ struct SlotTable: Sendable {
     ) {
         var table = SlotTable(minimumCapacity: store.count)
         let mask = table.mask
-        // home | tag (8 bits) | slot (32 bits): the home sits above bit 40, so it must fit in 24 bits.
+        // home | tag (4 bits, in a byte) | slot (32 bits): the home sits above bit 40, so it must fit in 24 bits.
         let binShift = UInt64(40 + max(mask.nonzeroBitCount - 8, 0))
         guard mask < 1 << 24 else {
             // Beyond 16 million buckets the home does not fit the word below: insert in slot order.

@@ -87,7 +87,7 @@ struct Summary: Sendable, Equatable {
         return Int64(scaled + (scaled < 0 ? -0.5 : 0.5))
     }
 
-    /// Adds an entry that comes after every member in key order.
+    /// Adds an entry that comes after every member in key order (the fold's hot loop relies on it).
     @inline(__always) mutating func add(_ entry: IndexEntry) {
         let point = QuantizedPoint(key: entry.key)
         count &+= 1
@@ -117,18 +117,10 @@ struct Summary: Sendable, Equatable {
     /// The summary with one more entry, wherever it falls in key order.
     /// - Complexity: O(1).
     @inline(__always) func inserting(_ entry: IndexEntry) -> Summary {
-        let point = QuantizedPoint(key: entry.key)
         var result = self
-        result.count += 1
+        result.add(entry)
         result.firstKey = min(firstKey, entry.key)
         result.lastKey = max(lastKey, entry.key)
-        result.minX = min(minX, point.x)
-        result.maxX = max(maxX, point.x)
-        result.minY = min(minY, point.y)
-        result.maxY = max(maxY, point.y)
-        result.latitudeSum += Summary.fixedPoint(entry.coordinate.latitude)
-        result.longitudeSum += Summary.fixedPoint(entry.coordinate.wrappedLongitude)
-        if isSameLocation && entry.coordinate != location { result.isSameLocation = false }
         return result
     }
 
@@ -187,8 +179,6 @@ struct Summary: Sendable, Equatable {
 
     /// The smallest rectangle of the plane holding every member (to the index's 1/16-unit grid).
     var bounds: MapRect {
-        MapRect(
-            minX: Double(minX) / 16, minY: Double(minY) / 16, maxX: (Double(maxX) + 1) / 16,
-            maxY: (Double(maxY) + 1) / 16)
+        QuantizedPoint(x: minX, y: minY).rect(through: QuantizedPoint(x: maxX, y: maxY))
     }
 }
