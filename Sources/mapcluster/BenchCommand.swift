@@ -42,11 +42,7 @@ struct BenchCommand: ParsableCommand {
         }
         let peak = peakMemoryMegabytes()
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            print(
-                String(decoding: try encoder.encode(BenchReport(workloads: results, peakMemoryMB: peak)), as: UTF8.self)
-            )
+            print(try jsonLine(BenchReport(workloads: results, peakMemoryMB: peak)))
         } else {
             print("\npeak memory: \(String(format: "%.1f", peak)) MB")
         }

@@ -89,11 +89,15 @@ struct ClusterCommand: ParsableCommand {
         let clusters = index.clusters(in: viewport, options: options)
         let names = Dictionary(
             points.records.map { ($0.id, points.property("name", of: $0)) }, uniquingKeysWith: { first, _ in first })
-        let rows = clusters.map { ClusterRow($0, name: names[$0.members(limit: 1).first ?? ""] ?? nil) }
+        let rows = clusters.map { cluster in
+            // A single element's id is the element: its name needs no member lookup.
+            guard case .element(let id) = cluster.id else { return ClusterRow(cluster, name: nil) }
+            return ClusterRow(cluster, name: names[id] ?? nil)
+        }
         let level = options.gridLevel(forZoom: zoom)
         if json {
             let report = ClusterReport(zoom: zoom, gridLevel: level, points: index.count, clusters: rows)
-            print(try report.jsonString())
+            print(try jsonLine(report))
         } else {
             print(ClusterRow.table(rows, zoom: zoom, level: level, points: index.count))
         }
@@ -112,7 +116,7 @@ struct ClusterRow: Encodable {
     var expansionZoom: Double?
 
     init(_ cluster: Cluster<String>, name: String?) {
-        self.name = cluster.isCluster ? nil : name
+        self.name = name
         switch cluster.id {
         case .cell(let cell): (id, kind) = ("cell \(cell)", "cluster")
         case .location(let coordinate): (id, kind) = ("location \(coordinate)", "location")
@@ -170,9 +174,4 @@ struct ClusterReport: Encodable {
         case gridLevel = "grid_level"
     }
 
-    func jsonString() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
-    }
 }

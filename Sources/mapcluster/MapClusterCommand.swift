@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The `mapcluster` tool: each subcommand parses its arguments and calls the libraries.
 @main
@@ -7,4 +8,11 @@ struct MapClusterCommand: ParsableCommand {
         commandName: "mapcluster",
         abstract: "Cluster map points on a world-aligned grid.",
         subcommands: [ClusterCommand.self, BenchCommand.self])
+}
+
+/// A value as one line of JSON, with sorted keys and unescaped slashes: what every `--json` option prints.
+func jsonLine(_ value: some Encodable) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
 }
