@@ -121,6 +121,7 @@ struct ClusterRow: Encodable {
         case .cell(let cell): (id, kind) = ("cell \(cell)", "cluster")
         case .location(let coordinate): (id, kind) = ("location \(coordinate)", "location")
         case .element(let element): (id, kind) = (element, "single")
+        case .merged: (id, kind) = (cluster.id.description, "merged")
         }
         latitude = cluster.coordinate.latitude
         longitude = cluster.coordinate.longitude

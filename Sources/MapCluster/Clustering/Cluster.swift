@@ -68,6 +68,9 @@ public enum ClusterID<Element: Hashable & Sendable>: Hashable, Sendable, CustomS
     case location(Coordinate)
     /// One element on its own.
     case element(Element)
+    /// Clusters whose markers overlapped on screen, merged by a ``ClusterManager``'s overlap pass: their ids, in the
+    /// order of their cells.
+    case merged([ClusterID<Element>])
 
     /// The kind of identity and its value, as in `cell 12/2200/1343`.
     public var description: String {
@@ -75,6 +78,7 @@ public enum ClusterID<Element: Hashable & Sendable>: Hashable, Sendable, CustomS
         case .cell(let cell): "cell \(cell)"
         case .location(let coordinate): "location \(coordinate)"
         case .element(let element): "element \(element)"
+        case .merged(let parts): "merged [\(parts.map(\.description).joined(separator: ", "))]"
         }
     }
 }
@@ -87,6 +91,9 @@ enum Membership<Element: Hashable & Sendable>: Sendable {
     case location(Coordinate, MemberFilter)
     /// One element.
     case element(Element)
+    /// The members of several clusters, merged because their markers overlapped; `expansionZoom` is the zoom at
+    /// which the first of them stands apart.
+    case group([Cluster<Element>], expansionZoom: Double)
 }
 
 /// Which elements, by ``ClusterOptions/shouldCluster``, a group takes.

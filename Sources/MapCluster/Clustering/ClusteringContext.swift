@@ -27,10 +27,29 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
 
     /// The clusters of every cell of `region`, at `zoom`, in key order of their cells.
     func clusters(in region: CellRegion, zoom: Double, scope: Scope) -> [Cluster<Element>] {
+        clusters(in: region, zoom: zoom, scope: scope) { false } ?? []
+    }
+
+    /// The clusters of every cell of `region`, or `nil` if `stop` said so: it is asked every few cells, and once it
+    /// answers true the remaining cells are passed over without work.
+    func clusters(in region: CellRegion, zoom: Double, scope: Scope, stop: () -> Bool) -> [Cluster<Element>]? {
         var result: [Cluster<Element>] = []
         let clusteringIsOn = zoom <= options.maxZoomLevelForClustering
+        var stopped = false
+        var cellsToNextCheck = Self.cellsPerStopCheck
+        /// Whether to pass over the next cell: `stop` is asked once per `cellsPerStopCheck` cells.
+        func passOver() -> Bool {
+            guard !stopped else { return true }
+            cellsToNextCheck -= 1
+            if cellsToNextCheck == 0 {
+                cellsToNextCheck = Self.cellsPerStopCheck
+                stopped = stop()
+            }
+            return stopped
+        }
         if let shouldCluster = options.shouldCluster {
             tree.forEachCell(in: region) { code, _ in
+                if passOver() { return }
                 let cell = GridCell(level: region.level, code: code)
                 clusterVisitingMembers(
                     of: cell, zoom: zoom, clusteringIsOn: clusteringIsOn, shouldCluster: shouldCluster,
@@ -38,6 +57,7 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
             }
         } else {
             tree.forEachCell(in: region) { code, summary in
+                if passOver() { return }
                 let cell = GridCell(level: region.level, code: code)
                 if clusteringIsOn && qualifies(summary, in: cell, filter: .all) {
                     result.append(cluster(of: summary, in: cell, zoom: zoom, filter: .all))
@@ -46,8 +66,11 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
                 }
             }
         }
-        return result
+        return stopped ? nil : result
     }
+
+    /// How many cells a clustering pass works through between two questions to its `stop` function.
+    static var cellsPerStopCheck: Int { 32 }
 
     /// One cell when a ``ClusterOptions/shouldCluster`` predicate splits its members in two.
     private func clusterVisitingMembers(
@@ -217,6 +240,17 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
                 page.append((element(of: entry), entry.coordinate))
                 return page.count < limit
             }
+        case .group(let parts, _):
+            var skip = offset
+            for part in parts {
+                if skip >= part.count {
+                    skip -= part.count
+                    continue
+                }
+                page += members(of: part, offset: skip, limit: limit - page.count)
+                skip = 0
+                if page.count == limit { break }
+            }
         case .cell(let cell):
             if options.shouldCluster == nil {
                 tree.forEachEntry(in: cell.keyRange, skip: offset) { entry in
@@ -248,6 +282,8 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
         switch cluster.membership {
         case .element, .location:
             return unit(cluster.coordinate)
+        case .group(let parts, _):
+            return parts.dropFirst().reduce(bounds(of: parts[0])) { $0.union(bounds(of: $1)) }
         case .cell(let cell):
             var summary: Summary?
             if options.shouldCluster == nil {
@@ -265,6 +301,7 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
     // MARK: - Across zoom levels
 
     func expansionZoom(of cluster: Cluster<Element>) -> Double? {
+        if case .group(_, let zoom) = cluster.membership { return zoom }
         guard case .cell(let tight) = cluster.membership, tight.level < GridCell.maxLevel else { return nil }
         let split = options.zoom(forLevel: tight.level + 1)
         let limit = options.maxZoomLevelForClustering
@@ -272,6 +309,7 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
     }
 
     func children(of cluster: Cluster<Element>) -> [Cluster<Element>] {
+        if case .group(let parts, _) = cluster.membership { return parts }
         guard let zoom = expansionZoom(of: cluster), case .cell(let tight) = cluster.membership else { return [] }
         let level = max(options.gridLevel(forZoom: zoom), cluster.cell.level)
         let shift = level - tight.level
@@ -289,6 +327,12 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
     }
 
     func parent(of cluster: Cluster<Element>) -> Cluster<Element>? {
+        if case .group(let parts, _) = cluster.membership {
+            // The grid parent of every part, if they share one.
+            let parents = parts.map { parent(of: $0) }
+            guard let first = parents.first ?? nil, parents.allSatisfy({ $0?.id == first.id }) else { return nil }
+            return first
+        }
         var zoom = cluster.zoom
         var level = cluster.cell.level
         while level > 0 {
@@ -306,15 +350,57 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
     /// Whether `outer` holds every member of `inner` (tested on one of them).
     private func holds(_ outer: Cluster<Element>, _ inner: Cluster<Element>) -> Bool {
         guard let witness = members(of: inner, offset: 0, limit: 1).first else { return false }
-        switch outer.membership {
-        case .element(let element):
-            return element == witness.element
+        return holds(outer, witness.element, at: witness.coordinate)
+    }
+
+    /// Whether `cluster` holds an element of the index, found at `coordinate`.
+    func holds(_ cluster: Cluster<Element>, _ element: Element, at coordinate: Coordinate) -> Bool {
+        switch cluster.membership {
+        case .element(let member):
+            return member == element
         case .location(let location, let filter):
-            return location == witness.coordinate && (filter == .all || admitsElement(witness.element, filter))
+            return location == coordinate && (filter == .all || admitsElement(element, filter))
         case .cell(let cell):
-            let key = QuantizedPoint(witness.coordinate).key
-            return cell.keyRange.contains(key) && admitsElement(witness.element, .clusterable)
+            let key = QuantizedPoint(coordinate).key
+            return cell.keyRange.contains(key) && admitsElement(element, .clusterable)
+        case .group(let parts, _):
+            return parts.contains { holds($0, element, at: coordinate) }
         }
+    }
+
+    /// The ranges of keys that a cluster's members lie in: one per part.
+    func keyRanges(of cluster: Cluster<Element>) -> [ClosedRange<UInt64>] {
+        switch cluster.membership {
+        case .element, .location:
+            let key = QuantizedPoint(cluster.coordinate).key
+            return [key...key]
+        case .cell(let cell):
+            return [cell.keyRange]
+        case .group(let parts, _):
+            return parts.flatMap(keyRanges(of:))
+        }
+    }
+
+    /// The smallest zoom at which an element of the index stands alone, or in a cluster of its coordinate only.
+    ///
+    /// Found by bisection over the grid levels: a cell's members only thin out as the level grows.
+    func revealingZoom(of element: Element, at coordinate: Coordinate) -> Double {
+        func zoom(ofLevel level: Int) -> Double { max(options.zoom(forLevel: level), 0) }
+        func standsAlone(atLevel level: Int) -> Bool {
+            let zoom = zoom(ofLevel: level)
+            let cell = GridCell(containing: coordinate.mapPoint, level: options.gridLevel(forZoom: zoom))
+            let region = CellRegion(level: cell.level, rows: cell.y...cell.y, columns: [cell.x...cell.x])
+            let holder = clusters(in: region, zoom: zoom, scope: .all).first { holds($0, element, at: coordinate) }
+            return holder.map { !$0.isCluster || $0.isUniqueLocation } ?? true
+        }
+        var low = 0
+        var high = GridCell.maxLevel
+        while low < high {
+            let middle = (low + high) / 2
+            if standsAlone(atLevel: middle) { high = middle } else { low = middle + 1 }
+        }
+        let limit = options.maxZoomLevelForClustering
+        return limit.isFinite ? min(zoom(ofLevel: low), max(limit.nextUp, 0)) : zoom(ofLevel: low)
     }
 
     private func admitsElement(_ element: Element, _ filter: MemberFilter) -> Bool {
@@ -339,23 +425,12 @@ extension ClusterIndex {
     ///   clustered costs the visit of its elements, as does a ``ClusterOptions/shouldCluster`` predicate.
     public func clusters(in viewport: Viewport, options: ClusterOptions<Element> = .init()) -> [Cluster<Element>] {
         let context = ClusteringContext(index: self, options: options)
-        let zoom = viewport.zoom
-        let level = options.gridLevel(forZoom: zoom)
-        let dx = viewport.rect.size.width * options.marginFactor
-        let dy = viewport.rect.size.height * options.marginFactor
-        let region = CellRegion(level: level, covering: viewport.rect.insetBy(dx: -dx, dy: -dy))
-        return context.clusters(in: region, zoom: zoom, scope: .all)
+        return context.clusters(in: CellRegion(viewport, options: options), zoom: viewport.zoom, scope: .all)
     }
 
     /// The grid cells that ``clusters(in:options:)`` considers for a viewport, for drawing a debug grid.
     public func gridCells(in viewport: Viewport, options: ClusterOptions<Element> = .init()) -> [GridCell] {
-        let level = options.gridLevel(forZoom: viewport.zoom)
-        let dx = viewport.rect.size.width * options.marginFactor
-        let dy = viewport.rect.size.height * options.marginFactor
-        let region = CellRegion(level: level, covering: viewport.rect.insetBy(dx: -dx, dy: -dy))
-        return region.columns.flatMap { columns in
-            region.rows.flatMap { y in columns.map { x in GridCell(level: level, x: x, y: y) } }
-        }
+        CellRegion(viewport, options: options).cells
     }
 
     /// The member of a cell nearest to a coordinate, on the plane, or `nil` if the cell is empty.
@@ -366,5 +441,26 @@ extension ClusterIndex {
         tree.nearestEntry(in: cell.keyRange, to: coordinate.mapPoint) { _ in true }.map {
             (store[Int($0.slot)].element, $0.coordinate)
         }
+    }
+}
+
+extension CellRegion {
+    /// The cells that clustering a viewport with `options` considers: those the viewport, grown by the margin on
+    /// every side, touches.
+    init<Element>(_ viewport: Viewport, options: ClusterOptions<Element>) {
+        let dx = viewport.rect.size.width * options.marginFactor
+        let dy = viewport.rect.size.height * options.marginFactor
+        self.init(
+            level: options.gridLevel(forZoom: viewport.zoom), covering: viewport.rect.insetBy(dx: -dx, dy: -dy))
+    }
+
+    /// Every cell of the region.
+    var cells: [GridCell] {
+        columns.flatMap { columns in rows.flatMap { y in columns.map { x in GridCell(level: level, x: x, y: y) } } }
+    }
+
+    /// Whether a cell at the region's level is one of its cells.
+    func contains(_ cell: GridCell) -> Bool {
+        cell.level == level && rows.contains(cell.y) && columns.contains { $0.contains(cell.x) }
     }
 }

@@ -117,6 +117,13 @@ public struct MapRect: Hashable, Sendable, CustomStringConvertible {
         MapRect(minX: minX + dx, minY: minY + dy, maxX: maxX - dx, maxY: maxY - dy)
     }
 
+    /// The smallest rectangle holding both, on the plane (not across the antimeridian).
+    public func union(_ other: MapRect) -> MapRect {
+        MapRect(
+            minX: min(minX, other.minX), minY: min(minY, other.minY), maxX: max(maxX, other.maxX),
+            maxY: max(maxY, other.maxY))
+    }
+
     /// The ranges of x and y the rectangle covers.
     public var description: String { "MapRect(x: \(minX)..<\(maxX), y: \(minY)..<\(maxY))" }
 }

@@ -10,6 +10,7 @@
 #endif
 
 @inline(__always) func mathSin(_ x: Double) -> Double { sin(x) }
+@inline(__always) func mathCos(_ x: Double) -> Double { cos(x) }
 @inline(__always) func mathLog(_ x: Double) -> Double { log(x) }
 @inline(__always) func mathExp(_ x: Double) -> Double { exp(x) }
 @inline(__always) func mathAtan(_ x: Double) -> Double { atan(x) }

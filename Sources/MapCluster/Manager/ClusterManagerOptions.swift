@@ -1,0 +1,112 @@
+/// How a ``ClusterManager`` clusters, places, names and reports its markers.
+///
+///     var options = ClusterManagerOptions<Place>()
+///     options.clustering.cellSize = 80
+///     options.overlap = .merge(markerSize: ViewSize(width: 40, height: 40))
+///     options.title = { cluster in cluster.isCluster ? "\(cluster.count) places" : nil }
+public struct ClusterManagerOptions<Element: Hashable & Sendable>: Sendable {
+    /// How the grid groups elements.
+    public var clustering = ClusterOptions<Element>()
+
+    /// Whether a cluster whose members change while it stays in its grid cell keeps its marker: the same id and the
+    /// same position, so that markers don't jump while data arrives in batches. Its change is reported in
+    /// ``ClusterChanges/updates``.
+    ///
+    /// With `false`, such a cluster is removed and its successor inserted, at its own position. Default `true`
+    /// (CCHMapClusterController's `reuseExistingClusterAnnotations`).
+    public var reuseExistingClusterAnnotations = true
+
+    /// Whether markers that leave the clustered region (the viewport and its margin) are removed.
+    ///
+    /// With `false` they stay, and are left out of ``ClusterChanges/removals``, until the region covers their place
+    /// again. Default `true`.
+    public var shouldRemoveInvisibleAnnotations = true
+
+    /// A second pass over each update's clusters for markers that overlap on screen; `nil` (the default) draws them
+    /// where the grid puts them.
+    public var overlap: OverlapResolution?
+
+    /// How elements on one coordinate are shown once the grid no longer clusters them with others; `nil` (the
+    /// default) shows them as one cluster.
+    public var sameLocation: SameLocationFanOut?
+
+    /// A marker's title; `nil` gives the default: "N items" for a cluster, the element's own title for a single
+    /// element (``TitledElement/title``, or its description).
+    public var title: (@Sendable (Cluster<Element>) -> String?)?
+
+    /// A marker's subtitle; `nil` gives the default: none for a cluster, the element's own subtitle for a single
+    /// element (``TitledElement/subtitle``).
+    public var subtitle: (@Sendable (Cluster<Element>) -> String?)?
+
+    /// The default options.
+    public init() {}
+
+    /// The title a marker for `cluster` shows.
+    public func title(for cluster: Cluster<Element>) -> String? {
+        if let title { return title(cluster) }
+        if cluster.isCluster { return "\(cluster.count) items" }
+        guard case .element(let element) = cluster.id else { return nil }
+        if let titled = element as? any TitledElement { return titled.title }
+        return String(describing: element)
+    }
+
+    /// The subtitle a marker for `cluster` shows.
+    public func subtitle(for cluster: Cluster<Element>) -> String? {
+        if let subtitle { return subtitle(cluster) }
+        guard !cluster.isCluster, case .element(let element) = cluster.id else { return nil }
+        return (element as? any TitledElement)?.subtitle
+    }
+}
+
+/// An element that names itself, for the default titles of a ``ClusterManager``'s markers.
+public protocol TitledElement {
+    /// The title of the element's marker when it stands alone.
+    var title: String? { get }
+    /// The subtitle of the element's marker when it stands alone.
+    var subtitle: String? { get }
+}
+
+extension TitledElement {
+    /// No subtitle.
+    public var subtitle: String? { nil }
+}
+
+/// What to do with cluster markers that overlap on screen.
+public enum OverlapResolution: Hashable, Sendable {
+    /// Markers that overlap (or touch) become one cluster, placed at the mean of their positions weighted by their
+    /// counts; repeated until none overlap. kingpin's two-phase clustering.
+    case merge(markerSize: ViewSize)
+    /// Markers that overlap are nudged apart until they don't; their members and counts don't change.
+    case separate(markerSize: ViewSize)
+
+    /// The size of a marker on screen, in points.
+    public var markerSize: ViewSize {
+        switch self {
+        case .merge(let size), .separate(let size): size
+        }
+    }
+}
+
+/// Elements on one coordinate drawn apart, on a circle around it, once clustering has stopped for them.
+///
+/// Clustering has stopped for a coordinate's elements when the grid leaves them on their own: beyond
+/// ``ClusterOptions/maxZoomLevelForClustering``, or from ``startZoom`` on. The positions are for display only: the
+/// elements' coordinates never change.
+public struct SameLocationFanOut: Hashable, Sendable {
+    /// The radius of the circle, in points, so that it reads the same at every zoom.
+    public var radius: Double
+    /// The zoom from which a coordinate's elements are fanned out even while clustering is on; default: never (only
+    /// beyond the maximum clustering zoom).
+    public var startZoom: Double
+    /// Groups larger than this stay one cluster; default 64.
+    public var maximumCount: Int
+
+    /// A fan-out on a circle of `radius` points.
+    public init(radius: Double, startZoom: Double = .infinity, maximumCount: Int = 64) {
+        precondition(radius > 0 && radius.isFinite, "the fan-out radius is a positive number of points")
+        precondition(maximumCount >= 2, "a fan-out takes groups of at least two")
+        self.radius = radius
+        self.startZoom = startZoom
+        self.maximumCount = maximumCount
+    }
+}

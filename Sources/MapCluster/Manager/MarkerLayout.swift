@@ -1,0 +1,230 @@
+/// The screen-space passes over an update's clusters: overlap merging or separation, and fanning out elements on one
+/// coordinate.
+///
+/// Positions are kept on the plane, in map units; sizes come in points and are converted with the viewport's scale.
+/// The plane wraps around the antimeridian: markers on either side of it are neighbours.
+struct MarkerLayout<Element: Hashable & Sendable> {
+    /// A marker being laid out.
+    struct Item {
+        var id: ClusterID<Element>
+        var cluster: Cluster<Element>
+        /// Where it is drawn.
+        private(set) var coordinate: Coordinate
+        /// Where it is drawn, on the plane.
+        private(set) var point: MapPoint
+        /// How many elements it stands for, its merged parts' included.
+        var count: Int
+        /// The markers merged into this one, in order; empty for a marker of its own.
+        var parts: [Item] = []
+        /// By how much the map must grow for the first two merged parts to stand apart.
+        var separatingScale = Double.infinity
+
+        init(id: ClusterID<Element>, cluster: Cluster<Element>, coordinate: Coordinate) {
+            self.id = id
+            self.cluster = cluster
+            self.coordinate = coordinate
+            point = coordinate.mapPoint
+            count = cluster.count
+        }
+
+        /// Draws it elsewhere; x is wrapped onto the world.
+        mutating func move(to point: MapPoint) {
+            self.point = MapPoint(x: MarkerLayout.wrapped(point.x), y: point.y)
+            coordinate = point.coordinate
+        }
+
+        /// Draws it elsewhere on the plane, by an offset.
+        mutating func move(dx: Double, dy: Double) {
+            move(to: MapPoint(x: point.x + dx, y: point.y + dy))
+        }
+    }
+
+    var items: [Item]
+    /// Points per map unit.
+    let scale: Double
+    let zoom: Double
+
+    static var worldWidth: Double { MapSize.worldWidth }
+
+    init(_ items: [Item], viewport: Viewport) {
+        self.items = items
+        scale = viewport.pointsPerMapUnit
+        zoom = viewport.zoom
+    }
+
+    /// The difference `b - a` along x, by the shorter way around the world.
+    static func wrappedDelta(_ a: Double, _ b: Double) -> Double {
+        var delta = (b - a).truncatingRemainder(dividingBy: worldWidth)
+        if delta > worldWidth / 2 { delta -= worldWidth }
+        if delta < -worldWidth / 2 { delta += worldWidth }
+        return delta
+    }
+
+    static func wrapped(_ x: Double) -> Double {
+        var x = x.truncatingRemainder(dividingBy: worldWidth)
+        if x < 0 { x += worldWidth }
+        return x
+    }
+
+    // MARK: - Neighbours
+
+    /// Buckets of items by position, each at least one marker wide and high, wrapping across the antimeridian.
+    private struct Buckets {
+        let columns: Int
+        let width: Double
+        let height: Double
+        var items: [Int: [Int]] = [:]
+
+        init(markerWidth: Double, markerHeight: Double) {
+            columns = max(1, Int((MarkerLayout.worldWidth / markerWidth).rounded(.down)))
+            width = MarkerLayout.worldWidth / Double(columns)
+            height = markerHeight
+        }
+
+        func cell(of point: MapPoint) -> (column: Int, row: Int) {
+            let column = min(Int(MarkerLayout.wrapped(point.x) / width), columns - 1)
+            return (column, Int((point.y / height).rounded(.down)))
+        }
+
+        mutating func insert(_ item: Int, at point: MapPoint) {
+            let (column, row) = cell(of: point)
+            items[row &* columns &+ column, default: []].append(item)
+        }
+
+        /// The items in the 3 × 3 buckets around a point's, each once.
+        func neighbours(of point: MapPoint) -> [Int] {
+            let (column, row) = cell(of: point)
+            var seenColumns: [Int] = []
+            for offset in -1...1 {
+                let next = ((column + offset) % columns + columns) % columns
+                if !seenColumns.contains(next) { seenColumns.append(next) }
+            }
+            var result: [Int] = []
+            for neighbourRow in (row - 1)...(row + 1) {
+                for next in seenColumns { result += items[neighbourRow &* columns &+ next] ?? [] }
+            }
+            return result
+        }
+    }
+
+    /// How far apart two markers are on screen, in points: the x distance by the shorter way around the world.
+    private func screenDistance(_ a: MapPoint, _ b: MapPoint) -> (dx: Double, dy: Double) {
+        (Self.wrappedDelta(a.x, b.x) * scale, (b.y - a.y) * scale)
+    }
+
+    // MARK: - Merging
+
+    /// Merges markers that overlap or touch into one, placed at the mean of their positions weighted by count, until
+    /// none do. Items are taken in order, so the result is the same for the same input.
+    mutating func merge(markerSize: ViewSize) {
+        // A hair of tolerance, so that markers meant to touch do, whatever the rounding of their positions.
+        let width = markerSize.width + 1e-6
+        let height = markerSize.height + 1e-6
+        var merged = true
+        while merged {
+            merged = false
+            var buckets = Buckets(markerWidth: markerSize.width / scale, markerHeight: markerSize.height / scale)
+            for (offset, item) in items.enumerated() { buckets.insert(offset, at: item.point) }
+            var alive = [Bool](repeating: true, count: items.count)
+            for first in items.indices where alive[first] {
+                for second in buckets.neighbours(of: items[first].point).sorted()
+                where second > first && alive[second] {
+                    let (dx, dy) = screenDistance(items[first].point, items[second].point)
+                    guard abs(dx) <= width && abs(dy) <= height else { continue }
+                    items[first] = combine(items[first], items[second], dx: dx, dy: dy, markerSize: markerSize)
+                    alive[second] = false
+                    merged = true
+                }
+            }
+            if merged { items = items.indices.filter { alive[$0] }.map { items[$0] } }
+        }
+        items = items.map { $0.parts.isEmpty ? $0 : group(of: $0) }
+    }
+
+    private func combine(_ a: Item, _ b: Item, dx: Double, dy: Double, markerSize: ViewSize) -> Item {
+        let weightA = Double(a.count)
+        let weightB = Double(b.count)
+        let share = weightB / (weightA + weightB)
+        let point = MapPoint(x: a.point.x + dx / scale * share, y: a.point.y + dy / scale * share)
+        // The scale at which these two no longer overlap: past it, one of the axes is longer than the marker.
+        let apart = max(
+            abs(dx) > 0 ? markerSize.width / abs(dx) : .infinity, abs(dy) > 0 ? markerSize.height / abs(dy) : .infinity)
+        var result = a
+        result.parts = (a.parts.isEmpty ? [a] : a.parts) + (b.parts.isEmpty ? [b] : b.parts)
+        result.move(to: point)
+        result.count = a.count + b.count
+        result.separatingScale = min(a.separatingScale, b.separatingScale, apart)
+        return result
+    }
+
+    /// The cluster of a merged item.
+    private func group(of item: Item) -> Item {
+        let parts = item.parts.map(\.cluster)
+        var expansion = zoom + mathLog2(max(item.separatingScale, 1))
+        for part in parts { if let zoom = part.expansionZoom { expansion = min(expansion, zoom) } }
+        let first = parts[0]
+        let cluster = Cluster(
+            id: .merged(item.parts.map(\.id)), coordinate: item.coordinate,
+            count: item.count, isUniqueLocation: false, cell: first.cell, zoom: first.zoom,
+            membership: .group(parts, expansionZoom: expansion.nextUp), context: first.context)
+        return Item(id: cluster.id, cluster: cluster, coordinate: item.coordinate)
+    }
+
+    // MARK: - Separating
+
+    /// Nudges overlapping markers apart along the axis that needs the smaller move, in up to `rounds` rounds.
+    mutating func separate(markerSize: ViewSize, rounds: Int = 64) {
+        for _ in 0..<rounds {
+            var moved = false
+            var buckets = Buckets(markerWidth: markerSize.width / scale, markerHeight: markerSize.height / scale)
+            for (offset, item) in items.enumerated() { buckets.insert(offset, at: item.point) }
+            for first in items.indices {
+                for second in buckets.neighbours(of: items[first].point).sorted() where second > first {
+                    let (dx, dy) = screenDistance(items[first].point, items[second].point)
+                    let overlapX = markerSize.width - abs(dx)
+                    let overlapY = markerSize.height - abs(dy)
+                    // Half a point of slack, so that markers pushed to touch are done with.
+                    guard overlapX > 0.5 && overlapY > 0.5 else { continue }
+                    if overlapX <= overlapY {
+                        let push = (overlapX / 2 + 0.5) / scale * (dx < 0 ? -1 : 1)
+                        items[first].move(dx: -push, dy: 0)
+                        items[second].move(dx: push, dy: 0)
+                    } else {
+                        let push = (overlapY / 2 + 0.5) / scale * (dy < 0 ? -1 : 1)
+                        items[first].move(dx: 0, dy: -push)
+                        items[second].move(dx: 0, dy: push)
+                    }
+                    moved = true
+                }
+            }
+            if !moved { return }
+        }
+    }
+
+    // MARK: - Fanning out
+
+    /// Replaces each group of elements on one coordinate that `fanOut` takes with its members, on a circle around
+    /// the group's position.
+    mutating func fanOut(_ fanOut: SameLocationFanOut, clusteringIsOn: Bool) {
+        guard !clusteringIsOn || zoom >= fanOut.startZoom else { return }
+        let radius = fanOut.radius / scale
+        items = items.flatMap { item -> [Item] in
+            let cluster = item.cluster
+            guard cluster.isCluster, cluster.isUniqueLocation, cluster.count <= fanOut.maximumCount else {
+                return [item]
+            }
+            let members = cluster.membersWithCoordinates()
+            return members.enumerated().map { offset, member in
+                // Clockwise from the top, evenly spaced.
+                let angle = 2 * Double.pi * Double(offset) / Double(members.count) - Double.pi / 2
+                let single = Cluster(
+                    id: .element(member.element), coordinate: member.coordinate, count: 1, isUniqueLocation: true,
+                    cell: cluster.cell, zoom: cluster.zoom, membership: .element(member.element),
+                    context: cluster.context)
+                var fanned = Item(id: single.id, cluster: single, coordinate: item.coordinate)
+                fanned.move(dx: radius * mathCos(angle), dy: radius * mathSin(angle))
+                return fanned
+            }
+        }
+    }
+}

@@ -1,0 +1,167 @@
+/// The keys of the elements changed since a snapshot: what tells a kept marker with new members from an unchanged one.
+enum DirtyKeys: Sendable {
+    /// These keys, sorted.
+    case keys([UInt64])
+    /// Too many to list, or a change of options: every marker may have changed.
+    case all
+
+    /// Whether a changed element lies in `range`.
+    func intersects(_ range: ClosedRange<UInt64>) -> Bool {
+        switch self {
+        case .all:
+            return true
+        case .keys(let keys):
+            // The first key not below the range's start.
+            var low = 0
+            var high = keys.count
+            while low < high {
+                let middle = (low + high) / 2
+                if keys[middle] < range.lowerBound { low = middle + 1 } else { high = middle }
+            }
+            return low < keys.count && keys[low] <= range.upperBound
+        }
+    }
+}
+
+/// One update's work, from a snapshot of the elements to the new snapshot and its changes: everything
+/// ``ClusterManager/update(for:)`` computes off the caller's thread.
+struct UpdateJob<Element: Hashable & Sendable>: Sendable {
+    typealias Marker = ClusterMarker<Element>
+
+    var viewport: Viewport
+    var index: ClusterIndex<Element>
+    var dataVersion: Int
+    var options: ClusterManagerOptions<Element>
+    var optionsVersion: Int
+    var previous: ClusterSnapshot<Element>
+    var dirty: DirtyKeys
+
+    /// The update, or `nil` if `stop` answered true on the way: it is asked every few grid cells and between steps.
+    func run(stop: () -> Bool) -> ClusterUpdate<Element>? {
+        let clustering = options.clustering
+        let context = ClusteringContext(index: index, options: clustering)
+        let zoom = viewport.zoom
+        let region = CellRegion(viewport, options: clustering)
+        guard let clusters = context.clusters(in: region, zoom: zoom, scope: .all, stop: stop), !stop() else {
+            return nil
+        }
+
+        // Markers of several locations that stay in their grid cell keep their id and place.
+        let reuses =
+            options.reuseExistingClusterAnnotations && previous.gridLevel == region.level
+            && previous.optionsVersion == optionsVersion
+        var anchors: [GridCell: ClusterSnapshot<Element>.Anchor] = [:]
+        var items = clusters.map { cluster -> MarkerLayout<Element>.Item in
+            var anchor = ClusterSnapshot<Element>.Anchor(id: cluster.id, coordinate: cluster.coordinate)
+            if case .cell = cluster.membership {
+                if reuses, let previous = previous.anchors[cluster.cell] { anchor = previous }
+                anchors[cluster.cell] = anchor
+            }
+            return MarkerLayout<Element>.Item(id: anchor.id, cluster: cluster, coordinate: anchor.coordinate)
+        }
+
+        var layout = MarkerLayout<Element>(items, viewport: viewport)
+        switch options.overlap {
+        case .merge(let size): layout.merge(markerSize: size)
+        case .separate(let size): layout.separate(markerSize: size)
+        case nil: break
+        }
+        if let fanOut = options.sameLocation {
+            layout.fanOut(fanOut, clusteringIsOn: zoom <= clustering.maxZoomLevelForClustering)
+        }
+        items = layout.items
+        guard !stop() else { return nil }
+
+        let markers = items.map { Marker(id: $0.id, cluster: $0.cluster, coordinate: $0.coordinate, options: options) }
+        let (kept, changes) = diff(markers, region: region)
+        let snapshot = ClusterSnapshot(
+            viewport: viewport, markers: kept, gridCells: region.cells, index: index, gridLevel: region.level,
+            dataVersion: dataVersion, optionsVersion: optionsVersion, anchors: anchors)
+        return ClusterUpdate(snapshot: snapshot, changes: changes)
+    }
+
+    /// The changes from the previous snapshot's markers to `markers`, and the markers of the new snapshot: `markers`
+    /// and, when invisible markers stay, those of the previous snapshot outside `region`.
+    private func diff(_ markers: [Marker], region: CellRegion) -> ([Marker], ClusterChanges<Element>) {
+        let old = previous.markers
+        var oldPosition: [ClusterID<Element>: Int] = [:]
+        oldPosition.reserveCapacity(old.count)
+        for (position, marker) in old.enumerated() { oldPosition[marker.id] = position }
+        var matched = [Bool](repeating: false, count: old.count)
+        let oldRanges = MarkerRanges(old)
+        let newRanges = MarkerRanges(markers)
+        let dataChanged = previous.dataVersion != dataVersion
+
+        var changes = ClusterChanges<Element>()
+        for marker in markers {
+            guard let position = oldPosition[marker.id] else {
+                let from = oldRanges.marker(holding: marker).map { old[$0].coordinate }
+                changes.insertions.append(.init(marker: marker, splitFrom: from))
+                continue
+            }
+            matched[position] = true
+            let before = old[position]
+            let changed =
+                before.count != marker.count || before.coordinate != marker.coordinate
+                || (dataChanged && dirtyRanges(of: marker).contains { dirty.intersects($0) })
+            if changed { changes.updates.append(.init(old: before, new: marker)) }
+        }
+
+        var kept = markers
+        for (position, marker) in old.enumerated() where !matched[position] {
+            let cell = GridCell(containing: marker.coordinate.mapPoint, level: region.level)
+            if !options.shouldRemoveInvisibleAnnotations && !region.contains(cell) {
+                kept.append(marker)
+                continue
+            }
+            let into = newRanges.marker(holding: marker).map { markers[$0].coordinate }
+            changes.removals.append(.init(marker: marker, mergesInto: into))
+        }
+        return (kept, changes)
+    }
+
+    /// Where a changed element would change a marker's members: its grid cell, for a marker that keeps the id of
+    /// another cluster; the key ranges of its members otherwise.
+    private func dirtyRanges(of marker: Marker) -> [ClosedRange<UInt64>] {
+        if case .cell = marker.cluster.membership, marker.id != marker.cluster.id {
+            return [marker.cluster.cell.keyRange]
+        }
+        return marker.cluster.context.keyRanges(of: marker.cluster)
+    }
+}
+
+/// The key ranges of a list of markers' members, sorted, for finding the marker whose members hold another's.
+struct MarkerRanges<Element: Hashable & Sendable> {
+    private var ranges: [(range: ClosedRange<UInt64>, marker: Int)] = []
+
+    init(_ markers: [ClusterMarker<Element>]) {
+        for (offset, marker) in markers.enumerated() where marker.isCluster {
+            for range in marker.cluster.context.keyRanges(of: marker.cluster) { ranges.append((range, offset)) }
+        }
+        ranges.sort { $0.range.lowerBound < $1.range.lowerBound }
+    }
+
+    /// The cluster marker whose members' ranges hold the first range of `marker`'s members.
+    func marker(holding marker: ClusterMarker<Element>) -> Int? {
+        guard let target = marker.cluster.context.keyRanges(of: marker.cluster).first else { return nil }
+        // The last range starting at or before the target; ranges nest only rarely (opted-out elements inside a
+        // cluster's range), so a few steps back settle it.
+        var low = 0
+        var high = ranges.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ranges[middle].range.lowerBound <= target.lowerBound { low = middle + 1 } else { high = middle }
+        }
+        var candidate = low - 1
+        var steps = 0
+        while candidate >= 0 && steps < 8 {
+            let range = ranges[candidate].range
+            if range.lowerBound <= target.lowerBound && range.upperBound >= target.upperBound {
+                return ranges[candidate].marker
+            }
+            candidate -= 1
+            steps += 1
+        }
+        return nil
+    }
+}
