@@ -381,16 +381,24 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
         }
     }
 
-    /// The smallest zoom at which an element of the index stands alone, or in a cluster of its coordinate only.
+    /// The cluster holding an element of the index, found at `coordinate`, at a zoom.
+    func cluster(holding element: Element, at coordinate: Coordinate, zoom: Double) -> Cluster<Element>? {
+        let cell = GridCell(containing: coordinate.mapPoint, level: options.gridLevel(forZoom: zoom))
+        let region = CellRegion(level: cell.level, rows: cell.y...cell.y, columns: [cell.x...cell.x])
+        return clusters(in: region, zoom: zoom, scope: .all).first { holds($0, element, at: coordinate) }
+    }
+
+    /// How far past the boundary ``revealingZoom(of:at:)`` answers.
+    static var revealMargin: Double { 1e-6 }
+
+    /// The smallest zoom at which an element of the index stands alone, or in a cluster of its coordinate only
+    /// (plus ``revealMargin``).
     ///
     /// Found by bisection over the grid levels: a cell's members only thin out as the level grows.
     func revealingZoom(of element: Element, at coordinate: Coordinate) -> Double {
         func zoom(ofLevel level: Int) -> Double { max(options.zoom(forLevel: level), 0) }
         func standsAlone(atLevel level: Int) -> Bool {
-            let zoom = zoom(ofLevel: level)
-            let cell = GridCell(containing: coordinate.mapPoint, level: options.gridLevel(forZoom: zoom))
-            let region = CellRegion(level: cell.level, rows: cell.y...cell.y, columns: [cell.x...cell.x])
-            let holder = clusters(in: region, zoom: zoom, scope: .all).first { holds($0, element, at: coordinate) }
+            let holder = cluster(holding: element, at: coordinate, zoom: zoom(ofLevel: level))
             return holder.map { !$0.isCluster || $0.isUniqueLocation } ?? true
         }
         var low = 0
@@ -400,7 +408,9 @@ final class ClusteringContext<Element: Hashable & Sendable>: Sendable {
             if standsAlone(atLevel: middle) { high = middle } else { low = middle + 1 }
         }
         let limit = options.maxZoomLevelForClustering
-        return limit.isFinite ? min(zoom(ofLevel: low), max(limit.nextUp, 0)) : zoom(ofLevel: low)
+        let zoom = limit.isFinite ? min(zoom(ofLevel: low), max(limit, 0)) : zoom(ofLevel: low)
+        // Just past the boundary, so that a viewport made for this zoom (which rounds) is on the right side of it.
+        return zoom + Self.revealMargin
     }
 
     private func admitsElement(_ element: Element, _ filter: MemberFilter) -> Bool {
@@ -431,6 +441,19 @@ extension ClusterIndex {
     /// The grid cells that ``clusters(in:options:)`` considers for a viewport, for drawing a debug grid.
     public func gridCells(in viewport: Viewport, options: ClusterOptions<Element> = .init()) -> [GridCell] {
         CellRegion(viewport, options: options).cells
+    }
+
+    /// The cluster that holds an element in a viewport's clustering, or `nil` if the element is unknown.
+    ///
+    /// It is the cluster ``clusters(in:options:)`` gives for the element, whether or not the element lies in the
+    /// viewport and its margin.
+    /// - Complexity: O(log *n*) for a clustered cell; an unclustered cell costs the visit of its elements.
+    public func cluster(holding element: Element, in viewport: Viewport, options: ClusterOptions<Element> = .init())
+        -> Cluster<Element>?
+    {
+        guard let coordinate = coordinate(of: element) else { return nil }
+        return ClusteringContext(index: self, options: options).cluster(
+            holding: element, at: coordinate, zoom: viewport.zoom)
     }
 
     /// The member of a cell nearest to a coordinate, on the plane, or `nil` if the cell is empty.

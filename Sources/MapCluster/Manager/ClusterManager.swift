@@ -63,7 +63,8 @@ public actor ClusterManager<Element: Hashable & Sendable> {
         record(
             touching: located.count <= Self.largestListedChange
                 ? located.flatMap { element, coordinate in
-                    [QuantizedPoint(coordinate).key] + (index.coordinate(of: element).map { [QuantizedPoint($0).key] } ?? [])
+                    [QuantizedPoint(coordinate).key]
+                        + (index.coordinate(of: element).map { [QuantizedPoint($0).key] } ?? [])
                 } : nil)
         index.insert(contentsOf: located)
     }
@@ -218,7 +219,9 @@ public actor ClusterManager<Element: Hashable & Sendable> {
     }
 }
 
-/// An element and where it is, for a ``ClusterManager`` batch. Its coordinate is checked when the batch is applied.
+/// An element and where it is, for a ``ClusterManager`` batch.
+///
+/// Its coordinate is checked when the batch is applied.
 public struct Placement<Element: Hashable & Sendable>: Sendable {
     /// The element.
     public var element: Element
@@ -240,7 +243,9 @@ public struct Placement<Element: Hashable & Sendable>: Sendable {
     }
 }
 
-/// Why a ``ClusterManager`` batch was not applied. Nothing of the batch was.
+/// Why a ``ClusterManager`` batch was not applied.
+///
+/// Nothing of the batch was.
 public enum BatchError<Element: Hashable & Sendable>: Error, CustomStringConvertible {
     /// The placement at `position` in the batch has an invalid coordinate.
     case invalidCoordinate(element: Element, position: Int, reason: CoordinateError)

@@ -8,9 +8,10 @@ public struct ClusterManagerOptions<Element: Hashable & Sendable>: Sendable {
     /// How the grid groups elements.
     public var clustering = ClusterOptions<Element>()
 
-    /// Whether a cluster whose members change while it stays in its grid cell keeps its marker: the same id and the
-    /// same position, so that markers don't jump while data arrives in batches. Its change is reported in
-    /// ``ClusterChanges/updates``.
+    /// Whether a cluster whose members change while it stays in its grid cell keeps its marker.
+    ///
+    /// A kept marker has the same id and the same position, so that markers don't jump while data arrives in
+    /// batches; its change is reported in ``ClusterChanges/updates``.
     ///
     /// With `false`, such a cluster is removed and its successor inserted, at its own position. Default `true`
     /// (CCHMapClusterController's `reuseExistingClusterAnnotations`).

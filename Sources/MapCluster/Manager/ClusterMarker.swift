@@ -6,8 +6,10 @@ public struct ClusterMarker<Element: Hashable & Sendable>: Identifiable, Sendabl
     public let id: ClusterID<Element>
     /// What it stands for.
     public let cluster: Cluster<Element>
-    /// Where to draw it. It differs from ``Cluster/coordinate`` when the marker keeps its place while its members
-    /// change, is nudged apart from another one, or is fanned out around a shared coordinate.
+    /// Where to draw it.
+    ///
+    /// It differs from ``Cluster/coordinate`` when the marker keeps its place while its members change, is nudged
+    /// apart from another one, or is fanned out around a shared coordinate.
     public let coordinate: Coordinate
     let options: ClusterManagerOptions<Element>
 

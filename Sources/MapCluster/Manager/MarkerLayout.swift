@@ -114,8 +114,10 @@ struct MarkerLayout<Element: Hashable & Sendable> {
 
     // MARK: - Merging
 
-    /// Merges markers that overlap or touch into one, placed at the mean of their positions weighted by count, until
-    /// none do. Items are taken in order, so the result is the same for the same input.
+    /// Merges markers that overlap or touch into one, until none do.
+    ///
+    /// A merged marker is placed at the mean of its parts' positions weighted by count. Items are taken in order, so
+    /// the result is the same for the same input.
     mutating func merge(markerSize: ViewSize) {
         // A hair of tolerance, so that markers meant to touch do, whatever the rounding of their positions.
         let width = markerSize.width + 1e-6

@@ -1,3 +1,4 @@
+import Dispatch
 import MapCluster
 
 /// A measured piece of work: `prepare` builds its input once (not timed) and returns what each
@@ -59,7 +60,41 @@ struct Workload {
                         round += 1
                     })
             },
+            managerPath(),
         ]
+    }
+
+    /// A user flicking a map of 1,000,000 markers for a second: 60 manager updates, one per frame, panning east,
+    /// zooming in two levels while panning north, then zooming out one.
+    static func managerPath() -> Workload {
+        let frames = 60
+        return Workload(name: "manager-1M", iterations: frames) {
+            let manager = ClusterManager<Int>()
+            let points = BenchmarkData.uniformPoints(count: 1_000_000, seed: 49)
+            let start = Viewport(center: standardCenter, zoom: 8, size: screen)
+            runBlocking {
+                do {
+                    try await manager.replaceAll(with: points.map { Placement($0.0, at: $0.1) })
+                    _ = try await manager.update(for: start)
+                } catch {
+                    preconditionFailure("the benchmark's data is valid: \(error)")
+                }
+            }
+            let path = (1...frames).map { frame -> Viewport in
+                let progress = Double(frame) / Double(frames)
+                let zoom = 8 + (progress < 2.0 / 3 ? 3 * progress : 2 - 3 * (progress - 2.0 / 3))
+                var viewport = Viewport(center: standardCenter, zoom: zoom, size: screen)
+                viewport.rect.origin.x += start.rect.size.width * progress
+                viewport.rect.origin.y -= start.rect.size.height * max(0, progress - 1.0 / 3)
+                return viewport
+            }
+            var frame = 0
+            return Iteration {
+                let viewport = path[frame]
+                frame += 1
+                blackHole(runBlocking { try? await manager.update(for: viewport) })
+            }
+        }
     }
 
     static let screen = ViewSize(width: 1024, height: 768)
@@ -81,6 +116,25 @@ struct Workload {
             return Iteration { blackHole(index.clusters(in: viewport)) }
         }
     }
+}
+
+/// Runs asynchronous work to its end from synchronous code, such as the benchmark's timing loop.
+func runBlocking<T: Sendable>(_ operation: @escaping @Sendable () async -> T) -> T {
+    let outcome = BlockingOutcome<T>()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        outcome.value = await operation()
+        done.signal()
+    }
+    done.wait()
+    guard let value = outcome.value else { preconditionFailure("the task signals only once it has a value") }
+    return value
+}
+
+/// The value a ``runBlocking(_:)`` task hands back: written by the task before it signals, read after the wait, so the
+/// semaphore orders the two.
+private final class BlockingOutcome<T>: @unchecked Sendable {
+    var value: T?
 }
 
 /// Keeps the optimizer from dropping work whose result nobody reads.

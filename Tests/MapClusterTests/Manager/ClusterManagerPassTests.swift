@@ -1,0 +1,272 @@
+import Testing
+
+@testable import MapCluster
+
+/// The overlap and fan-out passes, titles, find and reveal, and the debug grid.
+struct ClusterManagerPassTests {
+    static let screen = ViewSize(width: 1024, height: 768)
+    static let zoom = 4.0
+    /// Points per map unit at ``zoom``.
+    static let scale = WebMercator.pointsPerMapUnit(atZoom: zoom)
+    /// With 64-point cells, the grid at zoom 4 is level 6 and its cells are exactly 64 points wide.
+    static let cellSize = 64.0
+    static let cellWidth = MapSize.worldWidth / 64
+
+    /// The coordinate `dx`, `dy` points away from a corner of the level-6 grid.
+    static func coordinate(corner: (x: Double, y: Double), dx: Double, dy: Double) -> Coordinate {
+        MapPoint(x: corner.x * cellWidth + dx / scale, y: corner.y * cellWidth + dy / scale).coordinate
+    }
+
+    static func update(
+        _ placements: [Placement<Int>], center: Coordinate, zoom: Double = zoom,
+        configure: (inout ClusterManagerOptions<Int>) -> Void
+    ) async throws -> ClusterUpdate<Int> {
+        var options = ClusterManagerOptions<Int>()
+        options.clustering.cellSize = cellSize
+        configure(&options)
+        let manager = ClusterManager(options: options)
+        try await manager.add(placements)
+        return try await manager.update(for: Viewport(center: center, zoom: zoom, size: screen))
+    }
+
+    /// The distance between two coordinates on screen at `zoom`, in points, the short way around the world.
+    static func screenDistance(_ a: Coordinate, _ b: Coordinate, zoom: Double = zoom) -> (dx: Double, dy: Double) {
+        let scale = WebMercator.pointsPerMapUnit(atZoom: zoom)
+        var dx = (b.mapPoint.x - a.mapPoint.x)
+        if dx > MapSize.worldWidth / 2 { dx -= MapSize.worldWidth }
+        if dx < -MapSize.worldWidth / 2 { dx += MapSize.worldWidth }
+        return (dx * scale, (b.mapPoint.y - a.mapPoint.y) * scale)
+    }
+
+    // MARK: - Merging
+
+    @Test func markersTouchingAtTheSharedCornerMergeAtTheWeightedCenter() async throws {
+        let corner = (x: 20.0, y: 24.0)
+        let center = Self.coordinate(corner: corner, dx: 0, dy: 0)
+        let size = ViewSize(width: 40, height: 40)
+
+        // Two single-element cells, diagonal: their 40-point markers touch at the cells' shared corner.
+        let diagonal = [
+            Placement(0, at: Self.coordinate(corner: corner, dx: -20, dy: -20)),
+            Placement(1, at: Self.coordinate(corner: corner, dx: 20, dy: 20)),
+        ]
+        let unmerged = try await Self.update(diagonal, center: center) { _ in }
+        #expect(unmerged.snapshot.markers.map(\.count) == [1, 1])
+        let merged = try await Self.update(diagonal, center: center) { $0.overlap = .merge(markerSize: size) }
+        let only = try #require(merged.snapshot.markers.first)
+        #expect(merged.snapshot.markers.count == 1)
+        #expect(only.count == 2 && only.isCluster)
+        #expect(only.id == .merged([.element(0), .element(1)]))
+        #expect(abs(Self.screenDistance(only.coordinate, center).dx) < 1e-6)
+        #expect(abs(Self.screenDistance(only.coordinate, center).dy) < 1e-6)
+        #expect(Set(only.cluster.members()) == [0, 1])
+        #expect(only.cluster.children().map(\.count) == [1, 1])
+
+        // All four cells of the 2 × 2 grid, one with three elements on one spot: the mean is weighted by count.
+        let four =
+            (0..<3).map { Placement($0, at: Self.coordinate(corner: corner, dx: -20, dy: -20)) } + [
+                Placement(3, at: Self.coordinate(corner: corner, dx: 20, dy: -20)),
+                Placement(4, at: Self.coordinate(corner: corner, dx: -20, dy: 20)),
+                Placement(5, at: Self.coordinate(corner: corner, dx: 20, dy: 20)),
+            ]
+        let weighted = try await Self.update(four, center: center) { $0.overlap = .merge(markerSize: size) }
+        let group = try #require(weighted.snapshot.markers.first)
+        #expect(weighted.snapshot.markers.count == 1 && group.count == 6)
+        // x: (3 · -20 + 20 - 20 + 20) / 6 = -40 / 6; y likewise.
+        let offset = Self.screenDistance(center, group.coordinate)
+        #expect(abs(offset.dx - -40.0 / 6) < 1e-6 && abs(offset.dy - -40.0 / 6) < 1e-6)
+        #expect(group.cluster.bounds.contains(Self.coordinate(corner: corner, dx: 19, dy: 19).mapPoint))
+        #expect(try #require(group.cluster.expansionZoom) > Self.zoom)
+    }
+
+    @Test func markersFarApartAreLeftAlone() async throws {
+        let corner = (x: 20.0, y: 24.0)
+        let placements = [(-32.0, -32.0), (32, -32), (-32, 32), (32, 32)].enumerated().map {
+            Placement($0.offset, at: Self.coordinate(corner: corner, dx: $0.element.0, dy: $0.element.1))
+        }
+        let center = Self.coordinate(corner: corner, dx: 0, dy: 0)
+        let plain = try await Self.update(placements, center: center) { _ in }
+        let merged = try await Self.update(placements, center: center) {
+            $0.overlap = .merge(markerSize: ViewSize(width: 40, height: 40))
+        }
+        #expect(merged.snapshot.markers.map(\.id) == plain.snapshot.markers.map(\.id))
+        #expect(merged.snapshot.markers.map(\.coordinate) == plain.snapshot.markers.map(\.coordinate))
+        #expect(merged.snapshot.markers.count == 4)
+    }
+
+    @Test func markersOnEitherSideOfTheAntimeridianMerge() async throws {
+        let seam = (x: 0.0, y: 24.0)
+        let placements = [
+            Placement(0, at: Self.coordinate(corner: seam, dx: -15, dy: 5)),
+            Placement(1, at: Self.coordinate(corner: seam, dx: 15, dy: -5)),
+        ]
+        #expect(placements[0].longitude > 178 && placements[1].longitude < -178)
+        let center = Self.coordinate(corner: seam, dx: 0, dy: 0)
+        let update = try await Self.update(placements, center: center) {
+            $0.overlap = .merge(markerSize: ViewSize(width: 40, height: 40))
+        }
+        let only = try #require(update.snapshot.markers.first)
+        #expect(update.snapshot.markers.count == 1 && only.count == 2)
+        // On the seam, not on the far side of the world.
+        #expect(abs(Self.screenDistance(only.coordinate, center).dx) < 1e-6)
+    }
+
+    // MARK: - Separating
+
+    @Test(arguments: [false, true])
+    func overlappingMarkersAreNudgedApart(acrossTheAntimeridian: Bool) async throws {
+        var rng = SplitMix64(seed: 31)
+        let corner = (x: acrossTheAntimeridian ? 0.0 : 20.0, y: 24.0)
+        let placements = (0..<16).map {
+            Placement(
+                $0,
+                at: Self.coordinate(
+                    corner: corner, dx: Double.random(in: -30...30, using: &rng),
+                    dy: Double.random(in: -30...30, using: &rng)))
+        }
+        let size = ViewSize(width: 20, height: 20)
+        let update = try await Self.update(placements, center: Self.coordinate(corner: corner, dx: 0, dy: 0)) {
+            $0.clustering.maxZoomLevelForClustering = 0
+            $0.overlap = .separate(markerSize: size)
+        }
+        let markers = update.snapshot.markers
+        #expect(markers.count == 16)
+        for (offset, marker) in markers.enumerated() {
+            // The element's own coordinate is untouched; only where it is drawn moved.
+            #expect(marker.cluster.coordinate.latitude == placements[marker.cluster.members()[0]].latitude)
+            for other in markers[(offset + 1)...] {
+                let (dx, dy) = Self.screenDistance(marker.coordinate, other.coordinate)
+                #expect(abs(dx) >= size.width - 0.5 || abs(dy) >= size.height - 0.5, "\(marker.id) \(other.id)")
+            }
+        }
+    }
+
+    // MARK: - Same location
+
+    @Test func elementsOnOneCoordinateFanOutOnACircleOnceClusteringStops() async throws {
+        let location = Coordinate.checked(45, 7)
+        let placements =
+            (0..<5).map { Placement($0, at: location) } + [Placement(5, latitude: 45.05, longitude: 7.05)]
+        for zoom in [12.0, 17.0] {
+            let update = try await Self.update(placements, center: location, zoom: zoom) {
+                $0.clustering.maxZoomLevelForClustering = 10
+                $0.sameLocation = SameLocationFanOut(radius: 30)
+            }
+            let fanned = update.snapshot.markers.filter { $0.cluster.coordinate == location }
+            #expect(fanned.count == 5)
+            #expect(Set(fanned.map(\.id)) == Set((0..<5).map { ClusterID.element($0) }))
+            for marker in fanned {
+                let (dx, dy) = Self.screenDistance(location, marker.coordinate, zoom: zoom)
+                #expect(abs((dx * dx + dy * dy).squareRoot() - 30) < 1e-3, "zoom \(zoom)")
+                #expect(marker.count == 1)
+            }
+            #expect(update.snapshot.markers.count == (zoom == 12 ? 6 : 5))
+        }
+        // While clustering is on, they stay one cluster of their location.
+        let clustered = try await Self.update(placements, center: location, zoom: 12) {
+            $0.clustering.maxZoomLevelForClustering = 14
+            $0.sameLocation = SameLocationFanOut(radius: 30)
+        }
+        #expect(clustered.snapshot.markers.contains { $0.id == .location(location) && $0.count == 5 })
+        // Unless asked from a zoom on.
+        let early = try await Self.update(placements, center: location, zoom: 12) {
+            $0.sameLocation = SameLocationFanOut(radius: 30, startZoom: 11)
+        }
+        #expect(early.snapshot.markers.count == 6)
+    }
+
+    // MARK: - Titles
+
+    struct Place: Hashable, Sendable, TitledElement {
+        var name: String
+        var title: String? { name }
+        var subtitle: String? { "a place" }
+    }
+
+    @Test func titlesComeFromTheProvidersOrTheElements() async throws {
+        let manager = ClusterManager<Place>()
+        try await manager.add([
+            Placement(Place(name: "Lyon"), latitude: 45.76, longitude: 4.83),
+            Placement(Place(name: "Paris"), latitude: 48.85, longitude: 2.35),
+            Placement(Place(name: "Versailles"), latitude: 48.80, longitude: 2.13),
+        ])
+        let viewport = Viewport(center: .checked(47, 3), zoom: 5, size: Self.screen)
+        let markers = try await manager.update(for: viewport).snapshot.markers
+        #expect(Set(markers.compactMap(\.title)) == ["Lyon", "2 items"])
+        #expect(markers.first { $0.count == 1 }?.subtitle == "a place")
+        #expect(markers.first { $0.count == 2 }?.subtitle == nil)
+
+        var options = ClusterManagerOptions<Place>()
+        options.title = { cluster in cluster.isCluster ? "\(cluster.count) towns" : cluster.members().first?.name }
+        options.subtitle = { _ in "France" }
+        await manager.setOptions(options)
+        let renamed = try await manager.reload()
+        #expect(Set(renamed.snapshot.markers.compactMap(\.title)) == ["Lyon", "2 towns"])
+        #expect(renamed.snapshot.markers.allSatisfy { $0.subtitle == "France" })
+
+        // An element without a title of its own is described.
+        let plain = ClusterManager<String>()
+        try await plain.add([Placement("pin 7", latitude: 47, longitude: 3)])
+        #expect(try await plain.update(for: viewport).snapshot.markers.first?.title == "pin 7")
+    }
+
+    // MARK: - Find and reveal
+
+    @Test func revealFindsTheZoomWhereAnElementStandsAlone() async throws {
+        let coordinates = DataShape.clustered.coordinates(count: 5_000, seed: 32)
+        let shared = coordinates[7]
+        let manager = ClusterManager<Int>()
+        try await manager.add(
+            coordinates.enumerated().map { Placement($0.offset, at: $0.element) } + [
+                Placement(-1, at: shared), Placement(-2, at: shared),
+            ])
+        for element in [0, 1, 2, 3, 7] {
+            let reveal = try #require(await manager.reveal(element, in: Self.screen))
+            let alone = try await manager.update(for: reveal.viewport)
+            let marker = try #require(alone.snapshot.marker(holding: element))
+            if element == 7 {
+                #expect(marker.isUniqueLocation && marker.count == 3)
+            } else {
+                #expect(marker.count == 1 && marker.id == .element(element))
+            }
+            #expect(reveal.viewport.rect.contains(marker.coordinate.mapPoint))
+            // A grid level less, it is in a larger cluster.
+            let before = Viewport(center: marker.coordinate, zoom: reveal.zoom - 1, size: Self.screen)
+            let clustered = try await manager.update(for: before)
+            let holder = try #require(clustered.snapshot.marker(holding: element))
+            #expect(holder.count > marker.count, "element \(element)")
+            #expect(await manager.marker(holding: element)?.id == holder.id)
+            // The index answers the same for any viewport, without clustering all of it.
+            let index = await manager.index
+            #expect(index.cluster(holding: element, in: before)?.id == holder.cluster.id)
+            #expect(index.cluster(holding: element, in: reveal.viewport)?.id == marker.cluster.id)
+        }
+        #expect(await manager.reveal(99_999, in: Self.screen) == nil)
+    }
+
+    @Test func revealStopsAtTheMaximumClusteringZoom() async throws {
+        var options = ClusterManagerOptions<Int>()
+        options.clustering.maxZoomLevelForClustering = 6
+        let manager = ClusterManager(options: options)
+        try await manager.add([
+            Placement(0, latitude: 10, longitude: 10), Placement(1, latitude: 10.000_001, longitude: 10),
+        ])
+        let reveal = try #require(await manager.reveal(0, in: Self.screen))
+        #expect(reveal.zoom > 6 && reveal.zoom < 6.001)
+    }
+
+    // MARK: - Debug grid
+
+    @Test func theDebugGridIsTheCellsOfTheLastUpdate() async throws {
+        let update = try await Self.update(
+            [Placement(0, latitude: 10, longitude: 10)], center: .checked(0, 179), zoom: 3
+        ) { _ in }
+        var options = ClusterOptions<Int>()
+        options.cellSize = Self.cellSize
+        let viewport = try #require(update.snapshot.viewport)
+        #expect(update.snapshot.gridCells == update.snapshot.index.gridCells(in: viewport, options: options))
+        // Across the antimeridian: cells from both ends of the world.
+        let columns = Set(update.snapshot.gridCells.map(\.x))
+        #expect(columns.contains(0) && columns.contains(UInt32((1 << update.snapshot.gridCells[0].level) - 1)))
+    }
+}
