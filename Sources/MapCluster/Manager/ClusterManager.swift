@@ -60,12 +60,15 @@ public actor ClusterManager<Element: Hashable & Sendable> {
     /// - Complexity: O(*m* log *n*) for *m* placements among *n* elements.
     public func add(_ placements: [Placement<Element>]) throws(BatchError<Element>) {
         let located = try Self.validate(placements)
-        record(
-            touching: located.count <= Self.largestListedChange
-                ? located.flatMap { element, coordinate in
-                    [QuantizedPoint(coordinate).key]
-                        + (index.coordinate(of: element).map { [QuantizedPoint($0).key] } ?? [])
-                } : nil)
+        var keys: [UInt64]?
+        if located.count <= Self.largestListedChange {
+            // Where each element arrives, and where it leaves for those already managed.
+            keys = located.map { QuantizedPoint($0.1).key }
+            for (element, _) in located {
+                if let old = index.coordinate(of: element) { keys?.append(QuantizedPoint(old).key) }
+            }
+        }
+        record(touching: keys)
         index.insert(contentsOf: located)
     }
 
