@@ -9,14 +9,18 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "MapCluster",
-    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+    // Hummingbird 2 (the server) needs macOS 14; iOS 17 is what the SwiftUI `Map` API needs.
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .library(name: "MapCluster", targets: ["MapCluster"]),
         .library(name: "MapClusterIO", targets: ["MapClusterIO"]),
+        .library(name: "MapClusterServer", targets: ["MapClusterServer"]),
         .executable(name: "mapcluster", targets: ["mapcluster"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
     ],
     targets: [
         // The core: geometry, the aggregate index and the clustering algorithms. No dependencies.
@@ -25,7 +29,19 @@ let package = Package(
         .target(
             name: "MapClusterIO",
             dependencies: ["MapCluster"],
-            resources: [.copy("Resources/world-cities-15000.csv")],
+            resources: [.copy("Resources/world-cities-15000.csv"), .copy("Resources/world-110m.geojson")],
+            swiftSettings: strictSettings
+        ),
+        // The HTTP API and the web map page.
+        .target(
+            name: "MapClusterServer",
+            dependencies: [
+                "MapCluster",
+                "MapClusterIO",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources/Public")],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -33,6 +49,7 @@ let package = Package(
             dependencies: [
                 "MapCluster",
                 "MapClusterIO",
+                "MapClusterServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -41,6 +58,16 @@ let package = Package(
         .testTarget(
             name: "MapClusterIOTests",
             dependencies: ["MapCluster", "MapClusterIO"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MapClusterServerTests",
+            dependencies: [
+                "MapCluster",
+                "MapClusterIO",
+                "MapClusterServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "mapclusterTests", dependencies: ["mapcluster"], swiftSettings: strictSettings),

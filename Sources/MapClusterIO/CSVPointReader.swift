@@ -19,6 +19,8 @@ public struct CSVPointReader: Sendable {
     public var latitudeColumn: String?
     /// The longitude column's name; `nil` finds it by its usual names.
     public var longitudeColumn: String?
+    /// Told, now and then while reading, the fraction of the input read so far (0 to 1).
+    public var progress: (@Sendable (Double) -> Void)?
 
     static let idNames = ["id"]
     static let latitudeNames = ["lat", "latitude", "y"]
@@ -36,7 +38,8 @@ public struct CSVPointReader: Sendable {
         let name = url.isFileURL ? url.path : url.absoluteString
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            // Mapped, not copied: the file's pages are read as the parser reaches them.
+            data = try Data(contentsOf: url, options: .alwaysMapped)
         } catch {
             throw PointFileError(file: name, message: "cannot be read (\(error.localizedDescription))")
         }
@@ -50,7 +53,18 @@ public struct CSVPointReader: Sendable {
 
     /// Reads CSV bytes (UTF-8, with or without a byte order mark); `file` names them in errors.
     public func read(_ data: Data, file: String) throws(PointFileError) -> PointSet {
-        var parser = CSVParser(bytes: [UInt8](data), file: file)
+        let result = data.withUnsafeBytes { raw -> Result<PointSet, PointFileError> in
+            do throws(PointFileError) {
+                return .success(try read(raw.bindMemory(to: UInt8.self), file: file))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    private func read(_ bytes: UnsafeBufferPointer<UInt8>, file: String) throws(PointFileError) -> PointSet {
+        var parser = CSVParser(bytes: bytes, file: file)
         guard let header = try parser.nextRecord() else {
             throw PointFileError(file: file, line: 1, message: "is empty: a header row is needed")
         }
@@ -71,6 +85,7 @@ public struct CSVPointReader: Sendable {
         var records: [PointRecord] = []
         var lineOfID: [String: Int] = [:]
         while let record = try parser.nextRecord() {
+            if let progress, records.count % 65_536 == 0 { progress(parser.fractionRead) }
             if record.fields.count == 1 && record.fields[0].isEmpty { continue }  // a blank line
             guard record.fields.count == names.count else {
                 throw PointFileError(
@@ -104,9 +119,12 @@ public struct CSVPointReader: Sendable {
                     message: "duplicate id '\(identity)' (first on line \(first))")
             }
             records.append(
-                PointRecord(id: identity, coordinate: coordinate, properties: propertyColumns.map { record.fields[$0] })
+                PointRecord(
+                    id: identity, coordinate: coordinate,
+                    properties: propertyColumns.map { .string(record.fields[$0]) })
             )
         }
+        progress?(1)
         return PointSet(propertyNames: propertyColumns.map { names[$0] }, records: records)
     }
 
@@ -134,16 +152,19 @@ public struct CSVPointReader: Sendable {
 
 /// Splits RFC 4180 text into records, tracking the line each starts on.
 struct CSVParser {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     let file: String
     var position = 0
     var line = 1
 
-    init(bytes: [UInt8], file: String) {
+    init(bytes: UnsafeBufferPointer<UInt8>, file: String) {
         self.bytes = bytes
         self.file = file
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
     }
+
+    /// How much of the input is behind the parser, from 0 to 1.
+    var fractionRead: Double { bytes.isEmpty ? 1 : Double(position) / Double(bytes.count) }
 
     struct Record {
         var line: Int

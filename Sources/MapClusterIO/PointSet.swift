@@ -6,6 +6,8 @@ public struct PointSet: Sendable {
     public var propertyNames: [String]
     /// The points, in file order.
     public var records: [PointRecord]
+    /// What was left out of the file and why, such as GeoJSON features that are not Points.
+    public var skipped: [PointFileError] = []
 
     /// Makes a point set.
     public init(propertyNames: [String], records: [PointRecord]) {
@@ -14,8 +16,43 @@ public struct PointSet: Sendable {
     }
 
     /// A property of a record by column name, or `nil` if there is no such column.
-    public func property(_ name: String, of record: PointRecord) -> String? {
+    public func property(_ name: String, of record: PointRecord) -> PropertyValue? {
         propertyNames.firstIndex(of: name).map { record.properties[$0] }
+    }
+
+    /// A record's properties by name, leaving out those it doesn't have (`null`).
+    public func properties(of record: PointRecord) -> [String: PropertyValue] {
+        var properties: [String: PropertyValue] = [:]
+        for (name, value) in zip(propertyNames, record.properties) where value != .null { properties[name] = value }
+        return properties
+    }
+
+    /// The points of several sets in one, their property names united; ids must be unique across them all.
+    ///
+    /// - Parameters:
+    ///   - sets: The sets, in order.
+    ///   - files: The name of each set's file, for errors.
+    /// - Returns: One set with every point, in order.
+    /// - Throws: ``PointFileError`` naming the second occurrence of an id.
+    public static func merging(_ sets: [PointSet], files: [String]) throws(PointFileError) -> PointSet {
+        guard sets.count > 1 else { return sets.first ?? PointSet(propertyNames: [], records: []) }
+        var names: [String] = []
+        for set in sets { for name in set.propertyNames where !names.contains(name) { names.append(name) } }
+        var fileOfID: [String: String] = [:]
+        var records: [PointRecord] = []
+        for (set, file) in zip(sets, files) {
+            let positions = set.propertyNames.map { name in names.firstIndex(of: name) ?? 0 }
+            for record in set.records {
+                if let first = fileOfID.updateValue(file, forKey: record.id) {
+                    throw PointFileError(
+                        file: file, field: "id", message: "duplicate id '\(record.id)' (first in \(first))")
+                }
+                var properties = [PropertyValue](repeating: .null, count: names.count)
+                for (position, value) in zip(positions, record.properties) { properties[position] = value }
+                records.append(PointRecord(id: record.id, coordinate: record.coordinate, properties: properties))
+            }
+        }
+        return PointSet(propertyNames: names, records: records)
     }
 }
 
@@ -26,39 +63,44 @@ public struct PointRecord: Sendable, Hashable {
     /// Where it is.
     public var coordinate: Coordinate
     /// The values of the other columns, in the order of ``PointSet/propertyNames``.
-    public var properties: [String]
+    public var properties: [PropertyValue]
 
     /// Makes a record.
-    public init(id: String, coordinate: Coordinate, properties: [String]) {
+    public init(id: String, coordinate: Coordinate, properties: [PropertyValue]) {
         self.id = id
         self.coordinate = coordinate
         self.properties = properties
     }
 }
 
-/// Why a file of points could not be read: what is wrong and where (file, line, field).
+/// Why a file of points could not be read: what is wrong and where (file, line or feature, field).
 public struct PointFileError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file, as the reader was given it.
     public var file: String
     /// The 1-based line the problem is on (where its record starts), when it is on one.
     public var line: Int?
-    /// The column the problem is in, when it is in one.
+    /// The 0-based index of the GeoJSON feature the problem is in, when it is in one.
+    public var feature: Int?
+    /// The column or member the problem is in, when it is in one.
     public var field: String?
     /// What is wrong.
     public var message: String
 
     /// Makes an error.
-    public init(file: String, line: Int? = nil, field: String? = nil, message: String) {
+    public init(file: String, line: Int? = nil, feature: Int? = nil, field: String? = nil, message: String) {
         self.file = file
         self.line = line
+        self.feature = feature
         self.field = field
         self.message = message
     }
 
-    /// Where and what, as in `cities.csv:17 (field lat): 'abc' is not a number`.
+    /// Where and what, as in `cities.csv:17 (field lat): 'abc' is not a number` or
+    /// `places.geojson features[3] (field geometry.coordinates): latitude 91.0 is outside -90...90`.
     public var description: String {
         var place = file
         if let line { place += ":\(line)" }
+        if let feature { place += " features[\(feature)]" }
         if let field { place += " (field \(field))" }
         return "\(place): \(message)"
     }

@@ -11,4 +11,13 @@ public enum SampleData {
         }
         return url
     }
+
+    /// The bundled world outline: the 177 country outlines of Natural Earth's Admin 0 Countries at 1:110m (public
+    /// domain), as a GeoJSON FeatureCollection, for a basemap that needs no network.
+    public static var worldOutlineURL: URL {
+        guard let url = Bundle.module.url(forResource: "world-110m", withExtension: "geojson") else {
+            preconditionFailure("the bundled world outline is missing from the package's resources")
+        }
+        return url
+    }
 }

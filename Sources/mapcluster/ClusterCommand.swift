@@ -3,18 +3,17 @@ import Foundation
 import MapCluster
 import MapClusterIO
 
-/// `mapcluster cluster`: the clusters of a CSV file (the bundled sample without one) at one zoom.
+/// `mapcluster cluster`: the clusters of point files (the bundled sample without any) at one zoom.
 struct ClusterCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cluster",
-        abstract: "Print the clusters of a CSV file of points at a zoom level.",
+        abstract: "Print the clusters of CSV or GeoJSON point files at a zoom level.",
         discussion: """
-            Without FILE, clusters the bundled sample data set: the 34,006 cities of 15,000 or more \
+            Without FILES, clusters the bundled sample data set: the 34,006 cities of 15,000 or more \
             people (contains data from GeoNames, geonames.org, CC BY 4.0).
             """)
 
-    @Argument(help: "A CSV file with a header row and latitude and longitude columns.")
-    var file: String?
+    @OptionGroup var input: PointInput
 
     @Option(help: "The zoom level, 0...24 (the world is 256 × 2^zoom points wide).")
     var zoom: Double
@@ -50,6 +49,11 @@ struct ClusterCommand: ParsableCommand {
 
     /// The area to cluster, on the plane.
     func area() throws -> MapRect {
+        try Self.area(bbox)
+    }
+
+    /// The area a `--bbox` option gives, on the plane: the world without one.
+    static func area(_ bbox: String?) throws -> MapRect {
         guard let bbox else { return .world }
         let parts = bbox.split(separator: ",", omittingEmptySubsequences: false).map {
             Double($0.trimmingCharacters(in: .whitespaces))
@@ -70,13 +74,7 @@ struct ClusterCommand: ParsableCommand {
     }
 
     func run() throws {
-        let url = file.map { URL(fileURLWithPath: $0) } ?? SampleData.worldCitiesURL
-        let points: PointSet
-        do {
-            points = try CSVPointReader().read(contentsOf: url)
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        let points = try input.load()
         let index = ClusterIndex(points.records.map { ($0.id, $0.coordinate) })
         var options = ClusterOptions<String>()
         options.cellSize = cellSize
@@ -88,7 +86,8 @@ struct ClusterCommand: ParsableCommand {
             rect: rect, size: ViewSize(width: rect.size.width * scale, height: rect.size.height * scale))
         let clusters = index.clusters(in: viewport, options: options)
         let names = Dictionary(
-            points.records.map { ($0.id, points.property("name", of: $0)) }, uniquingKeysWith: { first, _ in first })
+            points.records.map { ($0.id, points.property("name", of: $0)?.description) },
+            uniquingKeysWith: { first, _ in first })
         let rows = clusters.map { cluster in
             // A single element's id is the element: its name needs no member lookup.
             guard case .element(let id) = cluster.id else { return ClusterRow(cluster, name: nil) }

@@ -3,11 +3,11 @@ import Foundation
 
 /// The `mapcluster` tool: each subcommand parses its arguments and calls the libraries.
 @main
-struct MapClusterCommand: ParsableCommand {
+struct MapClusterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mapcluster",
         abstract: "Cluster map points on a world-aligned grid.",
-        subcommands: [ClusterCommand.self, BenchCommand.self])
+        subcommands: [ServeCommand.self, ClusterCommand.self, RenderCommand.self, BenchCommand.self])
 }
 
 /// A value as one line of JSON, with sorted keys and unescaped slashes: what every `--json` option prints.

@@ -456,6 +456,42 @@ extension ClusterIndex {
             holding: element, at: coordinate, zoom: viewport.zoom)
     }
 
+    /// The cluster with an id, as clustering with `options` makes it at the deepest zoom that shows it; `nil` if no
+    /// zoom does (an unknown or stale id, or one from other options).
+    ///
+    /// What a server needs to answer for a cluster a client names: its members, children and expansion zoom.
+    /// - Complexity: O(log *n*) for a cluster of several locations; a location or an element costs the visit of the
+    ///   elements in its cell at that zoom.
+    public func cluster(id: ClusterID<Element>, options: ClusterOptions<Element> = .init()) -> Cluster<Element>? {
+        let context = ClusteringContext(index: self, options: options)
+        let deepest = min(max(options.maxZoomLevelForClustering, 0), Self.deepestZoom)
+        let zoom: Double
+        let place: MapPoint
+        switch id {
+        case .cell(let tight):
+            guard tight.level < GridCell.maxLevel, let summary = tree.summary(in: tight.keyRange),
+                GridCell.smallest(holding: summary.firstKey, summary.lastKey) == tight
+            else { return nil }
+            zoom = min(max(options.zoom(forLevel: tight.level + 1).nextDown, 0), deepest)
+            place = QuantizedPoint(key: summary.firstKey).rect(through: QuantizedPoint(key: summary.firstKey)).center
+        case .location(let coordinate):
+            zoom = Self.deepestZoom
+            place = coordinate.mapPoint
+        case .element(let element):
+            guard let coordinate = coordinate(of: element) else { return nil }
+            zoom = Self.deepestZoom
+            place = coordinate.mapPoint
+        case .merged:
+            return nil
+        }
+        let cell = GridCell(containing: place, level: options.gridLevel(forZoom: zoom))
+        let region = CellRegion(level: cell.level, rows: cell.y...cell.y, columns: [cell.x...cell.x])
+        return context.clusters(in: region, zoom: zoom, scope: .all).first { $0.id == id }
+    }
+
+    /// The deepest zoom ``cluster(id:options:)`` looks at: deeper than any map zooms.
+    static var deepestZoom: Double { 30 }
+
     /// The member of a cell nearest to a coordinate, on the plane, or `nil` if the cell is empty.
     /// - Complexity: O(log *n*) for spread-out data: subtrees farther than the best so far are skipped.
     public func member(of cell: GridCell, nearestTo coordinate: Coordinate) -> (

@@ -1,0 +1,32 @@
+public import Foundation
+
+/// Reads points from files of either kind, chosen by extension: `.geojson` and `.json` as GeoJSON, anything else as
+/// CSV.
+public struct PointFileReader: Sendable {
+    /// How CSV files are read: their column names, and progress.
+    public var csv = CSVPointReader()
+
+    /// Makes a reader.
+    public init(csv: CSVPointReader = CSVPointReader()) {
+        self.csv = csv
+    }
+
+    /// Whether a file is read as GeoJSON.
+    public static func isGeoJSON(_ url: URL) -> Bool {
+        ["geojson", "json"].contains(url.pathExtension.lowercased())
+    }
+
+    /// Reads one file.
+    public func read(contentsOf url: URL) throws(PointFileError) -> PointSet {
+        Self.isGeoJSON(url) ? try GeoJSONPointReader().read(contentsOf: url) : try csv.read(contentsOf: url)
+    }
+
+    /// Reads several files into one set; ids must be unique across them.
+    public func read(contentsOf urls: [URL]) throws(PointFileError) -> PointSet {
+        var sets: [PointSet] = []
+        for url in urls { sets.append(try read(contentsOf: url)) }
+        var merged = try PointSet.merging(sets, files: urls.map { $0.isFileURL ? $0.path : $0.absoluteString })
+        merged.skipped = sets.flatMap(\.skipped)
+        return merged
+    }
+}

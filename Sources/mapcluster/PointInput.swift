@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import MapClusterIO
+
+/// The point files a subcommand reads, how to find their columns, and the loading itself.
+struct PointInput: ParsableArguments {
+    @Argument(
+        help: """
+            CSV files (a header row; id, lat/latitude/y and lon/lng/long/longitude/x columns) or GeoJSON \
+            FeatureCollections of Points (.geojson, .json). Default: the bundled world cities.
+            """)
+    var files: [String] = []
+
+    @Option(name: .customLong("id-column"), help: "The CSV column of the ids (default: 'id' if there is one).")
+    var idColumn: String?
+
+    @Option(name: .customLong("lat-column"), help: "The CSV column of the latitudes.")
+    var latitudeColumn: String?
+
+    @Option(name: .customLong("lon-column"), help: "The CSV column of the longitudes.")
+    var longitudeColumn: String?
+
+    /// The files' URLs, or the bundled sample's.
+    var urls: [URL] {
+        files.isEmpty ? [SampleData.worldCitiesURL] : files.map { URL(fileURLWithPath: $0) }
+    }
+
+    /// Reads every file into one set: all or nothing. Shows progress on a terminal when it takes more than a moment,
+    /// and reports what was skipped (GeoJSON features that are not Points) on standard error.
+    func load() throws -> PointSet {
+        var csv = CSVPointReader(idColumn: idColumn, latitudeColumn: latitudeColumn, longitudeColumn: longitudeColumn)
+        let progress = ProgressLine(label: "reading")
+        csv.progress = { fraction in progress.show(fraction) }
+        let points: PointSet
+        do {
+            points = try PointFileReader(csv: csv).read(contentsOf: urls)
+        } catch {
+            progress.finish()
+            throw ValidationError("\(error)")
+        }
+        progress.finish()
+        for skipped in points.skipped.prefix(10) { printError("skipped: \(skipped)") }
+        if points.skipped.count > 10 { printError("skipped: \(points.skipped.count - 10) more features that are not Points") }
+        return points
+    }
+}
+
+/// A progress line on standard error, shown only on a terminal and only once the work has taken a second.
+final class ProgressLine: @unchecked Sendable {
+    private let label: String
+    private let start = ContinuousClock.now
+    private let isTerminal = isatty(STDERR_FILENO) == 1
+    private let lock = NSLock()
+    private var shown = false
+
+    init(label: String) {
+        self.label = label
+    }
+
+    func show(_ fraction: Double) {
+        guard isTerminal, ContinuousClock.now - start > .seconds(1) else { return }
+        lock.withLock {
+            shown = true
+            FileHandle.standardError.write(Data("\r\(label) \(Int(fraction * 100))%".utf8))
+        }
+    }
+
+    func finish() {
+        lock.withLock {
+            if shown { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        }
+    }
+}
+
+/// A line on standard error.
+func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}

@@ -1,0 +1,142 @@
+import Foundation
+import MapCluster
+import MapClusterIO
+import Testing
+
+struct GeoJSONTests {
+    static let collection = """
+        {"type":"FeatureCollection","features":[
+          {"type":"Feature","id":"paris","geometry":{"type":"Point","coordinates":[2.35,48.85]},
+           "properties":{"name":"Paris","population":2148000,"capital":true,"tags":["a","b"]}},
+          {"type":"Feature","id":7,"geometry":{"type":"Point","coordinates":[4.83,45.76,170]},
+           "properties":{"name":"Lyon"}},
+          {"type":"Feature","geometry":{"type":"LineString","coordinates":[[0,0],[1,1]]},"properties":null},
+          {"type":"Feature","geometry":{"type":"Point","coordinates":[1.44,43.6]},"properties":null}
+        ]}
+        """
+
+    @Test func readsPointFeaturesAndReportsTheOthers() throws {
+        let points = try GeoJSONPointReader().read(Data(Self.collection.utf8), file: "f.geojson")
+        #expect(points.records.map(\.id) == ["paris", "7", "4"])
+        #expect(points.records[1].coordinate == (try Coordinate(latitude: 45.76, longitude: 4.83)))
+        #expect(points.propertyNames == ["capital", "name", "population", "tags"])
+        #expect(points.property("population", of: points.records[0]) == 2_148_000)
+        #expect(points.property("capital", of: points.records[0]) == true)
+        #expect(points.property("tags", of: points.records[0]) == .array(["a", "b"]))
+        #expect(points.property("population", of: points.records[1]) == .null)
+        #expect(
+            points.skipped.map(\.description)
+                == ["f.geojson features[2] (field geometry.type): is a LineString, not a Point: not clustered"])
+    }
+
+    @Test(arguments: [
+        ("{", "f.geojson: is not valid JSON"),
+        (#"{"type":"Feature"}"#, "f.geojson (field type): is not a GeoJSON FeatureCollection"),
+        (#"{"type":"FeatureCollection"}"#, "f.geojson (field features): is missing or not an array"),
+        (#"{"type":"FeatureCollection","features":[{"type":"Point"}]}"#, "f.geojson features[0] (field type): is not a Feature"),
+        (
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":null}]}"#,
+            "f.geojson features[0] (field geometry): is missing or null: a Point is needed"
+        ),
+        (
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":["x",1]}}]}"#,
+            "f.geojson features[0] (field geometry.coordinates): is not a position [longitude, latitude]"
+        ),
+        (
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1,91]}}]}"#,
+            "f.geojson features[0] (field geometry.coordinates): latitude 91.0 is outside -90...90"
+        ),
+        (
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","id":"a","geometry":{"type":"Point","coordinates":[1,1]}},{"type":"Feature","id":"a","geometry":{"type":"Point","coordinates":[2,2]}}]}"#,
+            "f.geojson features[1] (field id): duplicate id 'a' (first in features[0])"
+        ),
+        (
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","id":true,"geometry":{"type":"Point","coordinates":[1,1]}}]}"#,
+            "f.geojson features[0] (field id): is neither a string nor a number"
+        ),
+    ])
+    func badInputStopsWithWhatAndWhere(text: String, message: String) {
+        #expect {
+            _ = try GeoJSONPointReader().read(Data(text.utf8), file: "f.geojson")
+        } throws: { error in
+            (error as? PointFileError)?.description.hasPrefix(message) == true
+        }
+    }
+
+    @Test func clustersAreWrittenInSuperclustersShapeAndReadBack() throws {
+        let points = try GeoJSONPointReader().read(Data(Self.collection.utf8), file: "f.geojson")
+        let index = ClusterIndex(points.records.enumerated().map { ($0.offset, $0.element.coordinate) })
+        let world = Viewport(rect: .world, size: ViewSize(width: 256, height: 256))
+        let writer = ClusterGeoJSON(points: points)
+        let clustered = writer.featureCollection(index.clusters(in: world))
+        let near = Viewport(
+            center: try Coordinate(latitude: 46, longitude: 2), zoom: 9, size: ViewSize(width: 20_000, height: 20_000))
+        let unclustered = writer.featureCollection(index.clusters(in: near))
+
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(clustered.utf8)) as? [String: Any])
+        let features = try #require(object["features"] as? [[String: Any]])
+        let cluster = try #require(features.first)
+        let properties = try #require(cluster["properties"] as? [String: Any])
+        #expect(object["type"] as? String == "FeatureCollection")
+        #expect(properties["cluster"] as? Bool == true)
+        #expect(properties["point_count"] as? Int == 3)
+        #expect(properties["point_count_abbreviated"] as? Int == 3)
+        let id = try #require(properties["cluster_id"] as? String)
+        let parsed: ClusterID<Int>? = ClusterIdentifier.id(from: id)
+        #expect(parsed == index.clusters(in: world).first?.id)
+
+        // Singles come back as the features they were: id, position and typed properties.
+        let again = try GeoJSONPointReader().read(Data(unclustered.utf8), file: "out.geojson")
+        #expect(Set(again.records.map(\.id)) == Set(points.records.map(\.id)))
+        for record in again.records {
+            let original = try #require(points.records.first { $0.id == record.id })
+            #expect(record.coordinate == original.coordinate)
+            #expect(again.properties(of: record) == points.properties(of: original))
+        }
+    }
+
+    @Test func countsAreAbbreviatedAsSuperclusterDoes() {
+        #expect(ClusterGeoJSON.abbreviated(999) == "999")
+        #expect(ClusterGeoJSON.abbreviated(1_000) == "1k")
+        #expect(ClusterGeoJSON.abbreviated(1_250) == "1.3k")
+        #expect(ClusterGeoJSON.abbreviated(9_960) == "10k")
+        #expect(ClusterGeoJSON.abbreviated(12_499) == "12k")
+        #expect(ClusterGeoJSON.abbreviated(123_456) == "123k")
+    }
+
+    @Test func clusterIdsRoundTripAndBadOnesAreRefused() throws {
+        let ids: [ClusterID<Int>] = [
+            .cell(GridCell(level: 12, x: 2200, y: 1343)), .location(try Coordinate(latitude: -33.5, longitude: 151.25)),
+            .cell(GridCell(level: 0, x: 0, y: 0)),
+        ]
+        for id in ids {
+            let text = try #require(ClusterIdentifier.string(for: id))
+            #expect(ClusterIdentifier.id(from: text) == id)
+        }
+        for bad in ["", "c", "c1.2", "c1.2.0", "c33.0.0", "c-1.0.0", "l91_0", "lx_1", "x1.1.1", "c3.1.1.1"] {
+            #expect((ClusterIdentifier.id(from: bad) as ClusterID<Int>?) == nil, "\(bad)")
+        }
+    }
+
+    @Test func filesOfBothKindsMergeAndIdsMustBeUniqueAcrossThem() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mapcluster-io-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let csv = folder.appendingPathComponent("a.csv")
+        let geojson = folder.appendingPathComponent("b.geojson")
+        try Data("id,lat,lon,name\nx,1,2,one\n".utf8).write(to: csv)
+        try Data(Self.collection.utf8).write(to: geojson)
+        let merged = try PointFileReader().read(contentsOf: [csv, geojson])
+        #expect(merged.records.map(\.id) == ["x", "paris", "7", "4"])
+        #expect(merged.propertyNames == ["name", "capital", "population", "tags"])
+        #expect(merged.property("name", of: merged.records[1]) == "Paris")
+        #expect(merged.skipped.count == 1)
+
+        try Data("id,lat,lon\nparis,1,2\n".utf8).write(to: csv)
+        #expect {
+            _ = try PointFileReader().read(contentsOf: [csv, geojson])
+        } throws: { error in
+            "\(error)" == "\(geojson.path) (field id): duplicate id 'paris' (first in \(csv.path))"
+        }
+    }
+}
