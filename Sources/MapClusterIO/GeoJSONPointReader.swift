@@ -100,7 +100,9 @@ public struct GeoJSONPointReader: Sendable {
         }
         let records = pending.map { point in
             var values = [PropertyValue](repeating: .null, count: names.count)
-            for (name, value) in point.properties { if let position = positionOfName[name] { values[position] = value } }
+            for (name, value) in point.properties {
+                if let position = positionOfName[name] { values[position] = value }
+            }
             return PointRecord(id: point.id, coordinate: point.coordinate, properties: values)
         }
         var set = PointSet(propertyNames: names, records: records)

@@ -32,7 +32,8 @@ public struct SVGMap: Sendable {
             for ring in Self.rings(of: outline) {
                 for shift in shifts {
                     let points = ring.map { pixel(of: $0, shift: shift) }
-                    svg += "<path d=\"M" + points.map { "\(format($0.x)),\(format($0.y))" }.joined(separator: "L")
+                    svg +=
+                        "<path d=\"M" + points.map { "\(format($0.x)),\(format($0.y))" }.joined(separator: "L")
                         + "Z\"/>\n"
                 }
             }
@@ -68,14 +69,17 @@ public struct SVGMap: Sendable {
         }
         var rings: [[MapPoint]] = []
         for case .object(let feature) in features {
-            guard case .object(let geometry) = feature["geometry"], case .array(let coordinates) = geometry["coordinates"]
+            guard case .object(let geometry) = feature["geometry"],
+                case .array(let coordinates) = geometry["coordinates"]
             else { continue }
-            let polygons: [PropertyValue] = geometry["type"] == .string("MultiPolygon") ? coordinates : [.array(coordinates)]
+            let polygons: [PropertyValue] =
+                geometry["type"] == .string("MultiPolygon") ? coordinates : [.array(coordinates)]
             for case .array(let polygon) in polygons {
                 for case .array(let ring) in polygon {
                     rings.append(
                         ring.compactMap { position in
-                            guard case .array(let pair) = position, pair.count >= 2, case .number(let longitude) = pair[0],
+                            guard case .array(let pair) = position, pair.count >= 2,
+                                case .number(let longitude) = pair[0],
                                 case .number(let latitude) = pair[1],
                                 let coordinate = try? Coordinate(latitude: latitude, longitude: longitude)
                             else { return nil }

@@ -44,8 +44,10 @@ public struct ClusterService: Sendable {
 
     // MARK: - Queries
 
-    /// The clusters of a bbox (`W,S,E,N` in degrees; east below west crosses the antimeridian) at a zoom, as a
-    /// GeoJSON FeatureCollection. The viewport's size in points follows from the two.
+    /// The clusters of a bbox at a zoom, as a GeoJSON FeatureCollection.
+    ///
+    /// The bbox is `W,S,E,N` in degrees; east below west crosses the antimeridian. The viewport's size in points
+    /// follows from the bbox and the zoom.
     public func clusters(bbox: String?, zoom: String?) throws(RequestError) -> String {
         let zoom = try Self.zoom(zoom)
         let rect = try Self.rect(bbox)
@@ -120,7 +122,8 @@ public struct ClusterService: Sendable {
             throw RequestError(.badRequest, "zoom '\(text)' is not a number")
         }
         guard zoomRange.contains(zoom) else {
-            throw RequestError(.badRequest, "zoom \(text) is outside \(Int(zoomRange.lowerBound))...\(Int(zoomRange.upperBound))")
+            throw RequestError(
+                .badRequest, "zoom \(text) is outside \(Int(zoomRange.lowerBound))...\(Int(zoomRange.upperBound))")
         }
         return zoom
     }

@@ -132,9 +132,12 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > MapClusterServer.maximumBodySize {
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > MapClusterServer.maximumBodySize
+        {
             return MapClusterServer.text(
-                RequestError(.contentTooLarge, "the request body is \(length) bytes; at most \(MapClusterServer.maximumBodySize)").json,
+                RequestError(
+                    .contentTooLarge, "the request body is \(length) bytes; at most \(MapClusterServer.maximumBodySize)"
+                ).json,
                 status: .contentTooLarge, type: "application/json")
         }
         do {

@@ -25,8 +25,10 @@ struct PointInput: ParsableArguments {
         files.isEmpty ? [SampleData.worldCitiesURL] : files.map { URL(fileURLWithPath: $0) }
     }
 
-    /// Reads every file into one set: all or nothing. Shows progress on a terminal when it takes more than a moment,
-    /// and reports what was skipped (GeoJSON features that are not Points) on standard error.
+    /// Reads every file into one set, all or nothing.
+    ///
+    /// Shows progress on a terminal when it takes more than a moment, and reports what was skipped (GeoJSON features
+    /// that are not Points) on standard error.
     func load() throws -> PointSet {
         var csv = CSVPointReader(idColumn: idColumn, latitudeColumn: latitudeColumn, longitudeColumn: longitudeColumn)
         let progress = ProgressLine(label: "reading")
@@ -40,7 +42,9 @@ struct PointInput: ParsableArguments {
         }
         progress.finish()
         for skipped in points.skipped.prefix(10) { printError("skipped: \(skipped)") }
-        if points.skipped.count > 10 { printError("skipped: \(points.skipped.count - 10) more features that are not Points") }
+        if points.skipped.count > 10 {
+            printError("skipped: \(points.skipped.count - 10) more features that are not Points")
+        }
         return points
     }
 }

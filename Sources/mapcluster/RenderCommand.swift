@@ -16,7 +16,9 @@ struct RenderCommand: ParsableCommand {
 
     @OptionGroup var input: PointInput
 
-    @Option(help: "The area as west,south,east,north in degrees (east < west crosses the antimeridian). Default: the world.")
+    @Option(
+        help: "The area as west,south,east,north in degrees (east < west crosses the antimeridian). Default: the world."
+    )
     var bbox: String?
 
     @Option(help: "The zoom level to cluster for, 0...24.")
@@ -50,7 +52,8 @@ struct RenderCommand: ParsableCommand {
         let scale = WebMercator.pointsPerMapUnit(atZoom: zoom)
         var options = ClusterOptions<Int>()
         options.marginFactor = 0
-        let viewport = Viewport(rect: rect, size: ViewSize(width: rect.size.width * scale, height: rect.size.height * scale))
+        let viewport = Viewport(
+            rect: rect, size: ViewSize(width: rect.size.width * scale, height: rect.size.height * scale))
         let clusters = index.clusters(in: viewport, options: options)
         let outline = try? JSONDecoder().decode(PropertyValue.self, from: Data(contentsOf: SampleData.worldOutlineURL))
         let svg = SVGMap(rect: rect, width: width, height: height).render(clusters, outline: outline)

@@ -25,7 +25,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
 
-    @Option(help: "A raster tile URL template for the page's basemap, such as https://tile.openstreetmap.org/{z}/{x}/{y}.png.")
+    @Option(
+        help:
+            "A raster tile URL template for the page's basemap, such as https://tile.openstreetmap.org/{z}/{x}/{y}.png."
+    )
     var tiles: String?
 
     func validate() throws {
@@ -38,7 +41,8 @@ struct ServeCommand: AsyncParsableCommand {
         let points = try input.load()
         let service = ClusterService(points: points, tileURL: tiles)
         logger.info(
-            "indexed \(points.records.count) points in \(service.buildTime.formatted(.units(allowed: [.milliseconds])))")
+            "indexed \(points.records.count) points in \(service.buildTime.formatted(.units(allowed: [.milliseconds])))"
+        )
         let application = MapClusterServer.application(
             service: service, host: host, port: port, logger: logger
         ) { [host] port in

@@ -33,7 +33,10 @@ struct GeoJSONTests {
         ("{", "f.geojson: is not valid JSON"),
         (#"{"type":"Feature"}"#, "f.geojson (field type): is not a GeoJSON FeatureCollection"),
         (#"{"type":"FeatureCollection"}"#, "f.geojson (field features): is missing or not an array"),
-        (#"{"type":"FeatureCollection","features":[{"type":"Point"}]}"#, "f.geojson features[0] (field type): is not a Feature"),
+        (
+            #"{"type":"FeatureCollection","features":[{"type":"Point"}]}"#,
+            "f.geojson features[0] (field type): is not a Feature"
+        ),
         (
             #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":null}]}"#,
             "f.geojson features[0] (field geometry): is missing or null: a Point is needed"

@@ -10,15 +10,18 @@ import Testing
 /// The API in process, through Hummingbird's router test client.
 struct ServerTests {
     /// The bundled cities, indexed once for every test.
-    static let service = ClusterService(points: (try? CSVPointReader().read(contentsOf: SampleData.worldCitiesURL))
-        ?? PointSet(propertyNames: [], records: []))
+    static let service = ClusterService(
+        points: (try? CSVPointReader().read(contentsOf: SampleData.worldCitiesURL))
+            ?? PointSet(propertyNames: [], records: []))
 
     static func withClient(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         let application = Application(router: MapClusterServer.router(service: service))
         try await application.test(.router) { client in try await body(client) }
     }
 
-    static func get(_ client: some TestClientProtocol, _ uri: String) async throws -> (HTTPResponse.Status, [String: Any], HTTPFields) {
+    static func get(_ client: some TestClientProtocol, _ uri: String) async throws -> (
+        HTTPResponse.Status, [String: Any], HTTPFields
+    ) {
         try await client.execute(uri: uri, method: .get) { response in
             let json = try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]
             return (response.status, json ?? [:], response.headers)
@@ -42,7 +45,8 @@ struct ServerTests {
             #expect(json["type"] as? String == "FeatureCollection")
             let features = Self.features(json)
             #expect(features.reduce(0) { $0 + Self.count($1) } == 34_006)
-            let cluster = try #require(features.first { ($0["properties"] as? [String: Any])?["cluster"] as? Bool == true })
+            let cluster = try #require(
+                features.first { ($0["properties"] as? [String: Any])?["cluster"] as? Bool == true })
             let properties = try #require(cluster["properties"] as? [String: Any])
             #expect(properties["cluster_id"] is String)
             #expect(properties["point_count_abbreviated"] != nil)
@@ -56,7 +60,9 @@ struct ServerTests {
             #expect(status == .ok)
             let features = Self.features(json)
             #expect(!features.isEmpty)
-            let longitudes = features.compactMap { (($0["geometry"] as? [String: Any])?["coordinates"] as? [Double])?.first }
+            let longitudes = features.compactMap {
+                (($0["geometry"] as? [String: Any])?["coordinates"] as? [Double])?.first
+            }
             #expect(longitudes.allSatisfy { $0 >= 169 || $0 <= -169 })
             #expect(longitudes.contains { $0 > 0 } && longitudes.contains { $0 < 0 })
         }
@@ -83,7 +89,8 @@ struct ServerTests {
             var seen: Set<String> = []
             var offset = 0
             while offset < total {
-                let (status, page, _) = try await Self.get(client, "/api/clusters/\(id)/leaves?limit=1000&offset=\(offset)")
+                let (status, page, _) = try await Self.get(
+                    client, "/api/clusters/\(id)/leaves?limit=1000&offset=\(offset)")
                 #expect(status == .ok)
                 let leaves = Self.features(page)
                 #expect(!leaves.isEmpty)
@@ -196,7 +203,8 @@ struct ServerTests {
                 let south = Double.random(in: -60...50, using: &rng)
                 let zoom = Int.random(in: 2...8, using: &rng)
                 let span = 360 / pow(2, Double(zoom)) * 3
-                let uri = "/api/clusters?bbox=\(west),\(south),\(min(west + span, 180)),\(min(south + span / 2, 85))&zoom=\(zoom)"
+                let uri =
+                    "/api/clusters?bbox=\(west),\(south),\(min(west + span, 180)),\(min(south + span / 2, 85))&zoom=\(zoom)"
                 let (status, json, _) = try await Self.get(client, uri)
                 #expect(status == .ok, "\(uri)")
                 for feature in Self.features(json).prefix(5) where Self.count(feature) > 1 {

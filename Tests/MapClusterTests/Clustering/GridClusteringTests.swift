@@ -286,4 +286,27 @@ struct GridClusteringTests {
             }
         }
     }
+
+    @Test(arguments: DataShape.allCases, [1.0, 4.5, 9])
+    func aClusterIsFoundAgainByItsIdAlone(shape: DataShape, zoom: Double) throws {
+        let index = Self.index(shape.coordinates(count: 3_000, seed: 61))
+        let viewport = Viewport(center: shape.coordinates(count: 1, seed: 62)[0], zoom: zoom, size: Self.screen)
+        for cluster in index.clusters(in: viewport) {
+            let found = try #require(index.cluster(id: cluster.id), "\(cluster.id)")
+            #expect(found.id == cluster.id)
+            #expect(found.count == cluster.count)
+            #expect(Set(found.members()) == Set(cluster.members()))
+            #expect(found.expansionZoom == cluster.expansionZoom)
+            #expect(found.children().map(\.id) == cluster.children().map(\.id))
+        }
+        // Ids no clustering makes: a cell with no members, a cell larger than its members need, a merged group.
+        #expect(index.cluster(id: .cell(GridCell(level: 31, x: 5, y: 5))) == nil)
+        if let cluster = index.clusters(in: viewport).first(where: { $0.isCluster && !$0.isUniqueLocation }),
+            case .cell(let tight) = cluster.id, let parent = tight.parent
+        {
+            let loose = index.cluster(id: .cell(parent))
+            #expect(loose == nil || loose?.count ?? 0 > cluster.count)
+        }
+        #expect(index.cluster(id: .merged([.element(0), .element(1)])) == nil)
+    }
 }

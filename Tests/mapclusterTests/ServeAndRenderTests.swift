@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `mapcluster serve` as a user runs it, with a real browser on its page, and `mapcluster render`.
+struct ServeAndRenderTests {
+    /// A running `mapcluster serve` on a free port; stopped with SIGTERM.
+    final class Server: @unchecked Sendable {
+        let process = Process()
+        let port: Int
+        private let output = Pipe()
+
+        init(_ arguments: [String] = []) throws {
+            process.executableURL = CommandLineTests.executable
+            process.arguments = ["serve", "--port", "0"] + arguments
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // The server prints its address once it listens.
+            var text = ""
+            var port: Int?
+            let reader = output.fileHandleForReading
+            while port == nil {
+                let data = reader.availableData
+                guard !data.isEmpty else { break }
+                text += String(decoding: data, as: UTF8.self)
+                if let range = text.range(of: #"http://127\.0\.0\.1:(\d+)/"#, options: .regularExpression) {
+                    port = Int(text[range].split(separator: ":").last?.dropLast() ?? "")
+                }
+            }
+            guard let port else {
+                process.terminate()
+                throw ServerDidNotStart(output: text)
+            }
+            self.port = port
+        }
+
+        struct ServerDidNotStart: Error {
+            var output: String
+        }
+
+        func get(_ path: String) async throws -> (status: Int, body: Data) {
+            let url = try #require(URL(string: "http://127.0.0.1:\(port)\(path)"))
+            let (data, response) = try await URLSession.shared.data(from: url)
+            return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+        }
+
+        /// Sends a signal and waits for the exit; the status, or `nil` if it didn't stop within 10 seconds.
+        func stop(with signal: Int32 = SIGTERM) async -> Int32? {
+            kill(process.processIdentifier, signal)
+            for _ in 0..<200 {
+                if !process.isRunning { return process.terminationStatus }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            process.terminate()
+            return nil
+        }
+
+        deinit {
+            if process.isRunning { process.terminate() }
+        }
+    }
+
+    @Test func servesTheBundledSampleAndStopsCleanlyOnSignals() async throws {
+        for signal in [SIGTERM, SIGINT] {
+            let server = try Server()
+            let (status, body) = try await server.get("/api/clusters?bbox=-180,-85,180,85&zoom=0")
+            #expect(status == 200)
+            let collection = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+            let features = try #require(collection["features"] as? [[String: Any]])
+            let total = features.reduce(0) { sum, feature in
+                let properties = feature["properties"] as? [String: Any] ?? [:]
+                return sum + (properties["cluster"] as? Bool == true ? properties["point_count"] as? Int ?? 0 : 1)
+            }
+            #expect(total == 34_006)
+            let (badStatus, badBody) = try await server.get("/api/clusters?bbox=1,2,3&zoom=2")
+            #expect(badStatus == 400)
+            #expect(String(decoding: badBody, as: UTF8.self).contains("has 3 values, not 4"))
+            #expect(await server.stop(with: signal) == 0, "signal \(signal)")
+        }
+    }
+
+    @Test func aBadFileStopsServeBeforeItListens() throws {
+        let file = try CommandLineTests.temporaryFile("id,lat,lon\n1,2,3\n2,abc,3\n")
+        let run = try CommandLineTests.run("serve", file, "--port", "0")
+        #expect(run.status != 0)
+        #expect(run.error.contains("\(file):3 (field lat): 'abc' is not a number"))
+    }
+
+    // MARK: - The page in a browser
+
+    /// Chromium, where Debian's package puts it; `.ci/run` installs it and asks for this test with
+    /// `MAPCLUSTER_REQUIRE_BROWSER=1`.
+    static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+    static let browserRequired = ProcessInfo.processInfo.environment["MAPCLUSTER_REQUIRE_BROWSER"] == "1"
+
+    static func headless(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(chromium))
+        process.arguments =
+            [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,800",
+                "--virtual-time-budget=8000",
+            ] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test(.enabled(if: chromium != nil || browserRequired, "needs Chromium (apt-get install chromium)"))
+    func theWebMapDrawsClustersThatAddUpToTheDataSet() async throws {
+        try #require(Self.chromium != nil, "MAPCLUSTER_REQUIRE_BROWSER=1, but Chromium is not installed")
+        let server = try Server()
+        defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
+        // The page writes what it drew on its body once the clusters have arrived.
+        let dom = try Self.headless(["--dump-dom", "http://127.0.0.1:\(server.port)/"])
+        let drawn = dom.firstMatch(of: /data-drawn="(\d+)"/).flatMap { Int($0.1) }
+        let markers = dom.firstMatch(of: /data-markers="(\d+)"/).flatMap { Int($0.1) }
+        #expect(drawn == 34_006, "the page drew \(drawn.map(String.init) ?? "nothing")")
+        #expect((markers ?? 0) > 20 && (markers ?? .max) < 1_000)
+        // Cluster markers carry their counts.
+        let counts = dom.matches(of: /data-count="(\d+)"/).compactMap { Int($0.1) }
+        #expect(!counts.isEmpty && counts.allSatisfy { $0 > 1 })
+
+        // A picture for people: MAPCLUSTER_SCREENSHOT=path keeps one.
+        if let path = ProcessInfo.processInfo.environment["MAPCLUSTER_SCREENSHOT"] {
+            _ = try Self.headless(["--screenshot=\(path)", "http://127.0.0.1:\(server.port)/"])
+            #expect(FileManager.default.fileExists(atPath: path))
+        }
+    }
+
+    // MARK: - Render
+
+    @Test func rendersAnSVGWithTheOutlineAndLabelledClusters() throws {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("map-\(UUID().uuidString).svg")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let run = try CommandLineTests.run(
+            "render", "--bbox=-12,34,32,60", "--zoom", "4", "--size", "800x600", "-o", output.path)
+        #expect(run.status == 0, "\(run.error)")
+        let svg = try String(contentsOf: output, encoding: .utf8)
+        #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" height=\"600\""))
+        #expect(svg.components(separatedBy: "<path ").count > 100)  // the country outlines
+        let labels = svg.matches(of: /font-weight="bold" fill="#fff">([0-9.k]+)<\/text>/).map { String($0.1) }
+        #expect(labels.count > 5)
+        #expect(svg.hasSuffix("</svg>\n"))
+
+        let across = try CommandLineTests.run("render", "--bbox", "170,-50,-170,-10", "--zoom", "3", "-o", "-")
+        #expect(across.status == 0)
+        #expect(across.output.contains("<circle"))
+    }
+
+    @Test(arguments: [
+        (["render", "--zoom", "3", "--size", "800", "-o", "-"], "--size must be WIDTHxHEIGHT"),
+        (["render", "--zoom", "30", "-o", "-"], "--zoom must be within 0...24"),
+        (["render", "--zoom", "3", "--bbox", "1,2,3", "-o", "-"], "--bbox must be four numbers"),
+        (["render", "--zoom", "3"], "Missing expected argument '--output <output>'"),
+        (["serve", "--port", "70000"], "--port must be within 0...65535"),
+    ])
+    func badArgumentsAreNamed(arguments: [String], message: String) throws {
+        let process = Process()
+        process.executableURL = CommandLineTests.executable
+        process.arguments = arguments
+        let error = Pipe()
+        process.standardError = error
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0)
+        #expect(text.contains(message), "\(text)")
+    }
+}

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""A bounded load check of `mapcluster serve` on loopback.
+
+Writes 1,000,000 seeded random points to a temporary CSV file, starts the server on them, and sends 10,000
+`/api/clusters` requests for random viewports (1280 x 800 points, zoom 0 to 12) from 32 concurrent keep-alive
+clients. Prints requests per second and latency percentiles, and fails on any error, any non-200 answer, or a run
+longer than the time bound. Standard library only.
+
+    scripts/loadcheck.py .build/release/mapcluster [--points N] [--requests N] [--clients N] [--json]
+"""
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def write_points(path, count, seed):
+    rng = random.Random(seed)
+    with open(path, "w") as out:
+        out.write("id,lat,lon\n")
+        for i in range(count):
+            # Uniform on the sphere between +-85 degrees of latitude.
+            lat = math.degrees(math.asin(rng.uniform(-0.9961, 0.9961)))
+            out.write(f"{i},{lat:.6f},{rng.uniform(-180, 180):.6f}\n")
+
+
+def bbox_for(lat, lon, zoom, width=1280, height=800):
+    """The bbox of a viewport of width x height points centered on (lat, lon) at zoom, as the page asks for it."""
+    world = 256 * 2**zoom
+    x = (lon + 180) / 360 * world
+    s = math.sin(math.radians(lat))
+    y = (0.5 - math.log((1 + s) / (1 - s)) / (4 * math.pi)) * world
+
+    def lon_of(px):
+        return px / world * 360 - 180
+
+    def lat_of(py):
+        n = math.pi * (1 - 2 * min(max(py, 0), world) / world)
+        return math.degrees(math.atan(math.sinh(n)))
+
+    west, east = lon_of(x - width / 2), lon_of(x + width / 2)
+    if east - west >= 360:
+        west, east = -180, 180
+    else:
+        west = (west + 180) % 360 - 180
+        east = (east + 180) % 360 - 180
+    return f"{west:.6f},{lat_of(y + height / 2):.6f},{east:.6f},{lat_of(y - height / 2):.6f}"
+
+
+async def client(host, port, paths, latencies, failures):
+    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        for path in paths:
+            start = time.perf_counter()
+            writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+            await writer.drain()
+            head = await reader.readuntil(b"\r\n\r\n")
+            status = int(head.split(b" ", 2)[1])
+            match = re.search(rb"(?i)content-length:\s*(\d+)", head)
+            body = await reader.readexactly(int(match.group(1))) if match else b""
+            latencies.append(time.perf_counter() - start)
+            if status != 200 or not body.startswith(b'{"type":"FeatureCollection"'):
+                failures.append(f"{path}: {status} {body[:120]!r}")
+    finally:
+        writer.close()
+
+
+async def load(host, port, requests, clients, seed):
+    rng = random.Random(seed)
+    paths = []
+    for _ in range(requests):
+        zoom = rng.randint(0, 12)
+        lat = math.degrees(math.asin(rng.uniform(-0.95, 0.95)))
+        paths.append(f"/api/clusters?bbox={bbox_for(lat, rng.uniform(-180, 180), zoom)}&zoom={zoom}")
+    shares = [paths[i::clients] for i in range(clients)]
+    latencies, failures = [], []
+    start = time.perf_counter()
+    await asyncio.gather(*(client(host, port, share, latencies, failures) for share in shares))
+    return time.perf_counter() - start, latencies, failures
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("binary", help="the mapcluster executable (a release build)")
+    parser.add_argument("--points", type=int, default=1_000_000)
+    parser.add_argument("--requests", type=int, default=10_000)
+    parser.add_argument("--clients", type=int, default=32)
+    parser.add_argument("--time-bound", type=float, default=120, help="seconds the requests may take in all")
+    parser.add_argument("--json", action="store_true", help="print the report as one JSON line")
+    arguments = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as folder:
+        points = os.path.join(folder, "points.csv")
+        write_points(points, arguments.points, seed=7)
+        server = subprocess.Popen(
+            [arguments.binary, "serve", points, "--port", "0"],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        try:
+            line = server.stdout.readline()
+            match = re.search(r"http://([\d.]+):(\d+)/", line)
+            if not match:
+                sys.exit(f"the server did not start: {line!r}")
+            host, port = match.group(1), int(match.group(2))
+            elapsed, latencies, failures = asyncio.run(
+                asyncio.wait_for(
+                    load(host, port, arguments.requests, arguments.clients, seed=11), arguments.time_bound))
+        finally:
+            server.send_signal(signal.SIGTERM)
+            try:
+                stopped = server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                stopped = "killed"
+
+    report = {
+        "points": arguments.points, "requests": len(latencies), "clients": arguments.clients,
+        "errors": len(failures), "seconds": round(elapsed, 2),
+        "requests_per_second": round(len(latencies) / elapsed, 1),
+        "p50_ms": round(percentile(latencies, 0.50) * 1e3, 2),
+        "p99_ms": round(percentile(latencies, 0.99) * 1e3, 2),
+        "max_ms": round(max(latencies) * 1e3, 2), "server_exit": stopped,
+    }
+    if arguments.json:
+        print(json.dumps(report))
+    else:
+        for name, value in report.items():
+            print(f"{name:>20}: {value}")
+    for failure in failures[:10]:
+        print("failed:", failure, file=sys.stderr)
+    if failures or len(latencies) != arguments.requests or stopped != 0:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
