@@ -73,3 +73,23 @@ struct CSVPointReaderTests {
         #expect(points.records.map(\.id) == ["1"])
     }
 }
+
+/// Progress, as `mapcluster` shows it on a terminal.
+struct CSVProgressTests {
+    final class Fractions: @unchecked Sendable {
+        var values: [Double] = []
+    }
+
+    @Test func progressRisesToOneAsTheFileIsRead() throws {
+        let rows = (0..<200_000).map { "\($0),\(Double($0 % 170) - 85),\(Double($0 % 360) - 180)" }
+        let text = "id,lat,lon\n" + rows.joined(separator: "\n") + "\n"
+        let fractions = Fractions()
+        var reader = CSVPointReader()
+        reader.progress = { fractions.values.append($0) }
+        let points = try reader.read(text, file: "big.csv")
+        #expect(points.records.count == 200_000)
+        #expect(fractions.values.count >= 3)
+        #expect(fractions.values == fractions.values.sorted())
+        #expect(fractions.values.last == 1)
+    }
+}
