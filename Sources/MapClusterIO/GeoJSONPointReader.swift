@@ -28,96 +28,152 @@ public struct GeoJSONPointReader: Sendable {
     }
 
     /// Reads GeoJSON bytes; `file` names them in errors.
+    ///
+    /// The features are parsed one at a time, so the document never exists in memory as a whole tree.
     public func read(_ data: Data, file: String) throws(PointFileError) -> PointSet {
-        let document: PropertyValue
-        do {
-            document = try JSONDecoder().decode(PropertyValue.self, from: data)
-        } catch {
-            throw PointFileError(file: file, message: "is not valid JSON (\(Self.reason(error)))")
-        }
-        guard case .object(let top) = document, top["type"] == .string("FeatureCollection") else {
-            throw PointFileError(file: file, field: "type", message: "is not a GeoJSON FeatureCollection")
-        }
-        guard case .array(let features) = top["features"] else {
-            throw PointFileError(file: file, field: "features", message: "is missing or not an array")
-        }
-
-        var names: [String] = []
-        var positionOfName: [String: Int] = [:]
-        var pending: [(id: String, coordinate: Coordinate, properties: [String: PropertyValue])] = []
-        pending.reserveCapacity(features.count)
-        var featureOfID: [String: Int] = [:]
-        var skipped: [PointFileError] = []
-        for (index, feature) in features.enumerated() {
-            func failure(_ field: String?, _ message: String) -> PointFileError {
-                PointFileError(file: file, feature: index, field: field, message: message)
-            }
-            guard case .object(let members) = feature, members["type"] == .string("Feature") else {
-                throw failure("type", "is not a Feature")
-            }
-            guard case .object(let geometry) = members["geometry"] else {
-                throw failure("geometry", "is missing or null: a Point is needed")
-            }
-            guard case .string(let type) = geometry["type"] else {
-                throw failure("geometry.type", "is missing")
-            }
-            guard type == "Point" else {
-                skipped.append(failure("geometry.type", "is a \(type), not a Point: not clustered"))
-                continue
-            }
-            guard case .array(let position) = geometry["coordinates"], position.count >= 2,
-                case .number(let longitude) = position[0], case .number(let latitude) = position[1]
-            else {
-                throw failure("geometry.coordinates", "is not a position [longitude, latitude]")
-            }
-            let coordinate: Coordinate
-            do {
-                coordinate = try Coordinate(latitude: latitude, longitude: longitude)
+        let result = data.withUnsafeBytes { raw -> Result<PointSet, PointFileError> in
+            do throws(PointFileError) {
+                return .success(try read(raw.bindMemory(to: UInt8.self), file: file))
             } catch {
-                throw failure("geometry.coordinates", error.description)
+                return .failure(error)
             }
-            var properties: [String: PropertyValue] = [:]
-            switch members["properties"] {
-            case .object(let object): properties = object
-            case .null, nil: break
-            default: throw failure("properties", "is not an object")
-            }
-            let id: String
-            switch members["id"] ?? properties["id"] {
-            case .string(let text): id = text
-            case .number(let number): id = PropertyValue.number(number).description
-            case nil, .null: id = String(index + 1)
-            default: throw failure("id", "is neither a string nor a number")
-            }
-            if let first = featureOfID.updateValue(index, forKey: id) {
-                throw failure("id", "duplicate id '\(id)' (first in features[\(first)])")
-            }
-            for name in properties.keys.sorted() where positionOfName[name] == nil {
-                positionOfName[name] = names.count
-                names.append(name)
-            }
-            pending.append((id, coordinate, properties))
         }
-        let records = pending.map { point in
-            var values = [PropertyValue](repeating: .null, count: names.count)
-            for (name, value) in point.properties {
-                if let position = positionOfName[name] { values[position] = value }
-            }
-            return PointRecord(id: point.id, coordinate: point.coordinate, properties: values)
-        }
-        var set = PointSet(propertyNames: names, records: records)
-        set.skipped = skipped
-        return set
+        return try result.get()
     }
 
-    /// What a decoding error says, without Swift's type names.
-    private static func reason(_ error: any Error) -> String {
-        guard case DecodingError.dataCorrupted(let context) = error else { return "\(error)" }
-        if let underlying = context.underlyingError as NSError?,
-            let detail = underlying.userInfo[NSDebugDescriptionErrorKey] as? String
-        {
-            return detail
+    private func read(_ bytes: UnsafeBufferPointer<UInt8>, file: String) throws(PointFileError) -> PointSet {
+        var collector = FeatureCollector(file: file)
+        var type: PropertyValue?
+        var featuresAreAnArray: Bool?
+        var stream = JSONStream(bytes: bytes)
+        do {
+            try stream.members { stream, name throws(JSONStream.Failure) in
+                switch name {
+                case "type":
+                    type = try stream.value()
+                case "features":
+                    featuresAreAnArray = stream.isAtArray
+                    if stream.isAtArray {
+                        try stream.elements(progress: progress) { index, feature throws(JSONStream.Failure) in
+                            do {
+                                try collector.add(feature, index: index)
+                            } catch {
+                                throw JSONStream.Failure(line: 0, message: "")  // carried in `collector.failure`
+                            }
+                        }
+                    } else {
+                        try stream.skip()
+                    }
+                default:
+                    try stream.skip()
+                }
+            }
+        } catch {
+            if let failure = collector.failure { throw failure }
+            throw PointFileError(file: file, line: error.line, message: "is not valid JSON (\(error.message))")
         }
-        return context.debugDescription
+        guard type == .string("FeatureCollection") else {
+            throw PointFileError(file: file, field: "type", message: "is not a GeoJSON FeatureCollection")
+        }
+        guard featuresAreAnArray == true else {
+            throw PointFileError(file: file, field: "features", message: "is missing or not an array")
+        }
+        progress?(1)
+        return collector.pointSet()
+    }
+
+    /// Told, now and then while reading, the fraction of the input read so far (0 to 1).
+    public var progress: (@Sendable (Double) -> Void)?
+}
+
+/// The points of a FeatureCollection, gathered feature by feature.
+private struct FeatureCollector {
+    let file: String
+    var names: [String] = []
+    var positionOfName: [String: Int] = [:]
+    var records: [PointRecord] = []
+    var featureOfID: [String: Int] = [:]
+    var skipped: [PointFileError] = []
+    /// The error that stopped the reading, if a feature did.
+    var failure: PointFileError?
+
+    init(file: String) {
+        self.file = file
+    }
+
+    mutating func add(_ feature: PropertyValue, index: Int) throws(PointFileError) {
+        do {
+            try take(feature, index: index)
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    private mutating func take(_ feature: PropertyValue, index: Int) throws(PointFileError) {
+        func failure(_ field: String?, _ message: String) -> PointFileError {
+            PointFileError(file: file, feature: index, field: field, message: message)
+        }
+        guard case .object(let members) = feature, members["type"] == .string("Feature") else {
+            throw failure("type", "is not a Feature")
+        }
+        guard case .object(let geometry) = members["geometry"] else {
+            throw failure("geometry", "is missing or null: a Point is needed")
+        }
+        guard case .string(let type) = geometry["type"] else {
+            throw failure("geometry.type", "is missing")
+        }
+        guard type == "Point" else {
+            skipped.append(failure("geometry.type", "is a \(type), not a Point: not clustered"))
+            return
+        }
+        guard case .array(let position) = geometry["coordinates"], position.count >= 2,
+            case .number(let longitude) = position[0], case .number(let latitude) = position[1]
+        else {
+            throw failure("geometry.coordinates", "is not a position [longitude, latitude]")
+        }
+        let coordinate: Coordinate
+        do {
+            coordinate = try Coordinate(latitude: latitude, longitude: longitude)
+        } catch {
+            throw failure("geometry.coordinates", error.description)
+        }
+        var properties: [String: PropertyValue] = [:]
+        switch members["properties"] {
+        case .object(let object): properties = object
+        case .null, nil: break
+        default: throw failure("properties", "is not an object")
+        }
+        let id: String
+        switch members["id"] ?? properties["id"] {
+        case .string(let text): id = text
+        case .number(let number): id = PropertyValue.number(number).description
+        case nil, .null: id = String(index + 1)
+        default: throw failure("id", "is neither a string nor a number")
+        }
+        if let first = featureOfID.updateValue(index, forKey: id) {
+            throw failure("id", "duplicate id '\(id)' (first in features[\(first)])")
+        }
+        var values = [PropertyValue](repeating: .null, count: names.count)
+        for name in properties.keys.sorted() where positionOfName[name] == nil {
+            positionOfName[name] = names.count
+            names.append(name)
+            values.append(.null)
+        }
+        for (name, value) in properties { if let position = positionOfName[name] { values[position] = value } }
+        records.append(PointRecord(id: id, coordinate: coordinate, properties: values))
+    }
+
+    /// The points, each with a value for every property name.
+    func pointSet() -> PointSet {
+        let padded = records.map { record in
+            guard record.properties.count < names.count else { return record }
+            var record = record
+            record.properties += [PropertyValue](repeating: .null, count: names.count - record.properties.count)
+            return record
+        }
+        var set = PointSet(propertyNames: names, records: padded)
+        set.skipped = skipped
+        return set
     }
 }

@@ -30,7 +30,10 @@ struct GeoJSONTests {
     }
 
     @Test(arguments: [
-        ("{", "f.geojson: is not valid JSON"),
+        ("{", "f.geojson:1: is not valid JSON (expected a string)"),
+        ("{\"type\":\"FeatureCollection\",\n\"features\":[],}", "f.geojson:2: is not valid JSON (expected a string)"),
+        ("{\"type\":\"FeatureCollection\",\"features\":[]} x", "f.geojson:1: is not valid JSON (unexpected text after"),
+        ("[]", "f.geojson:1: is not valid JSON (the document is not a JSON object)"),
         (#"{"type":"Feature"}"#, "f.geojson (field type): is not a GeoJSON FeatureCollection"),
         (#"{"type":"FeatureCollection"}"#, "f.geojson (field features): is missing or not an array"),
         (
