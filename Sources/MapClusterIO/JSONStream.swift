@@ -239,7 +239,9 @@ struct JSONStream {
     private mutating func hex4() throws(Failure) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
-            guard let byte = peek(), let digit = Self.hexValue(byte) else { throw failure("a \\u escape needs 4 hex digits") }
+            guard let byte = peek(), let digit = Self.hexValue(byte) else {
+                throw failure("a \\u escape needs 4 hex digits")
+            }
             value = value << 4 | digit
             position += 1
         }

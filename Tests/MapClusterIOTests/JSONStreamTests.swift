@@ -15,9 +15,11 @@ struct JSONStreamTests {
             return .number(number.randomElement(using: &rng) ?? 0)
         case 3:
             let pieces = ["a", "é", "\"", "\\", "/", "\n", "\t", "\u{01}", "日本", "🗺️", " ", "\u{7F}"]
-            return .string((0..<Int.random(in: 0...6, using: &rng)).map { _ in pieces.randomElement(using: &rng) ?? "" }.joined())
+            return .string(
+                (0..<Int.random(in: 0...6, using: &rng)).map { _ in pieces.randomElement(using: &rng) ?? "" }.joined())
         case 4:
-            return .array((0..<Int.random(in: 0...4, using: &rng)).map { _ in randomValue(depth: depth + 1, using: &rng) })
+            return .array(
+                (0..<Int.random(in: 0...4, using: &rng)).map { _ in randomValue(depth: depth + 1, using: &rng) })
         default:
             var members: [String: PropertyValue] = [:]
             for index in 0..<Int.random(in: 0...4, using: &rng) {
@@ -54,7 +56,10 @@ struct JSONStreamTests {
     @Test func readsEscapesAndRefusesWhatJSONForbids() throws {
         #expect(try Self.parse(#""\u00e9\ud83d\uddfa\n\/""#) == .string("é🗺\n/"))
         #expect(try Self.parse(" [ 1 , -0 , 2.5e-3 ] ") == .array([1, 0, 0.0025]))
-        for bad in ["01", "1.", "-", "+1", ".5", "1e", "\"\\x\"", "\"\\ud800\"", "[1,]", "{\"a\" 1}", "tru", "nul", "\"\u{01}\""] {
+        for bad in [
+            "01", "1.", "-", "+1", ".5", "1e", "\"\\x\"", "\"\\ud800\"", "[1,]", "{\"a\" 1}", "tru", "nul",
+            "\"\u{01}\"",
+        ] {
             #expect(throws: JSONStream.Failure.self, "\(bad)") { try Self.parse(bad) }
         }
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
