@@ -1,0 +1,128 @@
+/// Keeps a map view's markers in step with a ``ClusterManager``: the logic of a map adapter, whatever the map.
+///
+///     let controller = ClusterMapController(view: mapView)      // mapView: some ClusterMapView
+///     try await controller.add(places.map { Placement($0, latitude: $0.latitude, longitude: $0.longitude) })
+///     // and in the map's region-did-change callback:
+///     controller.regionDidChange()
+///
+/// Each refresh asks the manager for the visible viewport's update and hands the view one ``MarkerTransition``: the
+/// manager's latest-wins rule means a refresh overtaken by a newer one shows nothing, so the view always ends on the
+/// last region it reported.
+@MainActor
+public final class ClusterMapController<View: ClusterMapView> {
+    public typealias Element = View.Element
+
+    /// The manager: the elements, options and snapshots.
+    public let manager: ClusterManager<Element>
+    /// How long fades and split and merge moves take, in seconds; 0 turns animation off. Default 0.2.
+    public var animationDuration = 0.2
+    /// Whether the view shows the grid of each update, for debugging. Default `false`.
+    public var showsDebugGrid = false {
+        didSet { if !showsDebugGrid { view?.showDebugGrid([]) } }
+    }
+
+    /// The markers the view shows now.
+    public private(set) var markers: [ClusterMarker<Element>] = []
+    /// How many refreshes reached the view, for tests and diagnostics.
+    public private(set) var appliedTransitions = 0
+
+    private weak var view: View?
+    /// The refresh started by the last ``regionDidChange()``.
+    var refreshTask: Task<Void, Never>?
+
+    /// A controller for a view, with a manager of its own.
+    public init(view: View, options: ClusterManagerOptions<Element> = .init()) {
+        self.view = view
+        manager = ClusterManager(options: options)
+    }
+
+    // MARK: - Elements
+
+    /// Adds elements (or moves those already there), then refreshes the view.
+    public func add(_ placements: [Placement<Element>]) async throws(BatchError<Element>) {
+        try await manager.add(placements)
+        await refresh()
+    }
+
+    /// Removes elements, then refreshes the view.
+    public func remove(_ elements: [Element]) async {
+        await manager.remove(elements)
+        await refresh()
+    }
+
+    /// Moves elements, then refreshes the view.
+    public func move(_ placements: [Placement<Element>]) async throws(BatchError<Element>) {
+        try await manager.move(placements)
+        await refresh()
+    }
+
+    /// Replaces every element, then refreshes the view.
+    public func replaceAll(with placements: [Placement<Element>]) async throws(BatchError<Element>) {
+        try await manager.replaceAll(with: placements)
+        await refresh()
+    }
+
+    /// Changes the manager's options, then refreshes the view.
+    public func setOptions(_ options: ClusterManagerOptions<Element>) async {
+        await manager.setOptions(options)
+        await refresh()
+    }
+
+    // MARK: - Refreshing
+
+    /// Call when the map's visible region changed (`mapView(_:regionDidChangeAnimated:)`): starts a refresh, which
+    /// supersedes any still running.
+    public func regionDidChange() {
+        refreshTask = Task { await refresh() }
+    }
+
+    /// Clusters the visible viewport and shows the changes; does nothing if the view has no size, or if a newer
+    /// refresh overtook this one.
+    public func refresh() async {
+        guard let viewport = view?.visibleViewport else { return }
+        await refresh(for: viewport)
+    }
+
+    private func refresh(for viewport: Viewport) async {
+        let update: ClusterUpdate<Element>
+        do {
+            update = try await manager.update(for: viewport)
+        } catch {
+            return  // superseded or cancelled: the newer refresh shows its own answer
+        }
+        guard let view else { return }
+        let transition = MarkerTransition(
+            update.changes, duration: animationDuration,
+            gridCells: showsDebugGrid ? update.snapshot.gridCells : [])
+        markers = update.snapshot.markers
+        if !transition.isEmpty {
+            view.apply(transition)
+            appliedTransitions += 1
+        }
+        if showsDebugGrid { view.showDebugGrid(update.snapshot.gridCells) }
+    }
+
+    // MARK: - Finding an element
+
+    /// The marker that shows an element now, or `nil` if none does.
+    public func marker(holding element: Element) async -> ClusterMarker<Element>? {
+        await manager.marker(holding: element)
+    }
+
+    /// Moves the map to the smallest zoom at which an element stands alone (or with only the elements on its
+    /// coordinate), centered on it, and selects its marker there.
+    ///
+    /// - Returns: Whether the element is managed.
+    @discardableResult
+    public func selectAndReveal(_ element: Element, animated: Bool = true) async -> Bool {
+        guard let view, let size = view.visibleViewport?.size,
+            let reveal = await manager.reveal(element, in: size)
+        else { return false }
+        view.show(reveal.viewport, animated: animated)
+        // The view reports its new region itself; refreshing for the revealed viewport here makes the selection
+        // independent of when it does.
+        await refresh(for: reveal.viewport)
+        if let marker = await manager.marker(holding: element) { view.select(marker) }
+        return true
+    }
+}

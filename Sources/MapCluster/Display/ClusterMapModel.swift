@@ -1,0 +1,66 @@
+public import Observation
+
+/// The markers of a map as observable state, for SwiftUI's `Map`: feed it the camera, draw its ``markers``.
+///
+///     @State private var model = ClusterMapModel<Place.ID>()
+///
+///     Map {
+///         ForEach(model.markers) { marker in
+///             Annotation(marker.title ?? "", coordinate: marker.coordinate.clLocationCoordinate) { … }
+///         }
+///     }
+///     .onMapCameraChange(frequency: .onEnd) { context in model.cameraDidChange(to: Viewport(context)) }
+///
+/// (`MapClusterMapKit` has the conversions from MapKit's types.) A camera change made while an update computes
+/// supersedes it: ``markers`` always ends as the clusters of the last camera.
+@MainActor
+@Observable
+public final class ClusterMapModel<Element: Hashable & Sendable> {
+    /// The markers of the last camera, for `ForEach`.
+    public private(set) var markers: [ClusterMarker<Element>] = []
+    /// The grid cells of the last camera, for a debug overlay.
+    public private(set) var gridCells: [GridCell] = []
+    /// The manager: the elements and options.
+    @ObservationIgnored public let manager: ClusterManager<Element>
+    @ObservationIgnored private var viewport: Viewport?
+
+    /// A model with no elements.
+    public init(options: ClusterManagerOptions<Element> = .init()) {
+        manager = ClusterManager(options: options)
+    }
+
+    /// Call when the map's camera settles: clusters the new viewport.
+    public func cameraDidChange(to viewport: Viewport) {
+        Task { await update(for: viewport) }
+    }
+
+    /// Clusters a viewport and publishes its markers, unless a newer camera overtook it.
+    public func update(for viewport: Viewport) async {
+        self.viewport = viewport
+        guard let update = try? await manager.update(for: viewport) else { return }
+        markers = update.snapshot.markers
+        gridCells = update.snapshot.gridCells
+    }
+
+    /// Adds elements (or moves those already there) and re-clusters the last camera.
+    public func add(_ placements: [Placement<Element>]) async throws(BatchError<Element>) {
+        try await manager.add(placements)
+        await reload()
+    }
+
+    /// Removes elements and re-clusters the last camera.
+    public func remove(_ elements: [Element]) async {
+        await manager.remove(elements)
+        await reload()
+    }
+
+    /// Replaces every element and re-clusters the last camera.
+    public func replaceAll(with placements: [Placement<Element>]) async throws(BatchError<Element>) {
+        try await manager.replaceAll(with: placements)
+        await reload()
+    }
+
+    private func reload() async {
+        if let viewport { await update(for: viewport) }
+    }
+}
