@@ -10,13 +10,18 @@
 /// last region it reported.
 @MainActor
 public final class ClusterMapController<View: ClusterMapView> {
+    /// The kind of element the view shows.
     public typealias Element = View.Element
 
     /// The manager: the elements, options and snapshots.
     public let manager: ClusterManager<Element>
-    /// How long fades and split and merge moves take, in seconds; 0 turns animation off. Default 0.2.
+    /// How long fades and split and merge moves take, in seconds; 0 turns animation off.
+    ///
+    /// Default 0.2.
     public var animationDuration = 0.2
-    /// Whether the view shows the grid of each update, for debugging. Default `false`.
+    /// Whether the view shows the grid of each update, for debugging.
+    ///
+    /// Default `false`.
     public var showsDebugGrid = false {
         didSet { if !showsDebugGrid { view?.showDebugGrid([]) } }
     }

@@ -59,7 +59,9 @@ public struct MarkerTransition<Element: Hashable & Sendable>: Sendable {
 
     /// The transition for an update's changes.
     public init(_ changes: ClusterChanges<Element>, duration: Double, gridCells: [GridCell] = []) {
-        appearances = changes.insertions.map { Appearance(marker: $0.marker, start: $0.splitFrom ?? $0.marker.coordinate) }
+        appearances = changes.insertions.map {
+            Appearance(marker: $0.marker, start: $0.splitFrom ?? $0.marker.coordinate)
+        }
         disappearances = changes.removals.map {
             Disappearance(marker: $0.marker, end: $0.mergesInto ?? $0.marker.coordinate)
         }

@@ -181,9 +181,10 @@ struct ClusterMapControllerTests {
 
     @Test func theObservableModelPublishesTheLastCamerasMarkers() async throws {
         let model = ClusterMapModel<Int>()
-        try await model.add(DataShape.uniform.coordinates(count: 2_000, seed: 73).enumerated().map {
-            Placement($0.offset, at: $0.element)
-        })
+        try await model.add(
+            DataShape.uniform.coordinates(count: 2_000, seed: 73).enumerated().map {
+                Placement($0.offset, at: $0.element)
+            })
         #expect(model.markers.isEmpty)  // no camera yet
         let world = Viewport(rect: .world, size: ViewSize(width: 1024, height: 1024))
         await model.update(for: world)
@@ -193,7 +194,11 @@ struct ClusterMapControllerTests {
         #expect(model.markers.reduce(0) { $0 + $1.count } == 1_000)
         // Observation tells SwiftUI when the markers change.
         let changed = Gate()
-        withObservationTracking { _ = model.markers } onChange: { changed.release() }
+        withObservationTracking {
+            _ = model.markers
+        } onChange: {
+            changed.release()
+        }
         try await model.replaceAll(with: [Placement(1, latitude: 0, longitude: 0)])
         #expect(changed.state.released)
         #expect(model.markers.map(\.count) == [1])

@@ -1,0 +1,47 @@
+// SwiftUI's Map of the world's cities, clustered by MapCluster. Copy into an iOS 17 or macOS 14 app target.
+import MapCluster
+import MapClusterIO
+import MapClusterMapKit
+import MapKit
+import SwiftUI
+
+struct ClusteredMapView: View {
+    @State private var model = ClusterMapModel<String>()
+
+    var body: some View {
+        GeometryReader { geometry in
+            Map(initialPosition: .automatic) {
+                ForEach(model.markers) { marker in
+                    Annotation(marker.title ?? "", coordinate: marker.coordinate.clLocationCoordinate) {
+                        MarkerBadge(count: marker.count)
+                    }
+                }
+            }
+            .onMapCameraChange(frequency: .onEnd) { context in
+                model.cameraDidChange(context, size: geometry.size)
+            }
+        }
+        .task {
+            guard let cities = try? CSVPointReader().read(contentsOf: SampleData.worldCitiesURL) else { return }
+            try? await model.add(cities.records.map { Placement($0.id, at: $0.coordinate) })
+        }
+    }
+}
+
+/// A disc with the count for a cluster, a dot for a single city.
+private struct MarkerBadge: View {
+    let count: Int
+
+    var body: some View {
+        if count > 1 {
+            Text(count < 1_000 ? "\(count)" : "\(count / 1_000)k")
+                .font(.caption.bold())
+                .foregroundStyle(.white)
+                .frame(width: 28 + 6 * log10(Double(count)), height: 28 + 6 * log10(Double(count)))
+                .background(Circle().fill(count < 100 ? .blue : count < 1_000 ? .orange : .red))
+                .overlay(Circle().stroke(.white, lineWidth: 2))
+        } else {
+            Circle().fill(.blue).frame(width: 10, height: 10).overlay(Circle().stroke(.white, lineWidth: 1.5))
+        }
+    }
+}

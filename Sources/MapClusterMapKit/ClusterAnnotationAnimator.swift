@@ -1,0 +1,94 @@
+#if canImport(MapKit)
+    public import MapKit
+    #if canImport(UIKit)
+        import UIKit
+    #elseif canImport(AppKit)
+        import AppKit
+    #endif
+
+    /// One update's annotations as an animator sees them: each with where it starts and where it ends.
+    @MainActor
+    public struct ClusterAnimation {
+        /// An annotation and its path.
+        public struct Move {
+            /// The annotation, on the map.
+            public let annotation: ClusterAnnotation
+            /// Where it is when the animation begins.
+            public let start: CLLocationCoordinate2D
+            /// Where it is when the animation ends.
+            public let end: CLLocationCoordinate2D
+        }
+
+        /// New annotations, already on the map at their start (where the cluster they split out of stood).
+        public let appearing: [Move]
+        /// Annotations that go: removed from the map once the animation completes.
+        public let disappearing: [Move]
+        /// Annotations that stay and change place.
+        public let moving: [Move]
+        /// How long the animation takes, in seconds.
+        public let duration: Double
+    }
+
+    /// Animates a ``ClusterAnimation`` on a map: implement it for custom effects, and set it as a
+    /// ``MapClusterController/animator``.
+    @MainActor
+    public protocol ClusterAnnotationAnimator {
+        /// Animates the annotations to their ends and calls `completion` when done (the controller then removes the
+        /// disappearing annotations from the map).
+        func animate(_ animation: ClusterAnimation, in mapView: MKMapView, completion: @escaping @MainActor () -> Void)
+    }
+
+    /// The default animator: annotations fade in and out and glide from where they split or to where they merge.
+    public struct FadeAndMoveAnimator: ClusterAnnotationAnimator {
+        /// The default animator.
+        public init() {}
+
+        /// Fades and moves, as the animation's duration says.
+        public func animate(
+            _ animation: ClusterAnimation, in mapView: MKMapView, completion: @escaping @MainActor () -> Void
+        ) {
+            let appearingViews = animation.appearing.compactMap { mapView.view(for: $0.annotation) }
+            let disappearingViews = animation.disappearing.compactMap { mapView.view(for: $0.annotation) }
+            for view in appearingViews { setOpacity(of: view, to: 0) }
+            run(duration: animation.duration) {
+                for move in animation.appearing + animation.disappearing + animation.moving {
+                    move.annotation.coordinate = move.end
+                }
+                for view in appearingViews { setOpacity(of: view, to: 1) }
+                for view in disappearingViews { setOpacity(of: view, to: 0) }
+            } completion: {
+                // Views MapKit recycles must come back opaque.
+                for view in disappearingViews { setOpacity(of: view, to: 1) }
+                completion()
+            }
+        }
+
+        private func setOpacity(of view: MKAnnotationView, to opacity: Double) {
+            #if canImport(UIKit)
+                view.alpha = CGFloat(opacity)
+            #else
+                view.alphaValue = CGFloat(opacity)
+            #endif
+        }
+
+        private func run(
+            duration: Double, _ changes: @escaping @MainActor () -> Void,
+            completion: @escaping @MainActor () -> Void
+        ) {
+            #if canImport(UIKit)
+                UIView.animate(
+                    withDuration: duration, delay: 0, options: [.beginFromCurrentState, .curveEaseInOut],
+                    animations: { MainActor.assumeIsolated { changes() } },
+                    completion: { _ in MainActor.assumeIsolated { completion() } })
+            #else
+                NSAnimationContext.runAnimationGroup { context in
+                    context.duration = duration
+                    context.allowsImplicitAnimation = true
+                    MainActor.assumeIsolated { changes() }
+                } completionHandler: {
+                    MainActor.assumeIsolated { completion() }
+                }
+            #endif
+        }
+    }
+#endif

@@ -1,0 +1,29 @@
+#if canImport(MapKit) && canImport(SwiftUI)
+    public import MapCluster
+    public import MapKit
+    public import SwiftUI
+
+    extension Viewport {
+        /// The viewport of a SwiftUI `Map`'s camera, in a map view of `size` points (from a `GeometryReader`).
+        @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
+        public init?(_ context: MapCameraUpdateContext, size: CGSize) {
+            self.init(context.rect, size: size)
+        }
+    }
+
+    extension ClusterMapModel {
+        /// Clusters what a SwiftUI `Map` shows after its camera moved.
+        ///
+        /// From `onMapCameraChange`, with the size of the map from a `GeometryReader`:
+        ///
+        ///     GeometryReader { geometry in
+        ///         Map { ForEach(model.markers) { marker in Annotation(…) } }
+        ///             .onMapCameraChange { context in model.cameraDidChange(context, size: geometry.size) }
+        ///     }
+        @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
+        public func cameraDidChange(_ context: MapCameraUpdateContext, size: CGSize) {
+            guard let viewport = Viewport(context, size: size) else { return }
+            cameraDidChange(to: viewport)
+        }
+    }
+#endif

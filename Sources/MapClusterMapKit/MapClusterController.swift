@@ -1,0 +1,199 @@
+#if canImport(MapKit)
+    public import MapCluster
+    public import MapKit
+
+    /// Clustering for an `MKMapView`.
+    ///
+    /// Integration takes a few lines:
+    ///
+    ///     let clusters = MapClusterController<Place.ID>(mapView: mapView)
+    ///     clusters.add(places.map { Placement($0.id, at: $0.coordinate) })
+    ///
+    ///     func mapView(_ mapView: MKMapView, regionDidChangeAnimated animated: Bool) {
+    ///         clusters.regionDidChange()
+    ///     }
+    ///     func mapView(_ mapView: MKMapView, viewFor annotation: any MKAnnotation) -> MKAnnotationView? {
+    ///         clusters.view(for: annotation, in: mapView)
+    ///     }
+    ///
+    /// The map view's delegate stays the app's: the app calls ``regionDidChange()`` from its own
+    /// `mapView(_:regionDidChangeAnimated:)`, and asks ``view(for:in:)`` for the views of cluster annotations. For
+    /// annotations that are `MKAnnotation` objects, use ``MapClusterController/add(annotations:completion:)`` on a
+    /// controller of ``AnnotationElement``.
+    @MainActor
+    public final class MapClusterController<Element: Hashable & Sendable> {
+        /// The platform-neutral controller: what is shown, and when.
+        public let controller: ClusterMapController<MapKitClusterLayer<Element>>
+        /// The annotations on the map.
+        public let layer: MapKitClusterLayer<Element>
+
+        /// A controller for a map view.
+        public init(mapView: MKMapView, options: ClusterManagerOptions<Element> = .init()) {
+            layer = MapKitClusterLayer(mapView: mapView)
+            controller = ClusterMapController(view: layer, options: options)
+        }
+
+        /// The manager: elements, options, snapshots, `reveal`.
+        public var manager: ClusterManager<Element> { controller.manager }
+        /// How annotations appear, move and go; default ``FadeAndMoveAnimator``.
+        public var animator: any ClusterAnnotationAnimator {
+            get { layer.animator }
+            set { layer.animator = newValue }
+        }
+        /// How long fades and moves take, in seconds; 0 turns animation off.
+        ///
+        /// Default 0.2.
+        public var animationDuration: Double {
+            get { controller.animationDuration }
+            set { controller.animationDuration = newValue }
+        }
+        /// Whether the grid of each update is drawn.
+        ///
+        /// Return ``ClusterGrid/renderer(for:)`` from `mapView(_:rendererFor:)` to draw it. Default `false`.
+        public var showsDebugGrid: Bool {
+            get { controller.showsDebugGrid }
+            set { controller.showsDebugGrid = newValue }
+        }
+
+        // MARK: - Elements
+
+        /// Adds elements (or moves those already there); `completion` gets the batch's error, if it was rejected.
+        public func add(
+            _ placements: [Placement<Element>], completion: (@MainActor (BatchError<Element>?) -> Void)? = nil
+        ) {
+            Task {
+                do throws(BatchError<Element>) {
+                    try await controller.add(placements)
+                    completion?(nil)
+                } catch {
+                    completion?(error)
+                }
+            }
+        }
+
+        /// Removes elements.
+        public func remove(_ elements: [Element], completion: (@MainActor () -> Void)? = nil) {
+            Task {
+                await controller.remove(elements)
+                completion?()
+            }
+        }
+
+        /// Replaces every element; `completion` gets the batch's error, if it was rejected.
+        public func replaceAll(
+            with placements: [Placement<Element>], completion: (@MainActor (BatchError<Element>?) -> Void)? = nil
+        ) {
+            Task {
+                do throws(BatchError<Element>) {
+                    try await controller.replaceAll(with: placements)
+                    completion?(nil)
+                } catch {
+                    completion?(error)
+                }
+            }
+        }
+
+        /// Changes the options (cell size, positions, overlap, titles…) and re-clusters.
+        public func setOptions(_ options: ClusterManagerOptions<Element>, completion: (@MainActor () -> Void)? = nil) {
+            Task {
+                await controller.setOptions(options)
+                completion?()
+            }
+        }
+
+        // MARK: - The map
+
+        /// Call from `mapView(_:regionDidChangeAnimated:)`.
+        public func regionDidChange() {
+            controller.regionDidChange()
+        }
+
+        /// The view for one of this controller's annotations, or `nil` for other annotations (the app's own, or the
+        /// user location), which the app's delegate then handles as it would.
+        public func view(for annotation: any MKAnnotation, in mapView: MKMapView) -> MKAnnotationView? {
+            guard let annotation = annotation as? ClusterAnnotation, layer.owns(annotation) else { return nil }
+            let view =
+                mapView.dequeueReusableAnnotationView(withIdentifier: StyledClusterAnnotationView.reuseIdentifier)
+                as? StyledClusterAnnotationView
+                ?? StyledClusterAnnotationView(
+                    annotation: annotation, reuseIdentifier: StyledClusterAnnotationView.reuseIdentifier)
+            view.annotation = annotation
+            return view
+        }
+
+        /// Zooms to the smallest zoom at which an element stands alone (or with only the elements on its coordinate)
+        /// and selects its annotation.
+        public func selectAndReveal(
+            _ element: Element, animated: Bool = true, completion: (@MainActor (Bool) -> Void)? = nil
+        ) {
+            Task {
+                let found = await controller.selectAndReveal(element, animated: animated)
+                completion?(found)
+            }
+        }
+    }
+
+    /// An `MKAnnotation` as a cluster element: compared by object identity, with the title it had when added.
+    ///
+    /// MapKit annotations are main-actor objects; the manager works off the main actor, so it keeps them only as
+    /// identities, and their titles as strings.
+    public struct AnnotationElement: Hashable, @unchecked Sendable, TitledElement {
+        /// The annotation.
+        ///
+        /// Touch it on the main actor only.
+        public let annotation: any MKAnnotation
+        /// Its title when added.
+        public let title: String?
+        /// Its subtitle when added.
+        public let subtitle: String?
+
+        @MainActor
+        init(_ annotation: any MKAnnotation) {
+            self.annotation = annotation
+            title = annotation.title ?? nil
+            subtitle = annotation.subtitle ?? nil
+        }
+
+        /// The same annotation object.
+        public static func == (lhs: Self, rhs: Self) -> Bool { lhs.annotation === rhs.annotation }
+        /// Hashes the object's identity.
+        public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(annotation)) }
+    }
+
+    extension MapClusterController where Element == AnnotationElement {
+        /// Adds `MKAnnotation`s, at their coordinates now; `completion` gets the batch's error (naming the annotation
+        /// with an invalid coordinate), if it was rejected.
+        public func add(
+            annotations: [any MKAnnotation], completion: (@MainActor (BatchError<Element>?) -> Void)? = nil
+        ) {
+            add(annotations.map { Placement(AnnotationElement($0), at: $0.coordinate) }, completion: completion)
+        }
+
+        /// Removes `MKAnnotation`s.
+        public func remove(annotations: [any MKAnnotation], completion: (@MainActor () -> Void)? = nil) {
+            remove(annotations.map { AnnotationElement($0) }, completion: completion)
+        }
+
+        /// Replaces every annotation.
+        public func replaceAll(
+            annotations: [any MKAnnotation], completion: (@MainActor (BatchError<Element>?) -> Void)? = nil
+        ) {
+            replaceAll(
+                with: annotations.map { Placement(AnnotationElement($0), at: $0.coordinate) }, completion: completion)
+        }
+
+        /// Tells the controller that annotations moved (their `coordinate` changed).
+        public func annotationsDidMove(_ annotations: [any MKAnnotation], completion: (@MainActor () -> Void)? = nil) {
+            let placements = annotations.map { Placement(AnnotationElement($0), at: $0.coordinate) }
+            Task {
+                try? await controller.move(placements)
+                completion?()
+            }
+        }
+
+        /// The app's annotations a cluster annotation stands for.
+        public func annotations(in cluster: ClusterAnnotation) -> [any MKAnnotation] {
+            cluster.members(of: AnnotationElement.self).map(\.annotation)
+        }
+    }
+#endif
