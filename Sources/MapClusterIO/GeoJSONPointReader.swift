@@ -12,6 +12,9 @@ import MapCluster
 /// Reading is all or nothing: the first bad feature stops it with a ``PointFileError`` that names the file, the feature
 /// (`features[3]`) and the member, and nothing is returned.
 public struct GeoJSONPointReader: Sendable {
+    /// Told, now and then while reading, the fraction of the input read so far (0 to 1).
+    public var progress: (@Sendable (Double) -> Void)?
+
     /// Makes a reader.
     public init() {}
 
@@ -82,8 +85,6 @@ public struct GeoJSONPointReader: Sendable {
         return collector.pointSet()
     }
 
-    /// Told, now and then while reading, the fraction of the input read so far (0 to 1).
-    public var progress: (@Sendable (Double) -> Void)?
 }
 
 /// The points of a FeatureCollection, gathered feature by feature.

@@ -16,9 +16,12 @@ public struct PointFileReader: Sendable {
         ["geojson", "json"].contains(url.pathExtension.lowercased())
     }
 
-    /// Reads one file.
+    /// Reads one file; GeoJSON reports progress to the CSV reader's ``CSVPointReader/progress`` too.
     public func read(contentsOf url: URL) throws(PointFileError) -> PointSet {
-        Self.isGeoJSON(url) ? try GeoJSONPointReader().read(contentsOf: url) : try csv.read(contentsOf: url)
+        guard Self.isGeoJSON(url) else { return try csv.read(contentsOf: url) }
+        var geoJSON = GeoJSONPointReader()
+        geoJSON.progress = csv.progress
+        return try geoJSON.read(contentsOf: url)
     }
 
     /// Reads several files into one set; ids must be unique across them.

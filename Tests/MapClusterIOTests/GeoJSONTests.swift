@@ -146,3 +146,21 @@ struct GeoJSONTests {
         }
     }
 }
+
+/// Progress while a large FeatureCollection streams in.
+struct GeoJSONProgressTests {
+    @Test func progressRisesToOneAsFeaturesStreamIn() throws {
+        let features = (0..<140_000).map {
+            #"{"type":"Feature","id":\#($0),"geometry":{"type":"Point","coordinates":[\#(Double($0 % 360) - 180),\#(Double($0 % 170) - 85)]}}"#
+        }
+        let text = #"{"type":"FeatureCollection","features":["# + features.joined(separator: ",") + "]}"
+        let fractions = CSVProgressTests.Fractions()
+        var reader = GeoJSONPointReader()
+        reader.progress = { fractions.values.append($0) }
+        let points = try reader.read(Data(text.utf8), file: "big.geojson")
+        #expect(points.records.count == 140_000)
+        #expect(fractions.values.count == 3)
+        #expect(fractions.values == fractions.values.sorted())
+        #expect(fractions.values.last == 1)
+    }
+}
