@@ -35,15 +35,7 @@ public struct CSVPointReader: Sendable {
 
     /// Reads a CSV file.
     public func read(contentsOf url: URL) throws(PointFileError) -> PointSet {
-        let name = url.isFileURL ? url.path : url.absoluteString
-        let data: Data
-        do {
-            // Mapped, not copied: the file's pages are read as the parser reaches them.
-            data = try Data(contentsOf: url, options: .alwaysMapped)
-        } catch {
-            throw PointFileError(file: name, message: "cannot be read (\(error.localizedDescription))")
-        }
-        return try read(data, file: name)
+        try read(PointFileBytes.contents(of: url), file: PointFileBytes.name(of: url))
     }
 
     /// Reads CSV text; `file` names it in errors.
@@ -53,14 +45,7 @@ public struct CSVPointReader: Sendable {
 
     /// Reads CSV bytes (UTF-8, with or without a byte order mark); `file` names them in errors.
     public func read(_ data: Data, file: String) throws(PointFileError) -> PointSet {
-        let result = data.withUnsafeBytes { raw -> Result<PointSet, PointFileError> in
-            do throws(PointFileError) {
-                return .success(try read(raw.bindMemory(to: UInt8.self), file: file))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
+        try PointFileBytes.parse(data) { bytes throws(PointFileError) in try read(bytes, file: file) }
     }
 
     private func read(_ bytes: UnsafeBufferPointer<UInt8>, file: String) throws(PointFileError) -> PointSet {

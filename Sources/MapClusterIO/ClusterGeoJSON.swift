@@ -85,16 +85,9 @@ public struct ClusterGeoJSON: Sendable {
 
     /// A count as supercluster abbreviates it: `950`, `1.2k`, `12k`.
     public static func abbreviated(_ count: Int) -> String {
-        if count >= 10_000 { return "\((Double(count) / 1_000).rounded(.toNearestOrAwayFromZero).formatted())k" }
-        if count >= 1_000 { return "\(((Double(count) / 100).rounded(.toNearestOrAwayFromZero) / 10).formatted())k" }
+        if count >= 10_000 { return "\((Double(count) / 1_000).rounded(.toNearestOrAwayFromZero).shortestText)k" }
+        if count >= 1_000 { return "\(((Double(count) / 100).rounded(.toNearestOrAwayFromZero) / 10).shortestText)k" }
         return String(count)
-    }
-}
-
-extension Double {
-    /// The shortest text that reads back as this number, without a fraction when it is whole.
-    fileprivate func formatted() -> String {
-        rounded() == self && abs(self) < 1e15 ? String(Int64(self)) : String(self)
     }
 }
 
@@ -145,7 +138,7 @@ package struct JSONText {
     package mutating func raw(_ fragment: String) { text += fragment }
 
     package mutating func number(_ value: Double) {
-        text += value.isFinite ? value.formatted() : "null"
+        text += value.isFinite ? value.shortestText : "null"
     }
 
     package mutating func string(_ value: String) {

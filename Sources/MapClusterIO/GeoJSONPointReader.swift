@@ -20,28 +20,14 @@ public struct GeoJSONPointReader: Sendable {
 
     /// Reads a GeoJSON file.
     public func read(contentsOf url: URL) throws(PointFileError) -> PointSet {
-        let name = url.isFileURL ? url.path : url.absoluteString
-        let data: Data
-        do {
-            data = try Data(contentsOf: url, options: .alwaysMapped)
-        } catch {
-            throw PointFileError(file: name, message: "cannot be read (\(error.localizedDescription))")
-        }
-        return try read(data, file: name)
+        try read(PointFileBytes.contents(of: url), file: PointFileBytes.name(of: url))
     }
 
     /// Reads GeoJSON bytes; `file` names them in errors.
     ///
     /// The features are parsed one at a time, so the document never exists in memory as a whole tree.
     public func read(_ data: Data, file: String) throws(PointFileError) -> PointSet {
-        let result = data.withUnsafeBytes { raw -> Result<PointSet, PointFileError> in
-            do throws(PointFileError) {
-                return .success(try read(raw.bindMemory(to: UInt8.self), file: file))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
+        try PointFileBytes.parse(data) { bytes throws(PointFileError) in try read(bytes, file: file) }
     }
 
     private func read(_ bytes: UnsafeBufferPointer<UInt8>, file: String) throws(PointFileError) -> PointSet {

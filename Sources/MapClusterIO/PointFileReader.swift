@@ -28,7 +28,7 @@ public struct PointFileReader: Sendable {
     public func read(contentsOf urls: [URL]) throws(PointFileError) -> PointSet {
         var sets: [PointSet] = []
         for url in urls { sets.append(try read(contentsOf: url)) }
-        var merged = try PointSet.merging(sets, files: urls.map { $0.isFileURL ? $0.path : $0.absoluteString })
+        var merged = try PointSet.merging(sets, files: urls.map(PointFileBytes.name(of:)))
         merged.skipped = sets.flatMap(\.skipped)
         return merged
     }

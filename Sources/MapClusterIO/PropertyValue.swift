@@ -48,8 +48,7 @@ public enum PropertyValue: Sendable, Hashable, Codable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .string(let value): value
-        case .number(let value):
-            value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        case .number(let value): value.shortestText
         case .bool(let value): String(value)
         case .null: "null"
         case .array(let value): "[" + value.map(\.description).joined(separator: ",") + "]"
