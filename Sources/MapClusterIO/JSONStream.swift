@@ -27,27 +27,7 @@ struct JSONStream {
     /// calling ``value()``, ``elements(_:)`` or ``skip()`` on the stream.
     mutating func members(_ member: (inout JSONStream, String) throws(Failure) -> Void) throws(Failure) {
         skipWhitespace()
-        try expect(UInt8(ascii: "{"), "the document is not a JSON object")
-        skipWhitespace()
-        if peek() == UInt8(ascii: "}") {
-            position += 1
-        } else {
-            while true {
-                skipWhitespace()
-                let name = try string()
-                skipWhitespace()
-                try expect(UInt8(ascii: ":"), "expected ':' after a member name")
-                skipWhitespace()
-                try member(&self, name)
-                skipWhitespace()
-                if peek() == UInt8(ascii: ",") {
-                    position += 1
-                    continue
-                }
-                try expect(UInt8(ascii: "}"), "expected ',' or '}' in an object")
-                break
-            }
-        }
+        try eachMember(notAnObject: "the document is not a JSON object", member)
         skipWhitespace()
         guard position == bytes.count else { throw failure("unexpected text after the document") }
     }
@@ -61,7 +41,42 @@ struct JSONStream {
         progress: ((Double) -> Void)? = nil, _ element: (Int, PropertyValue) throws(Failure) -> Void
     ) throws(Failure) {
         guard isAtArray else { throw failure("expected an array") }
-        position += 1
+        try eachElement { stream, index throws(Failure) in
+            try element(index, try stream.value(depth: 1))
+            if let progress, (index + 1) % 65_536 == 0 { progress(stream.fractionRead) }
+        }
+    }
+
+    /// Walks an object (the stream is at its `{`): `member` takes each member's value, given its name.
+    private mutating func eachMember(
+        notAnObject: String = "expected an object", _ member: (inout JSONStream, String) throws(Failure) -> Void
+    ) throws(Failure) {
+        try expect(UInt8(ascii: "{"), notAnObject)
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") {
+            position += 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            let name = try string()
+            skipWhitespace()
+            try expect(UInt8(ascii: ":"), "expected ':' after a member name")
+            skipWhitespace()
+            try member(&self, name)
+            skipWhitespace()
+            if peek() == UInt8(ascii: ",") {
+                position += 1
+                continue
+            }
+            try expect(UInt8(ascii: "}"), "expected ',' or '}' in an object")
+            return
+        }
+    }
+
+    /// Walks an array (the stream is at its `[`): `element` takes each element's value, given its index.
+    private mutating func eachElement(_ element: (inout JSONStream, Int) throws(Failure) -> Void) throws(Failure) {
+        try expect(UInt8(ascii: "["), "expected an array")
         skipWhitespace()
         if peek() == UInt8(ascii: "]") {
             position += 1
@@ -70,9 +85,8 @@ struct JSONStream {
         var index = 0
         while true {
             skipWhitespace()
-            try element(index, try value(depth: 1))
+            try element(&self, index)
             index += 1
-            if let progress, index % 65_536 == 0 { progress(fractionRead) }
             skipWhitespace()
             if peek() == UInt8(ascii: ",") {
                 position += 1
@@ -101,45 +115,13 @@ struct JSONStream {
         guard let byte = peek() else { throw failure("the document ends where a value was expected") }
         switch byte {
         case UInt8(ascii: "{"):
-            position += 1
             var members: [String: PropertyValue] = [:]
-            skipWhitespace()
-            if peek() == UInt8(ascii: "}") {
-                position += 1
-                return .object(members)
-            }
-            while true {
-                skipWhitespace()
-                let name = try string()
-                skipWhitespace()
-                try expect(UInt8(ascii: ":"), "expected ':' after a member name")
-                members[name] = try value(depth: depth + 1)
-                skipWhitespace()
-                if peek() == UInt8(ascii: ",") {
-                    position += 1
-                    continue
-                }
-                try expect(UInt8(ascii: "}"), "expected ',' or '}' in an object")
-                return .object(members)
-            }
+            try eachMember { stream, name throws(Failure) in members[name] = try stream.value(depth: depth + 1) }
+            return .object(members)
         case UInt8(ascii: "["):
-            position += 1
             var elements: [PropertyValue] = []
-            skipWhitespace()
-            if peek() == UInt8(ascii: "]") {
-                position += 1
-                return .array(elements)
-            }
-            while true {
-                elements.append(try value(depth: depth + 1))
-                skipWhitespace()
-                if peek() == UInt8(ascii: ",") {
-                    position += 1
-                    continue
-                }
-                try expect(UInt8(ascii: "]"), "expected ',' or ']' in an array")
-                return .array(elements)
-            }
+            try eachElement { stream, _ throws(Failure) in elements.append(try stream.value(depth: depth + 1)) }
+            return .array(elements)
         case UInt8(ascii: "\""):
             return .string(try string())
         case UInt8(ascii: "t"):
