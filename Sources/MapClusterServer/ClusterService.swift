@@ -180,8 +180,6 @@ public struct RequestError: Error, Sendable, Equatable {
         case badRequest = 400
         /// 404: the thing asked for doesn't exist.
         case notFound = 404
-        /// 413: the request body is too large.
-        case contentTooLarge = 413
     }
 
     /// The status.
@@ -196,11 +194,14 @@ public struct RequestError: Error, Sendable, Equatable {
     }
 
     /// The JSON body: `{"error":"…","status":400}`.
-    public var json: String {
+    public var json: String { Self.json(message, status: status.rawValue) }
+
+    /// The JSON body of any error the server answers: `{"error":"…","status":code}`.
+    static func json(_ message: String, status: Int) -> String {
         var json = JSONText()
         json.raw("{\"error\":")
         json.string(message)
-        json.raw(",\"status\":\(status.rawValue)}")
+        json.raw(",\"status\":\(status)}")
         return json.text
     }
 }

@@ -81,8 +81,13 @@ public enum MapClusterServer {
         do {
             return text(try body(), type: type)
         } catch {
-            return text(error.json, status: .init(code: error.status.rawValue), type: "application/json")
+            return failure(error.message, status: .init(code: error.status.rawValue))
         }
+    }
+
+    /// An error answer: its status, and a JSON body that says what was wrong.
+    static func failure(_ message: String, status: HTTPResponse.Status) -> Response {
+        text(RequestError.json(message, status: status.code), status: status, type: "application/json")
     }
 
     static func resource(_ name: String, type: String) throws -> Response {
@@ -134,27 +139,20 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > MapClusterServer.maximumBodySize
         {
-            return MapClusterServer.text(
-                RequestError(
-                    .contentTooLarge, "the request body is \(length) bytes; at most \(MapClusterServer.maximumBodySize)"
-                ).json,
-                status: .contentTooLarge, type: "application/json")
+            return MapClusterServer.failure(
+                "the request body is \(length) bytes; at most \(MapClusterServer.maximumBodySize)",
+                status: .contentTooLarge)
         }
         do {
             return try await next(request, context)
         } catch let error as any HTTPResponseError {
             let status = error.status
             let message = status == .notFound ? "no such path: \(request.uri.path)" : status.reasonPhrase
-            var json = JSONText()
-            json.raw("{\"error\":")
-            json.string(message)
-            json.raw(",\"status\":\(status.code)}")
-            return MapClusterServer.text(json.text, status: status, type: "application/json")
+            return MapClusterServer.failure(message, status: status)
         } catch {
             context.logger.error("\(request.uri.path): \(error)")
-            return MapClusterServer.text(
-                #"{"error":"the server could not answer this request","status":500}"#, status: .internalServerError,
-                type: "application/json")
+            return MapClusterServer.failure(
+                "the server could not answer this request", status: .internalServerError)
         }
     }
 }
