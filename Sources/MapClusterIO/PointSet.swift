@@ -20,6 +20,12 @@ public struct PointSet: Sendable {
         propertyNames.firstIndex(of: name).map { record.properties[$0] }
     }
 
+    /// An index of the records, each element its record's position in ``records``: what ``ClusterGeoJSON`` writes
+    /// clusters of.
+    public func indexByRecord() -> ClusterIndex<Int> {
+        ClusterIndex(records.enumerated().map { ($0.offset, $0.element.coordinate) })
+    }
+
     /// A record's properties by name, leaving out those it doesn't have (`null`).
     public func properties(of record: PointRecord) -> [String: PropertyValue] {
         var properties: [String: PropertyValue] = [:]

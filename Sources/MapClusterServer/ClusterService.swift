@@ -30,7 +30,7 @@ public struct ClusterService: Sendable {
         let clock = ContinuousClock()
         var index = ClusterIndex<Int>()
         buildTime = clock.measure {
-            index = ClusterIndex(points.records.enumerated().map { ($0.offset, $0.element.coordinate) })
+            index = points.indexByRecord()
         }
         self.points = points
         self.index = index
@@ -51,8 +51,7 @@ public struct ClusterService: Sendable {
     public func clusters(bbox: String?, zoom: String?) throws(RequestError) -> String {
         let zoom = try Self.zoom(zoom)
         let rect = try Self.rect(bbox)
-        let scale = WebMercator.pointsPerMapUnit(atZoom: zoom)
-        let size = ViewSize(width: rect.size.width * scale, height: rect.size.height * scale)
+        let size = ViewSize(showing: rect, atZoom: zoom)
         guard size.width <= Self.maximumViewSide && size.height <= Self.maximumViewSide else {
             throw RequestError(
                 .badRequest,

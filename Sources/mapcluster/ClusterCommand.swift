@@ -81,9 +81,7 @@ struct ClusterCommand: ParsableCommand {
         options.marginFactor = marginFactor
         options.minCountForClustering = minCount
         let rect = try area()
-        let scale = WebMercator.pointsPerMapUnit(atZoom: zoom)
-        let viewport = Viewport(
-            rect: rect, size: ViewSize(width: rect.size.width * scale, height: rect.size.height * scale))
+        let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: zoom))
         let clusters = index.clusters(in: viewport, options: options)
         let names = Dictionary(
             points.records.map { ($0.id, points.property("name", of: $0)?.description) },

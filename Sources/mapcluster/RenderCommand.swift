@@ -48,12 +48,10 @@ struct RenderCommand: ParsableCommand {
         let points = try input.load()
         let rect = try ClusterCommand.area(bbox)
         let (width, height) = try pixels()
-        let index = ClusterIndex(points.records.enumerated().map { ($0.offset, $0.element.coordinate) })
-        let scale = WebMercator.pointsPerMapUnit(atZoom: zoom)
+        let index = points.indexByRecord()
         var options = ClusterOptions<Int>()
         options.marginFactor = 0
-        let viewport = Viewport(
-            rect: rect, size: ViewSize(width: rect.size.width * scale, height: rect.size.height * scale))
+        let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: zoom))
         let clusters = index.clusters(in: viewport, options: options)
         let outline = try? JSONDecoder().decode(PropertyValue.self, from: Data(contentsOf: SampleData.worldOutlineURL))
         let svg = SVGMap(rect: rect, width: width, height: height).render(clusters, outline: outline)

@@ -71,7 +71,7 @@ struct GeoJSONTests {
 
     @Test func clustersAreWrittenInSuperclustersShapeAndReadBack() throws {
         let points = try GeoJSONPointReader().read(Data(Self.collection.utf8), file: "f.geojson")
-        let index = ClusterIndex(points.records.enumerated().map { ($0.offset, $0.element.coordinate) })
+        let index = points.indexByRecord()
         let world = Viewport(rect: .world, size: ViewSize(width: 256, height: 256))
         let writer = ClusterGeoJSON(points: points)
         let clustered = writer.featureCollection(index.clusters(in: world))

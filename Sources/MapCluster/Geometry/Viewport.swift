@@ -50,4 +50,11 @@ public struct ViewSize: Hashable, Sendable {
         self.width = width
         self.height = height
     }
+
+    /// The size in points that a rectangle of the plane takes on screen at a zoom level: with it, a viewport of
+    /// `rect` is at exactly that zoom.
+    public init(showing rect: MapRect, atZoom zoom: Double) {
+        let scale = WebMercator.pointsPerMapUnit(atZoom: zoom)
+        self.init(width: rect.size.width * scale, height: rect.size.height * scale)
+    }
 }

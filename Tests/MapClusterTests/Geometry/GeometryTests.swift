@@ -108,4 +108,13 @@ extension GeometryTests {
             #expect(QuantizedPoint(coordinate) == QuantizedPoint(coordinate.mapPoint), "\(coordinate)")
         }
     }
+
+    @Test func aRectShownAtAZoomHasThatZoom() throws {
+        for zoom in [0.0, 3.25, 11, 24] {
+            let rect = try MapRect(west: -12, south: 34, east: 32, north: 60)
+            let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: zoom))
+            #expect(abs(viewport.zoom - zoom) < 1e-9)
+            #expect(abs(viewport.size.width / viewport.size.height - rect.size.width / rect.size.height) < 1e-9)
+        }
+    }
 }
