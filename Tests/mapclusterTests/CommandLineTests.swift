@@ -88,6 +88,11 @@ struct CommandLineTests {
         (["cluster", "--zoom", "2", "--bbox", "1,95,3,4"], "--bbox: latitude 95.0 is outside -90...90"),
         (["cluster", "--zoom", "2", "--cell-size", "0"], "--cell-size must be a positive number of points"),
         (["bench", "--workload", "nope"], "unknown workload 'nope'"),
+        (["render", "--zoom", "3", "--size", "800", "-o", "-"], "--size must be WIDTHxHEIGHT"),
+        (["render", "--zoom", "30", "-o", "-"], "--zoom must be within 0...24"),
+        (["render", "--zoom", "3", "--bbox", "1,2,3", "-o", "-"], "--bbox must be four numbers"),
+        (["render", "--zoom", "3"], "Missing expected argument '--output <output>'"),
+        (["serve", "--port", "70000"], "--port must be within 0...65535"),
     ])
     func badArgumentsAreRejectedWithAMessage(arguments: [String], message: String) throws {
         let process = Process()

@@ -157,25 +157,4 @@ struct ServeAndRenderTests {
         #expect(across.status == 0)
         #expect(across.output.contains("<circle"))
     }
-
-    @Test(arguments: [
-        (["render", "--zoom", "3", "--size", "800", "-o", "-"], "--size must be WIDTHxHEIGHT"),
-        (["render", "--zoom", "30", "-o", "-"], "--zoom must be within 0...24"),
-        (["render", "--zoom", "3", "--bbox", "1,2,3", "-o", "-"], "--bbox must be four numbers"),
-        (["render", "--zoom", "3"], "Missing expected argument '--output <output>'"),
-        (["serve", "--port", "70000"], "--port must be within 0...65535"),
-    ])
-    func badArgumentsAreNamed(arguments: [String], message: String) throws {
-        let process = Process()
-        process.executableURL = CommandLineTests.executable
-        process.arguments = arguments
-        let error = Pipe()
-        process.standardError = error
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus != 0)
-        #expect(text.contains(message), "\(text)")
-    }
 }
