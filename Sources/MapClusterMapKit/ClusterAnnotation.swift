@@ -17,41 +17,49 @@
         @objc public dynamic var subtitle: String?
 
         /// How many elements it stands for.
-        public private(set) var count: Int
+        public var count: Int { state.count }
         /// Whether it stands for more than one element.
-        public var isCluster: Bool { count > 1 }
+        public var isCluster: Bool { state.count > 1 }
         /// Whether all its members share one coordinate.
-        public private(set) var isUniqueLocation: Bool
+        public var isUniqueLocation: Bool { state.isUniqueLocation }
         /// The smallest map rectangle holding its members: `mapView.setVisibleMapRect(annotation.mapRect, …)` zooms
         /// to show them.
-        public private(set) var mapRect: MKMapRect
+        public var mapRect: MKMapRect { state.mapRect }
 
-        /// The marker, type-erased: a `ClusterMarker<Element>`.
-        private var storedMarker: any Sendable
+        /// What the marker says, type-erased: the class is not generic, so that Objective-C sees it.
+        private struct State {
+            let marker: any Sendable
+            let count: Int
+            let isUniqueLocation: Bool
+            let mapRect: MKMapRect
+
+            init<Element>(_ marker: ClusterMarker<Element>) {
+                self.marker = marker
+                count = marker.count
+                isUniqueLocation = marker.isUniqueLocation
+                mapRect = MKMapRect(marker.cluster.bounds)
+            }
+        }
+
+        private var state: State
 
         init<Element>(_ marker: ClusterMarker<Element>, at coordinate: Coordinate) {
             self.coordinate = coordinate.clLocationCoordinate
-            storedMarker = marker
+            state = State(marker)
             title = marker.title
             subtitle = marker.subtitle
-            count = marker.count
-            isUniqueLocation = marker.isUniqueLocation
-            mapRect = MKMapRect(marker.cluster.bounds)
         }
 
         /// Shows another state of the same marker (new members, new title).
         func refresh<Element>(with marker: ClusterMarker<Element>) {
-            storedMarker = marker
+            state = State(marker)
             title = marker.title
             subtitle = marker.subtitle
-            count = marker.count
-            isUniqueLocation = marker.isUniqueLocation
-            mapRect = MKMapRect(marker.cluster.bounds)
         }
 
         /// The marker, if its elements are of this type.
         public func marker<Element>(of type: Element.Type = Element.self) -> ClusterMarker<Element>? {
-            storedMarker as? ClusterMarker<Element>
+            state.marker as? ClusterMarker<Element>
         }
 
         /// A page of its members, if they are of this type.
