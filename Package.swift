@@ -13,6 +13,7 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .library(name: "MapCluster", targets: ["MapCluster"]),
+        .library(name: "MapClusterManager", targets: ["MapClusterManager"]),
         .library(name: "MapClusterIO", targets: ["MapClusterIO"]),
         .library(name: "MapClusterServer", targets: ["MapClusterServer"]),
         .library(name: "MapClusterMapKit", targets: ["MapClusterMapKit"]),
@@ -24,9 +25,13 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
     ],
     targets: [
-        // The core: geometry, the aggregate index and the clustering algorithms. No dependencies.
+        // The engine: geometry, the aggregate index and grid clustering; clusters as plain values. The standard
+        // library and Dispatch only: no actors, no Observation, no Foundation.
         .target(name: "MapCluster", swiftSettings: strictSettings),
-        // Reading points from files; the bundled sample data set.
+        // What a map view drives: the ClusterManager (batches, diffs, latest wins, overlap and fan-out passes,
+        // reveal) and the platform-neutral map-view controller and SwiftUI model.
+        .target(name: "MapClusterManager", dependencies: ["MapCluster"], swiftSettings: strictSettings),
+        // Points and clusters in files: CSV and GeoJSON readers, the GeoJSON writer, the bundled sample data set.
         .target(
             name: "MapClusterIO",
             dependencies: ["MapCluster"],
@@ -34,9 +39,10 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // The MapKit and SwiftUI adapter: thin, every file inside #if canImport(MapKit), so empty on Linux. Its
-        // decisions live in the core's ClusterMapController, where Linux tests reach them.
-        .target(name: "MapClusterMapKit", dependencies: ["MapCluster"], swiftSettings: strictSettings),
-        // The HTTP API and the web map page.
+        // decisions live in MapClusterManager's MarkerTransitionController, where Linux tests reach them.
+        .target(
+            name: "MapClusterMapKit", dependencies: ["MapCluster", "MapClusterManager"], swiftSettings: strictSettings),
+        // The HTTP API (cluster ids in URLs, JSON answers) and the web map page.
         .target(
             name: "MapClusterServer",
             dependencies: [
@@ -48,17 +54,28 @@ let package = Package(
             resources: [.copy("Resources/Public")],
             swiftSettings: strictSettings
         ),
+        // The command-line tool: serve, cluster, render (SVG), bench.
         .executableTarget(
             name: "mapcluster",
             dependencies: [
                 "MapCluster",
                 "MapClusterIO",
+                "MapClusterManager",
                 "MapClusterServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "MapClusterTests", dependencies: ["MapCluster"], swiftSettings: strictSettings),
+        // Seeded test data shared by the test targets.
+        .target(
+            name: "MapClusterTestSupport", dependencies: ["MapCluster"], path: "Tests/MapClusterTestSupport",
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "MapClusterTests", dependencies: ["MapCluster", "MapClusterTestSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "MapClusterManagerTests", dependencies: ["MapCluster", "MapClusterManager", "MapClusterTestSupport"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "MapClusterIOTests",
             dependencies: ["MapCluster", "MapClusterIO"],

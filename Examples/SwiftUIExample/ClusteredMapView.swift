@@ -1,6 +1,7 @@
 // SwiftUI's Map of the world's cities, clustered by MapCluster. Copy into an iOS 17 or macOS 14 app target.
 import MapCluster
 import MapClusterIO
+import MapClusterManager
 import MapClusterMapKit
 import MapKit
 import SwiftUI

@@ -1,13 +1,14 @@
 // An MKMapView of the world's cities, clustered by MapCluster. Copy into an iOS app target.
 import MapCluster
 import MapClusterIO
+import MapClusterManager
 import MapClusterMapKit
 import MapKit
 import UIKit
 
 final class MapViewController: UIViewController, MKMapViewDelegate {
     private let mapView = MKMapView()
-    private lazy var clusters = MapClusterController<String>(mapView: mapView)
+    private lazy var clusters = MKMapViewAdapter<String>(mapView: mapView)
 
     override func viewDidLoad() {
         super.viewDidLoad()
@@ -49,7 +50,7 @@ final class MapViewController: UIViewController, MKMapViewDelegate {
 
     func mapView(_ mapView: MKMapView, didSelect view: MKAnnotationView) {
         // A tap on a cluster zooms to its members.
-        guard let cluster = view.annotation as? ClusterAnnotation, cluster.isCluster, !cluster.isUniqueLocation else {
+        guard let cluster = view.annotation as? ClusterAnnotation, cluster.isCluster, !cluster.isSameLocation else {
             return
         }
         mapView.setVisibleMapRect(

@@ -5,15 +5,21 @@ public import MapCluster
 ///
 /// Each cluster is a Point feature. A cluster of several elements has the properties `cluster: true`, `cluster_id`,
 /// `point_count`, `point_count_abbreviated` and `expansion_zoom`; a single element is its own feature: its id and
-/// properties as read. `cluster_id` is a string (see ``ClusterIdentifier``): cells deep in the grid don't fit in the
+/// properties as read. `cluster_id` is a string (see ``MapCluster/ClusterID/text``): cells deep in the grid don't fit in the
 /// 53 bits a JavaScript number holds exactly.
 public struct ClusterGeoJSON: Sendable {
     /// The points the clusters' elements (indices into ``PointSet/records``) refer to.
     public let points: PointSet
+    /// Their index, and the options its clusters are made with: what a cluster's expansion zoom is asked of.
+    public let index: ClusterIndex<Int>
+    /// The options the clusters are made with.
+    public let options: ClusterOptions<Int>
 
-    /// A writer for clusters of `points`' records.
-    public init(points: PointSet) {
+    /// A writer for clusters of `points`' records, indexed by record in `index` and clustered with `options`.
+    public init(points: PointSet, index: ClusterIndex<Int>, options: ClusterOptions<Int>) {
         self.points = points
+        self.index = index
+        self.options = options
     }
 
     /// A FeatureCollection of clusters, as JSON text.
@@ -45,7 +51,7 @@ public struct ClusterGeoJSON: Sendable {
             pointFeature(record, at: cluster.coordinate, into: &json)
             return
         }
-        let id = ClusterIdentifier.string(for: cluster.id) ?? cluster.id.description
+        let id = cluster.id.text ?? cluster.id.description
         json.raw(#"{"type":"Feature","id":"#)
         json.string(id)
         json.raw(",")
@@ -57,7 +63,7 @@ public struct ClusterGeoJSON: Sendable {
         json.raw(#","point_count_abbreviated":"#)
         let abbreviated = Self.abbreviated(cluster.count)
         if let number = Int(abbreviated) { json.raw(String(number)) } else { json.string(abbreviated) }
-        if let zoom = cluster.expansionZoom {
+        if let zoom = index.expansionZoom(of: cluster, options: options) {
             json.raw(#","expansion_zoom":"#)
             json.number(zoom)
         }
@@ -88,44 +94,6 @@ public struct ClusterGeoJSON: Sendable {
         if count >= 10_000 { return "\((Double(count) / 1_000).rounded(.toNearestOrAwayFromZero).shortestText)k" }
         if count >= 1_000 { return "\(((Double(count) / 100).rounded(.toNearestOrAwayFromZero) / 10).shortestText)k" }
         return String(count)
-    }
-}
-
-/// The text form of the cluster ids the server and its GeoJSON use, and back.
-///
-/// A cell is `c` and its level, x and y (`c12.2200.1343`); a location is `l` and its latitude and longitude
-/// (`l48.8566_2.3522`). Both are safe in a URL path.
-public enum ClusterIdentifier {
-    /// The text of an id; `nil` for ids that have none (single elements, merged clusters).
-    public static func string<Element>(for id: ClusterID<Element>) -> String? {
-        switch id {
-        case .cell(let cell): "c\(cell.level).\(cell.x).\(cell.y)"
-        case .location(let coordinate): "l\(coordinate.latitude)_\(coordinate.longitude)"
-        case .element, .merged: nil
-        }
-    }
-
-    /// The id a text stands for, or `nil` if it isn't one.
-    public static func id<Element>(from text: String) -> ClusterID<Element>? {
-        guard let kind = text.first else { return nil }
-        let body = text.dropFirst()
-        switch kind {
-        case "c":
-            let parts = body.split(separator: ".", omittingEmptySubsequences: false)
-            guard parts.count == 3, let level = Int(parts[0]), (0...GridCell.maxLevel).contains(level),
-                let x = UInt32(parts[1]), let y = UInt32(parts[2]),
-                level == GridCell.maxLevel || (x >> level == 0 && y >> level == 0)
-            else { return nil }
-            return .cell(GridCell(level: level, x: x, y: y))
-        case "l":
-            let parts = body.split(separator: "_", omittingEmptySubsequences: false)
-            guard parts.count == 2, let latitude = Double(parts[0]), let longitude = Double(parts[1]),
-                let coordinate = try? Coordinate(latitude: latitude, longitude: longitude)
-            else { return nil }
-            return .location(coordinate)
-        default:
-            return nil
-        }
     }
 }
 

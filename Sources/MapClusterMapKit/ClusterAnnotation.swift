@@ -1,8 +1,9 @@
 #if canImport(MapKit)
     public import MapCluster
+    public import MapClusterManager
     public import MapKit
 
-    /// What a ``MapClusterController`` adds to the map for each marker: a cluster, or a single element.
+    /// What a ``MKMapViewAdapter`` adds to the map for each marker: a cluster, or a single element.
     ///
     /// Its coordinate is observable by MapKit (`@objc dynamic`), so changing it inside an animation block moves its
     /// view: that is how markers split out of and merge into their neighbours. The class is not generic (Objective-C
@@ -21,7 +22,9 @@
         /// Whether it stands for more than one element.
         public var isCluster: Bool { state.count > 1 }
         /// Whether all its members share one coordinate.
-        public var isUniqueLocation: Bool { state.isUniqueLocation }
+        public var isSameLocation: Bool { state.isSameLocation }
+        /// ``isSameLocation`` under CCHMapClusterController's name, for code moving over from it.
+        public var isUniqueLocation: Bool { state.isSameLocation }
         /// The smallest map rectangle holding its members: `mapView.setVisibleMapRect(annotation.mapRect, …)` zooms
         /// to show them.
         public var mapRect: MKMapRect { state.mapRect }
@@ -29,30 +32,35 @@
         /// What the marker says, type-erased: the class is not generic, so that Objective-C sees it.
         private struct State {
             let marker: any Sendable
+            /// The snapshot the marker comes from, which its members are asked of.
+            let snapshot: any Sendable
             let count: Int
-            let isUniqueLocation: Bool
+            let isSameLocation: Bool
             let mapRect: MKMapRect
 
-            init<Element>(_ marker: ClusterMarker<Element>) {
+            init<Element>(_ marker: ClusterMarker<Element>, of snapshot: ClusterSnapshot<Element>) {
                 self.marker = marker
+                self.snapshot = snapshot
                 count = marker.count
-                isUniqueLocation = marker.isUniqueLocation
-                mapRect = MKMapRect(marker.cluster.bounds)
+                isSameLocation = marker.isSameLocation
+                mapRect = MKMapRect(snapshot.bounds(of: marker))
             }
         }
 
         private var state: State
 
-        init<Element>(_ marker: ClusterMarker<Element>, at coordinate: Coordinate) {
+        init<Element>(
+            _ marker: ClusterMarker<Element>, of snapshot: ClusterSnapshot<Element>, at coordinate: Coordinate
+        ) {
             self.coordinate = coordinate.clLocationCoordinate
-            state = State(marker)
+            state = State(marker, of: snapshot)
             title = marker.title
             subtitle = marker.subtitle
         }
 
         /// Shows another state of the same marker (new members, new title).
-        func refresh<Element>(with marker: ClusterMarker<Element>) {
-            state = State(marker)
+        func refresh<Element>(with marker: ClusterMarker<Element>, of snapshot: ClusterSnapshot<Element>) {
+            state = State(marker, of: snapshot)
             title = marker.title
             subtitle = marker.subtitle
         }
@@ -64,7 +72,10 @@
 
         /// A page of its members, if they are of this type.
         public func members<Element>(of type: Element.Type, offset: Int = 0, limit: Int = .max) -> [Element] {
-            marker(of: type)?.cluster.members(offset: offset, limit: limit) ?? []
+            guard let marker = marker(of: type), let snapshot = state.snapshot as? ClusterSnapshot<Element> else {
+                return []
+            }
+            return snapshot.members(of: marker, offset: offset, limit: limit)
         }
     }
 #endif

@@ -30,7 +30,7 @@
     }
 
     /// Animates a ``ClusterAnimation`` on a map: implement it for custom effects, and set it as a
-    /// ``MapClusterController/animator``.
+    /// ``MKMapViewAdapter/animator``.
     @MainActor
     public protocol ClusterAnnotationAnimator {
         /// Animates the annotations to their ends and calls `completion` when done (the controller then removes the

@@ -1,5 +1,6 @@
 #if canImport(MapKit) && canImport(SwiftUI)
     public import MapCluster
+    public import MapClusterManager
     public import MapKit
     public import SwiftUI
 

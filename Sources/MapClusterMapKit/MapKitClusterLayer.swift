@@ -1,8 +1,9 @@
 #if canImport(MapKit)
     public import MapCluster
+    public import MapClusterManager
     public import MapKit
 
-    /// The markers of a ``ClusterMapController`` on an `MKMapView`: one ``ClusterAnnotation`` per marker, added,
+    /// The markers of a ``MapMarkerController`` on an `MKMapView`: one ``ClusterAnnotation`` per marker, added,
     /// refreshed, moved and removed as each ``MarkerTransition`` says, through an animator.
     @MainActor
     public final class MapKitClusterLayer<Element: Hashable & Sendable>: ClusterMapView {
@@ -11,7 +12,7 @@
         /// How transitions are animated.
         public var animator: any ClusterAnnotationAnimator = FadeAndMoveAnimator()
         /// The annotation of each marker on the map.
-        public private(set) var annotations: [ClusterID<Element>: ClusterAnnotation] = [:]
+        public private(set) var annotations: [ClusterMarker<Element>.ID: ClusterAnnotation] = [:]
         private var gridOverlays: [MKPolygon] = []
         /// The annotations of this layer, to tell them from those of other layers on the same map.
         private var owned: Set<ObjectIdentifier> = []
@@ -31,7 +32,7 @@
             guard let mapView else { return }
             var appearing: [ClusterAnimation.Move] = []
             for appearance in transition.appearances {
-                let annotation = ClusterAnnotation(appearance.marker, at: appearance.start)
+                let annotation = ClusterAnnotation(appearance.marker, of: transition.snapshot, at: appearance.start)
                 annotations[appearance.marker.id] = annotation
                 owned.insert(ObjectIdentifier(annotation))
                 appearing.append(
@@ -42,7 +43,7 @@
             var moving: [ClusterAnimation.Move] = []
             for update in transition.updates {
                 guard let annotation = annotations[update.new.id] else { continue }
-                annotation.refresh(with: update.new)
+                annotation.refresh(with: update.new, of: transition.snapshot)
                 if update.new.coordinate != update.old.coordinate {
                     moving.append(
                         .init(

@@ -1,5 +1,6 @@
 #if canImport(MapKit)
     public import MapCluster
+    public import MapClusterManager
     public import MapKit
 
     // MapKit's map points use the same plane as MapCluster's (the world is 2^28 units wide, y grows southward), so

@@ -29,7 +29,7 @@
     /// `StyledClusterAnnotationView`, for MapCluster.
     @MainActor
     public final class StyledClusterAnnotationView: MKAnnotationView {
-        /// The identifier ``MapClusterController/view(for:in:)`` dequeues these views by.
+        /// The identifier ``MKMapViewAdapter/view(for:in:)`` dequeues these views by.
         public static let reuseIdentifier = "MapCluster.StyledClusterAnnotationView"
 
         /// How clusters are drawn; default a blue disc of radius 14.

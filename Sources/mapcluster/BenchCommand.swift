@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MapClusterServer
 
 /// `mapcluster bench`: the standard workloads on seeded data, with medians.
 struct BenchCommand: ParsableCommand {
@@ -40,7 +41,7 @@ struct BenchCommand: ParsableCommand {
             results.append(result)
             if !json { print(result.row) }
         }
-        let peak = peakMemoryMegabytes()
+        let peak = ProcessMemory.peakMegabytes
         if json {
             print(try jsonLine(BenchReport(workloads: results, peakMemoryMB: peak)))
         } else {
@@ -69,7 +70,7 @@ struct BenchResult: Encodable {
         for _ in 0..<workload.iterations {
             iteration.setUp()
             let elapsed = clock.measure { iteration.run() }
-            times.append(Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) * 1e-15)
+            times.append(elapsed.milliseconds)
         }
         times.sort()
         name = workload.name
@@ -94,16 +95,4 @@ struct BenchReport: Encodable {
         case workloads
         case peakMemoryMB = "peak_memory_mb"
     }
-}
-
-/// The process's peak resident memory (its high-water mark), in megabytes.
-func peakMemoryMegabytes() -> Double {
-    var usage = rusage()
-    #if canImport(Darwin)
-        getrusage(RUSAGE_SELF, &usage)
-        return Double(usage.ru_maxrss) / 1_048_576  // bytes
-    #else
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_maxrss) / 1024  // kilobytes
-    #endif
 }

@@ -55,21 +55,12 @@ struct ClusterCommand: ParsableCommand {
     /// The area a `--bbox` option gives, on the plane: the world without one.
     static func area(_ bbox: String?) throws -> MapRect {
         guard let bbox else { return .world }
-        let parts = bbox.split(separator: ",", omittingEmptySubsequences: false).map {
-            Double($0.trimmingCharacters(in: .whitespaces))
-        }
-        guard parts.count == 4, let west = parts[0], let south = parts[1], let east = parts[2], let north = parts[3]
-        else {
-            throw ValidationError("--bbox must be four numbers west,south,east,north, not '\(bbox)'")
-        }
         do {
-            let rect = try MapRect(west: west, south: south, east: east, north: north)
-            guard rect.size.width > 0 && rect.size.height > 0 else {
-                throw ValidationError("--bbox '\(bbox)' has no area")
-            }
-            return rect
-        } catch let error as CoordinateError {
+            return try MapRect(boundingBox: bbox)
+        } catch .invalidCoordinate(let error) {
             throw ValidationError("--bbox: \(error)")
+        } catch {
+            throw ValidationError("--bbox \(error)")
         }
     }
 
@@ -88,8 +79,11 @@ struct ClusterCommand: ParsableCommand {
             uniquingKeysWith: { first, _ in first })
         let rows = clusters.map { cluster in
             // A single element's id is the element: its name needs no member lookup.
-            guard case .element(let id) = cluster.id else { return ClusterRow(cluster, name: nil) }
-            return ClusterRow(cluster, name: names[id] ?? nil)
+            let expansionZoom = index.expansionZoom(of: cluster, options: options)
+            guard case .element(let id) = cluster.id else {
+                return ClusterRow(cluster, name: nil, expansionZoom: expansionZoom)
+            }
+            return ClusterRow(cluster, name: names[id] ?? nil, expansionZoom: expansionZoom)
         }
         let level = options.gridLevel(forZoom: zoom)
         if json {
@@ -112,18 +106,17 @@ struct ClusterRow: Encodable {
     var count: Int
     var expansionZoom: Double?
 
-    init(_ cluster: Cluster<String>, name: String?) {
+    init(_ cluster: Cluster<String>, name: String?, expansionZoom: Double?) {
         self.name = name
         switch cluster.id {
         case .cell(let cell): (id, kind) = ("cell \(cell)", "cluster")
         case .location(let coordinate): (id, kind) = ("location \(coordinate)", "location")
         case .element(let element): (id, kind) = (element, "single")
-        case .merged: (id, kind) = (cluster.id.description, "merged")
         }
         latitude = cluster.coordinate.latitude
         longitude = cluster.coordinate.longitude
         count = cluster.count
-        expansionZoom = cluster.expansionZoom
+        self.expansionZoom = expansionZoom
     }
 
     enum CodingKeys: String, CodingKey {

@@ -43,7 +43,7 @@ struct ServeCommand: AsyncParsableCommand {
         logger.info(
             "indexed \(points.records.count) points in \(service.buildTime.formatted(.units(allowed: [.milliseconds])))"
         )
-        let application = MapClusterServer.application(
+        let application = try MapClusterServer.application(
             service: service, host: host, port: port, logger: logger
         ) { [host] port in
             // Written at once, not buffered: whoever started the server may be waiting for this line.

@@ -73,7 +73,7 @@ struct GeoJSONTests {
         let points = try GeoJSONPointReader().read(Data(Self.collection.utf8), file: "f.geojson")
         let index = points.indexByRecord()
         let world = Viewport(rect: .world, size: ViewSize(width: 256, height: 256))
-        let writer = ClusterGeoJSON(points: points)
+        let writer = ClusterGeoJSON(points: points, index: index, options: ClusterOptions())
         let clustered = writer.featureCollection(index.clusters(in: world))
         let near = Viewport(
             center: try Coordinate(latitude: 46, longitude: 2), zoom: 9, size: ViewSize(width: 20_000, height: 20_000))
@@ -88,7 +88,7 @@ struct GeoJSONTests {
         #expect(properties["point_count"] as? Int == 3)
         #expect(properties["point_count_abbreviated"] as? Int == 3)
         let id = try #require(properties["cluster_id"] as? String)
-        let parsed: ClusterID<Int>? = ClusterIdentifier.id(from: id)
+        let parsed = ClusterID<Int>(text: id)
         #expect(parsed == index.clusters(in: world).first?.id)
 
         // Singles come back as the features they were: id, position and typed properties.
@@ -116,11 +116,11 @@ struct GeoJSONTests {
             .cell(GridCell(level: 0, x: 0, y: 0)),
         ]
         for id in ids {
-            let text = try #require(ClusterIdentifier.string(for: id))
-            #expect(ClusterIdentifier.id(from: text) == id)
+            let text = try #require(id.text)
+            #expect(ClusterID<Int>(text: text) == id)
         }
         for bad in ["", "c", "c1.2", "c1.2.0", "c33.0.0", "c-1.0.0", "l91_0", "lx_1", "x1.1.1", "c3.1.1.1"] {
-            #expect((ClusterIdentifier.id(from: bad) as ClusterID<Int>?) == nil, "\(bad)")
+            #expect(ClusterID<Int>(text: bad) == nil, "\(bad)")
         }
     }
 

@@ -1,11 +1,12 @@
 import Foundation
+import MapCluster
 import Testing
 
 @testable import MapClusterIO
 
 /// The streaming JSON parser against the JSON writer and Foundation's encoder, on random documents.
 struct JSONStreamTests {
-    static func randomValue(depth: Int, using rng: inout SystemRandomNumberGenerator) -> PropertyValue {
+    static func randomValue(depth: Int, using rng: inout SplitMix64) -> PropertyValue {
         let kinds = depth > 3 ? 4 : 6
         switch Int.random(in: 0..<kinds, using: &rng) {
         case 0: return .null
@@ -42,7 +43,7 @@ struct JSONStreamTests {
     }
 
     @Test func parsesWhatTheWritersWrite() throws {
-        var rng = SystemRandomNumberGenerator()
+        var rng = SplitMix64(seed: 45)
         for _ in 0..<500 {
             let value = Self.randomValue(depth: 0, using: &rng)
             var ours = JSONText()

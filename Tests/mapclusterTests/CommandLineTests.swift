@@ -81,16 +81,15 @@ struct CommandLineTests {
 
     @Test(arguments: [
         (["cluster", "--zoom", "30"], "--zoom must be within 0...24, not 30.0"),
-        (
-            ["cluster", "--zoom", "2", "--bbox", "1,2,3"],
-            "--bbox must be four numbers west,south,east,north, not '1,2,3'"
-        ),
-        (["cluster", "--zoom", "2", "--bbox", "1,95,3,4"], "--bbox: latitude 95.0 is outside -90...90"),
+        (["cluster", "--zoom", "2", "--bbox", "1,2,3"], "--bbox '1,2,3' has 3 values, not 4 (west,south,east,north)"),
+        (["cluster", "--zoom", "2", "--bbox", "1,95,3,96"], "--bbox: latitude 95.0 is outside -90...90"),
+        (["cluster", "--zoom", "2", "--bbox", "1,10,3,5"], "--bbox south 10.0 is north of its north 5.0"),
+        (["cluster", "--zoom", "2", "--bbox", "1,2,1,4"], "--bbox is empty"),
         (["cluster", "--zoom", "2", "--cell-size", "0"], "--cell-size must be a positive number of points"),
         (["bench", "--workload", "nope"], "unknown workload 'nope'"),
         (["render", "--zoom", "3", "--size", "800", "-o", "-"], "--size must be WIDTHxHEIGHT"),
         (["render", "--zoom", "30", "-o", "-"], "--zoom must be within 0...24"),
-        (["render", "--zoom", "3", "--bbox", "1,2,3", "-o", "-"], "--bbox must be four numbers"),
+        (["render", "--zoom", "3", "--bbox", "1,2,3", "-o", "-"], "--bbox '1,2,3' has 3 values, not 4"),
         (["render", "--zoom", "3"], "Missing expected argument '--output <output>'"),
         (["serve", "--port", "70000"], "--port must be within 0...65535"),
     ])

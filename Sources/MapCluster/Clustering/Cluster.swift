@@ -2,61 +2,68 @@
 ///
 ///     for cluster in index.clusters(in: viewport) {
 ///         print(cluster.coordinate, cluster.count, cluster.isCluster ? "cluster" : "single")
-///         let firstTen = cluster.members(limit: 10)
+///         let firstTen = index.members(of: cluster, limit: 10)
 ///     }
 ///
-/// A cluster is a value computed from a snapshot of the index: its members, children and parent answer from that
-/// snapshot, whatever happens to the index afterwards.
-public struct Cluster<Element: Hashable & Sendable>: Identifiable, Sendable {
+/// A cluster is plain data: what it is, not a handle to the index. Its members, children, parent, bounds and expansion
+/// zoom are asked of the index it came from (or a copy of it: a snapshot), with the options it was made with.
+public struct Cluster<Element: Hashable & Sendable>: Identifiable, Hashable, Sendable {
     /// A stable identity: the same members give the same id at every zoom and viewport that shows them.
     public let id: ClusterID<Element>
     /// Where to draw it, by ``ClusterOptions/position`` for a cluster of several locations.
-    public internal(set) var coordinate: Coordinate
+    public let coordinate: Coordinate
     /// How many elements it stands for.
     public let count: Int
-    /// The smallest rectangle holding every member (to the index's grid of 1/16 plane unit); zoom the map to it to
-    /// show them all.
-    ///
-    /// - Complexity: O(log *n*), computed when asked; with a ``ClusterOptions/shouldCluster`` predicate, O(*m*) for
-    ///   the *m* elements of the cluster's cell.
-    public var bounds: MapRect { context.bounds(of: self) }
     /// Whether every member has the same coordinate: such a cluster never splits, however far one zooms.
-    public let isUniqueLocation: Bool
+    public let isSameLocation: Bool
     /// The grid cell it was made in, at the zoom it was made for.
     public let cell: GridCell
     /// The zoom level it was made for.
     public let zoom: Double
+    /// Which of the elements its id names it holds: for a ``ClusterID/location(_:)``, those that
+    /// ``ClusterOptions/shouldCluster`` admits, rejects, or all of them.
+    let filter: MemberFilter
 
-    let membership: Membership<Element>
-    let context: ClusteringContext<Element>
+    init(
+        id: ClusterID<Element>, coordinate: Coordinate, count: Int, isSameLocation: Bool, cell: GridCell, zoom: Double,
+        filter: MemberFilter
+    ) {
+        self.id = id
+        self.coordinate = coordinate
+        self.count = count
+        self.isSameLocation = isSameLocation
+        self.cell = cell
+        self.zoom = zoom
+        self.filter = filter
+    }
 
     /// Whether it stands for more than one element.
     public var isCluster: Bool { count > 1 }
 
-    /// A page of the members, in the index's order.
-    /// - Complexity: O(log *n* + `offset` + `limit`); without ``ClusterOptions/shouldCluster``, a
-    ///   cluster of several locations skips `offset` members in O(log *n*).
-    public func members(offset: Int = 0, limit: Int = .max) -> [Element] {
-        context.members(of: self, offset: offset, limit: limit).map(\.element)
+    /// ``isSameLocation`` under CCHMapClusterController's name, for code moving over from it.
+    public var isUniqueLocation: Bool { isSameLocation }
+
+    /// The same cluster, drawn at another coordinate.
+    func placed(at coordinate: Coordinate) -> Cluster {
+        Cluster(
+            id: id, coordinate: coordinate, count: count, isSameLocation: isSameLocation, cell: cell, zoom: zoom,
+            filter: filter)
     }
 
-    /// A page of the members with their coordinates, in the index's order.
-    public func membersWithCoordinates(offset: Int = 0, limit: Int = .max) -> [(
-        element: Element, coordinate: Coordinate
-    )] {
-        context.members(of: self, offset: offset, limit: limit)
+    /// A member of a same-location cluster on its own, as a manager's fan-out draws it.
+    package static func single(_ element: Element, at coordinate: Coordinate, in cluster: Cluster) -> Cluster {
+        Cluster(
+            id: .element(element), coordinate: coordinate, count: 1, isSameLocation: true, cell: cluster.cell,
+            zoom: cluster.zoom, filter: .all)
     }
 
-    /// The smallest zoom level at which its members no longer show as this one cluster, or `nil`
-    /// if they never split: a single element, or members on one location.
-    public var expansionZoom: Double? { context.expansionZoom(of: self) }
-
-    /// The clusters it splits into at ``expansionZoom``, whose counts add up to its own; empty if it
-    /// never splits.
-    public func children() -> [Cluster<Element>] { context.children(of: self) }
-
-    /// The cluster it merges into when the map zooms out, or `nil` if it never merges with others.
-    public func parent() -> Cluster<Element>? { context.parent(of: self) }
+    /// The keys of the index's grid that its members lie in: the tight cell of a cluster of several locations, the key
+    /// of its coordinate otherwise.
+    package var keyRange: ClosedRange<UInt64> {
+        if case .cell(let tight) = id { return tight.keyRange }
+        let key = QuantizedPoint(coordinate).key
+        return key...key
+    }
 }
 
 /// The identity of a ``Cluster``.
@@ -68,9 +75,6 @@ public enum ClusterID<Element: Hashable & Sendable>: Hashable, Sendable, CustomS
     case location(Coordinate)
     /// One element on its own.
     case element(Element)
-    /// Clusters whose markers overlapped on screen, merged by a ``ClusterManager``'s overlap pass: their ids, in the
-    /// order of their cells.
-    case merged([ClusterID<Element>])
 
     /// The kind of identity and its value, as in `cell 12/2200/1343`.
     public var description: String {
@@ -78,26 +82,51 @@ public enum ClusterID<Element: Hashable & Sendable>: Hashable, Sendable, CustomS
         case .cell(let cell): "cell \(cell)"
         case .location(let coordinate): "location \(coordinate)"
         case .element(let element): "element \(element)"
-        case .merged(let parts): "merged [\(parts.map(\.description).joined(separator: ", "))]"
         }
     }
 }
 
-/// Which elements of the index a cluster stands for.
-enum Membership<Element: Hashable & Sendable>: Sendable {
-    /// The members of `cell` that cluster (all of them without a ``ClusterOptions/shouldCluster``).
-    case cell(GridCell)
-    /// The elements on one coordinate, those that `filter` admits.
-    case location(Coordinate, MemberFilter)
-    /// One element.
-    case element(Element)
-    /// The members of several clusters, merged because their markers overlapped; `expansionZoom` is the zoom at
-    /// which the first of them stands apart.
-    case group([Cluster<Element>], expansionZoom: Double)
+extension ClusterID {
+    /// The id as text, for a URL path or a GeoJSON `cluster_id`; `nil` for a single element, whose id is its own.
+    ///
+    /// A cell is `c` and its level, x and y (`c12.2200.1343`); a location is `l` and its latitude and longitude
+    /// (`l48.8566_2.3522`). Both are safe in a URL path, and ``init(text:)`` reads them back.
+    public var text: String? {
+        switch self {
+        case .cell(let cell): "c\(cell.level).\(cell.x).\(cell.y)"
+        case .location(let coordinate): "l\(coordinate.latitude)_\(coordinate.longitude)"
+        case .element: nil
+        }
+    }
+
+    /// The id a text (``text``) stands for, or `nil` if it isn't one.
+    public init?(text: String) {
+        guard let kind = text.first else { return nil }
+        let body = text.dropFirst()
+        switch kind {
+        case "c":
+            let parts = body.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count == 3, let level = Int(parts[0]), (0...GridCell.maxLevel).contains(level),
+                let x = UInt32(parts[1]), let y = UInt32(parts[2]),
+                level == GridCell.maxLevel || (x >> level == 0 && y >> level == 0)
+            else { return nil }
+            self = .cell(GridCell(level: level, x: x, y: y))
+        case "l":
+            let parts = body.split(separator: "_", omittingEmptySubsequences: false)
+            guard parts.count == 2, let latitude = Double(parts[0]), let longitude = Double(parts[1]),
+                let coordinate = try? Coordinate(latitude: latitude, longitude: longitude)
+            else { return nil }
+            self = .location(coordinate)
+        default:
+            return nil
+        }
+    }
 }
 
-/// Which elements, by ``ClusterOptions/shouldCluster``, a group takes.
-enum MemberFilter: Sendable {
+/// Which elements a cluster, or a pass over a cell, takes, by ``ClusterOptions/shouldCluster``.
+///
+/// Without a predicate every element is clusterable, so ``clusterable`` takes them all and ``optedOut`` none.
+enum MemberFilter: Hashable, Sendable {
     case all
     case clusterable
     case optedOut

@@ -69,7 +69,7 @@ public struct GridCell: Hashable, Sendable, Comparable, CustomStringConvertible 
     }
 
     /// The range of Morton keys of the positions inside the cell: every aligned cell is one range.
-    var keyRange: ClosedRange<UInt64> {
+    package var keyRange: ClosedRange<UInt64> {
         let shift = 64 - 2 * level
         let prefix = MortonKey.interleave(x: x, y: y)
         if level == 0 { return 0...UInt64.max }
@@ -179,4 +179,9 @@ enum MortonKey {
     @inline(__always) static func cellCode(_ key: UInt64, level: Int) -> UInt64 {
         level == 0 ? 0 : key >> UInt64(64 - 2 * level)
     }
+}
+
+extension Coordinate {
+    /// The Morton key of the coordinate's position on the index's grid: where the index keeps it.
+    package var gridKey: UInt64 { QuantizedPoint(self).key }
 }

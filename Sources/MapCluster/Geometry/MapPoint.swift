@@ -43,7 +43,7 @@ public struct MapPoint: Hashable, Sendable, CustomStringConvertible {
 public struct MapSize: Hashable, Sendable {
     /// The width and height of the whole world: 2^28 = 268,435,456 units, MapKit's `MKMapSize.world`.
     public static let world = MapSize(width: worldWidth, height: worldWidth)
-    static let worldWidth: Double = 268_435_456
+    package static let worldWidth: Double = 268_435_456
 
     /// Width in plane units.
     public var width: Double

@@ -9,10 +9,10 @@
     import ucrt
 #endif
 
-@inline(__always) func mathSin(_ x: Double) -> Double { sin(x) }
-@inline(__always) func mathCos(_ x: Double) -> Double { cos(x) }
-@inline(__always) func mathLog(_ x: Double) -> Double { log(x) }
-@inline(__always) func mathExp(_ x: Double) -> Double { exp(x) }
-@inline(__always) func mathAtan(_ x: Double) -> Double { atan(x) }
-@inline(__always) func mathLog2(_ x: Double) -> Double { log2(x) }
-@inline(__always) func mathExp2(_ x: Double) -> Double { exp2(x) }
+@inline(__always) package func mathSin(_ x: Double) -> Double { sin(x) }
+@inline(__always) package func mathCos(_ x: Double) -> Double { cos(x) }
+@inline(__always) package func mathLog(_ x: Double) -> Double { log(x) }
+@inline(__always) package func mathExp(_ x: Double) -> Double { exp(x) }
+@inline(__always) package func mathAtan(_ x: Double) -> Double { atan(x) }
+@inline(__always) package func mathLog2(_ x: Double) -> Double { log2(x) }
+@inline(__always) package func mathExp2(_ x: Double) -> Double { exp2(x) }

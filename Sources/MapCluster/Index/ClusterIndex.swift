@@ -257,18 +257,18 @@ public struct CellSummary: Hashable, Sendable {
     /// The smallest rectangle holding every element, on the index's grid of 1/16 plane unit.
     public let bounds: MapRect
     /// Whether every element has the same coordinate.
-    public let isUniqueLocation: Bool
+    public let isSameLocation: Bool
 
-    init(count: Int, centerOfMass: Coordinate, bounds: MapRect, isUniqueLocation: Bool) {
+    init(count: Int, centerOfMass: Coordinate, bounds: MapRect, isSameLocation: Bool) {
         self.count = count
         self.centerOfMass = centerOfMass
         self.bounds = bounds
-        self.isUniqueLocation = isUniqueLocation
+        self.isSameLocation = isSameLocation
     }
 
     init(_ summary: Summary) {
         self.init(
             count: summary.count, centerOfMass: summary.isSameLocation ? summary.location : summary.centerOfMass,
-            bounds: summary.bounds, isUniqueLocation: summary.isSameLocation)
+            bounds: summary.bounds, isSameLocation: summary.isSameLocation)
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import MapCluster
+import MapClusterManager
 
 /// A measured piece of work: `prepare` builds its input once (not timed) and returns what each
 /// iteration does.

@@ -1,3 +1,4 @@
+import MapClusterTestSupport
 import Testing
 
 @testable import MapCluster

@@ -1,3 +1,4 @@
+import MapClusterTestSupport
 import Testing
 
 @testable import MapCluster
@@ -219,7 +220,7 @@ struct ClusterIndexTests {
     @Test func elementsOnOneCoordinateAreOneLocation() {
         let index = ClusterIndex((0..<300).map { ($0, Coordinate.checked(12.5, -45.25)) })
         let summary = index.summary(of: GridCell(level: 0, x: 0, y: 0))
-        #expect(summary?.isUniqueLocation == true)
+        #expect(summary?.isSameLocation == true)
         #expect(summary?.centerOfMass == .checked(12.5, -45.25))
         #expect(summary?.count == 300)
     }

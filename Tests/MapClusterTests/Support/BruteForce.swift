@@ -25,6 +25,6 @@ struct BruteForce<Element: Hashable & Sendable> {
         let bounds = MapRect(
             minX: (xs.min() ?? 0) / 16, minY: (ys.min() ?? 0) / 16,
             maxX: ((xs.max() ?? 0) + 1) / 16, maxY: ((ys.max() ?? 0) + 1) / 16)
-        return CellSummary(count: inside.count, centerOfMass: center, bounds: bounds, isUniqueLocation: unique)
+        return CellSummary(count: inside.count, centerOfMass: center, bounds: bounds, isSameLocation: unique)
     }
 }

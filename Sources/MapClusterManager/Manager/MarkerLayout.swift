@@ -1,3 +1,5 @@
+public import MapCluster
+
 /// The screen-space passes over an update's clusters: overlap merging or separation, and fanning out elements on one
 /// coordinate.
 ///
@@ -6,26 +8,33 @@
 struct MarkerLayout<Element: Hashable & Sendable> {
     /// A marker being laid out.
     struct Item {
-        var id: ClusterID<Element>
-        var cluster: Cluster<Element>
+        var id: ClusterMarker<Element>.ID
+        /// What it stands for: one cluster, or the clusters merged into it.
+        var clusters: [Cluster<Element>]
+        /// The ids its clusters show under (a cluster's own, or the one of a marker it reuses), in order.
+        var partIDs: [ClusterID<Element>]
         /// Where it is drawn.
         private(set) var coordinate: Coordinate
         /// Where it is drawn, on the plane.
         private(set) var point: MapPoint
         /// How many elements it stands for, its merged parts' included.
         var count: Int
-        /// The markers merged into this one, in order; empty for a marker of its own.
-        var parts: [Item] = []
         /// By how much the map must grow for the first two merged parts to stand apart.
         var separatingScale = Double.infinity
+        /// For a merged marker, the zoom at which its parts start to stand apart.
+        var mergedExpansionZoom: Double?
 
+        /// The marker of a cluster, shown under `id` (its own, or the one of a marker it reuses).
         init(id: ClusterID<Element>, cluster: Cluster<Element>, coordinate: Coordinate) {
-            self.id = id
-            self.cluster = cluster
+            self.id = .cluster(id)
+            clusters = [cluster]
+            partIDs = [id]
             self.coordinate = coordinate
             point = coordinate.mapPoint
             count = cluster.count
         }
+
+        var isMerged: Bool { clusters.count > 1 }
 
         /// Draws it elsewhere; x is wrapped onto the world.
         mutating func move(to point: MapPoint) {
@@ -43,13 +52,18 @@ struct MarkerLayout<Element: Hashable & Sendable> {
     /// Points per map unit.
     let scale: Double
     let zoom: Double
+    /// The elements and the options the clusters were made from, for their expansion zooms and members.
+    let index: ClusterIndex<Element>
+    let options: ClusterOptions<Element>
 
     static var worldWidth: Double { MapSize.worldWidth }
 
-    init(_ items: [Item], viewport: Viewport) {
+    init(_ items: [Item], viewport: Viewport, index: ClusterIndex<Element>, options: ClusterOptions<Element>) {
         self.items = items
         scale = viewport.pointsPerMapUnit
         zoom = viewport.zoom
+        self.index = index
+        self.options = options
     }
 
     /// The difference `b - a` along x, by the shorter way around the world.
@@ -140,7 +154,7 @@ struct MarkerLayout<Element: Hashable & Sendable> {
             }
             if merged { items = items.indices.filter { alive[$0] }.map { items[$0] } }
         }
-        items = items.map { $0.parts.isEmpty ? $0 : group(of: $0) }
+        items = items.map { $0.isMerged ? finishMerge(of: $0) : $0 }
     }
 
     private func combine(_ a: Item, _ b: Item, dx: Double, dy: Double, markerSize: ViewSize) -> Item {
@@ -152,24 +166,25 @@ struct MarkerLayout<Element: Hashable & Sendable> {
         let apart = max(
             abs(dx) > 0 ? markerSize.width / abs(dx) : .infinity, abs(dy) > 0 ? markerSize.height / abs(dy) : .infinity)
         var result = a
-        result.parts = (a.parts.isEmpty ? [a] : a.parts) + (b.parts.isEmpty ? [b] : b.parts)
+        result.clusters += b.clusters
+        result.partIDs += b.partIDs
         result.move(to: point)
         result.count = a.count + b.count
         result.separatingScale = min(a.separatingScale, b.separatingScale, apart)
         return result
     }
 
-    /// The cluster of a merged item.
-    private func group(of item: Item) -> Item {
-        let parts = item.parts.map(\.cluster)
+    /// A merged item's id and expansion zoom: the zoom at which its first parts stand apart on screen, or the first
+    /// part's own expansion zoom if that comes sooner.
+    private func finishMerge(of item: Item) -> Item {
         var expansion = zoom + mathLog2(max(item.separatingScale, 1))
-        for part in parts { if let zoom = part.expansionZoom { expansion = min(expansion, zoom) } }
-        let first = parts[0]
-        let cluster = Cluster(
-            id: .merged(item.parts.map(\.id)), coordinate: item.coordinate,
-            count: item.count, isUniqueLocation: false, cell: first.cell, zoom: first.zoom,
-            membership: .group(parts, expansionZoom: expansion.nextUp), context: first.context)
-        return Item(id: cluster.id, cluster: cluster, coordinate: item.coordinate)
+        for part in item.clusters {
+            if let zoom = index.expansionZoom(of: part, options: options) { expansion = min(expansion, zoom) }
+        }
+        var merged = item
+        merged.id = .merged(item.partIDs)
+        merged.mergedExpansionZoom = expansion.nextUp
+        return merged
     }
 
     // MARK: - Separating
@@ -211,18 +226,14 @@ struct MarkerLayout<Element: Hashable & Sendable> {
         guard !clusteringIsOn || zoom >= fanOut.startZoom else { return }
         let radius = fanOut.radius / scale
         items = items.flatMap { item -> [Item] in
-            let cluster = item.cluster
-            guard cluster.isCluster, cluster.isUniqueLocation, cluster.count <= fanOut.maximumCount else {
-                return [item]
-            }
-            let members = cluster.membersWithCoordinates()
+            guard !item.isMerged, let cluster = item.clusters.first, cluster.isCluster, cluster.isSameLocation,
+                cluster.count <= fanOut.maximumCount
+            else { return [item] }
+            let members = index.membersWithCoordinates(of: cluster, options: options)
             return members.enumerated().map { offset, member in
                 // Clockwise from the top, evenly spaced.
                 let angle = 2 * Double.pi * Double(offset) / Double(members.count) - Double.pi / 2
-                let single = Cluster(
-                    id: .element(member.element), coordinate: member.coordinate, count: 1, isUniqueLocation: true,
-                    cell: cluster.cell, zoom: cluster.zoom, membership: .element(member.element),
-                    context: cluster.context)
+                let single = Cluster<Element>.single(member.element, at: member.coordinate, in: cluster)
                 var fanned = Item(id: single.id, cluster: single, coordinate: item.coordinate)
                 fanned.move(dx: radius * mathCos(angle), dy: radius * mathSin(angle))
                 return fanned

@@ -1,7 +1,7 @@
-@testable import MapCluster
+public import MapCluster
 
 /// Shapes of test data; each names what it stresses.
-enum DataShape: String, CaseIterable, CustomStringConvertible, Sendable {
+public enum DataShape: String, CaseIterable, CustomStringConvertible, Sendable {
     /// Spread over the whole world.
     case uniform
     /// Gaussian blobs of very different sizes: dense cells beside empty ones.
@@ -11,14 +11,17 @@ enum DataShape: String, CaseIterable, CustomStringConvertible, Sendable {
     /// Points within a degree of the antimeridian, on both sides, and exactly on ±180.
     case antimeridian
 
-    var description: String { rawValue }
+    /// The shape's name, for test output.
+    public var description: String { rawValue }
 
-    func coordinates(count: Int, seed: UInt64) -> [Coordinate] {
+    /// `count` coordinates of this shape, the same for the same seed.
+    public func coordinates(count: Int, seed: UInt64) -> [Coordinate] {
         var rng = SplitMix64(seed: seed &+ UInt64(count))
         return (0..<count).map { _ in coordinate(using: &rng) }
     }
 
-    func coordinate(using rng: inout SplitMix64) -> Coordinate {
+    /// One coordinate of this shape.
+    package func coordinate(using rng: inout SplitMix64) -> Coordinate {
         switch self {
         case .uniform:
             return .checked(Double.random(in: -85...85, using: &rng), Double.random(in: -180...180, using: &rng))
@@ -53,10 +56,24 @@ enum DataShape: String, CaseIterable, CustomStringConvertible, Sendable {
 
 extension Coordinate {
     /// A coordinate the test knows to be valid.
-    static func checked(_ latitude: Double, _ longitude: Double) -> Coordinate {
+    public static func checked(_ latitude: Double, _ longitude: Double) -> Coordinate {
         do { return try Coordinate(latitude: latitude, longitude: longitude) } catch { fatalError("\(error)") }
     }
 }
 
 /// cos through the core's own sine, so the tests need no platform math import.
-func cosine(_ x: Double) -> Double { mathSin(x + .pi / 2) }
+public func cosine(_ x: Double) -> Double { mathSin(x + .pi / 2) }
+
+/// The screen the tests cluster for, in points.
+public let testScreen = ViewSize(width: 1024, height: 768)
+
+/// Everything an index holds in the cells a viewport's clustering covers, found the slow way.
+public func elementsInCells<Element>(
+    _ index: ClusterIndex<Element>, _ viewport: Viewport, _ options: ClusterOptions<Element>
+) -> Set<Element> {
+    let cells = Set(index.gridCells(in: viewport, options: options))
+    let level = options.gridLevel(forZoom: viewport.zoom)
+    return Set(
+        index.elements.filter { cells.contains(GridCell(containing: $0.coordinate.mapPoint, level: level)) }.map(
+            \.element))
+}

@@ -1,3 +1,5 @@
+public import MapCluster
+
 /// The controller a map view drives: it owns the elements and their index, takes changes in batches, and answers each
 /// viewport with the markers to show and the changes from the last answer.
 ///
@@ -63,9 +65,9 @@ public actor ClusterManager<Element: Hashable & Sendable> {
         var keys: [UInt64]?
         if located.count <= Self.largestListedChange {
             // Where each element arrives, and where it leaves for those already managed.
-            keys = located.map { QuantizedPoint($0.1).key }
+            keys = located.map { $0.1.gridKey }
             for (element, _) in located {
-                if let old = index.coordinate(of: element) { keys?.append(QuantizedPoint(old).key) }
+                if let old = index.coordinate(of: element) { keys?.append(old.gridKey) }
             }
         }
         record(touching: keys)
@@ -85,7 +87,7 @@ public actor ClusterManager<Element: Hashable & Sendable> {
                 throw .unknownElement(element, position: position)
             }
             if located.count <= Self.largestListedChange {
-                keys += [QuantizedPoint(old).key, QuantizedPoint(coordinate).key]
+                keys += [old.gridKey, coordinate.gridKey]
             }
         }
         record(touching: located.count <= Self.largestListedChange ? keys : nil)
@@ -100,7 +102,7 @@ public actor ClusterManager<Element: Hashable & Sendable> {
         var keys: [UInt64] = []
         if elements.count <= Self.largestListedChange {
             for element in elements {
-                if let coordinate = index.coordinate(of: element) { keys.append(QuantizedPoint(coordinate).key) }
+                if let coordinate = index.coordinate(of: element) { keys.append(coordinate.gridKey) }
             }
             guard !keys.isEmpty else { return 0 }
         }
@@ -215,9 +217,9 @@ public actor ClusterManager<Element: Hashable & Sendable> {
     ///
     /// - Returns: `nil` if the element isn't managed.
     public func reveal(_ element: Element, in size: ViewSize) -> Reveal? {
-        guard let coordinate = index.coordinate(of: element) else { return nil }
-        let context = ClusteringContext(index: index, options: options.clustering)
-        let zoom = context.revealingZoom(of: element, at: coordinate)
+        guard let coordinate = index.coordinate(of: element),
+            let zoom = index.revealingZoom(of: element, options: options.clustering)
+        else { return nil }
         return Reveal(zoom: zoom, viewport: Viewport(center: coordinate, zoom: zoom, size: size))
     }
 }

@@ -1,10 +1,12 @@
+import MapClusterTestSupport
 import Testing
 
 @testable import MapCluster
+@testable import MapClusterManager
 
 /// The overlap and fan-out passes, titles, find and reveal, and the debug grid.
 struct ClusterManagerPassTests {
-    static let screen = ViewSize(width: 1024, height: 768)
+    static let screen = testScreen
     static let zoom = 4.0
     /// Points per map unit at ``zoom``.
     static let scale = WebMercator.pointsPerMapUnit(atZoom: zoom)
@@ -59,8 +61,8 @@ struct ClusterManagerPassTests {
         #expect(only.id == .merged([.element(0), .element(1)]))
         #expect(abs(Self.screenDistance(only.coordinate, center).dx) < 1e-6)
         #expect(abs(Self.screenDistance(only.coordinate, center).dy) < 1e-6)
-        #expect(Set(only.cluster.members()) == [0, 1])
-        #expect(only.cluster.children().map(\.count) == [1, 1])
+        #expect(Set(merged.snapshot.members(of: only)) == [0, 1])
+        #expect(merged.snapshot.children(of: only).map(\.count) == [1, 1])
 
         // All four cells of the 2 × 2 grid, one with three elements on one spot: the mean is weighted by count.
         let four =
@@ -75,8 +77,8 @@ struct ClusterManagerPassTests {
         // x: (3 · -20 + 20 - 20 + 20) / 6 = -40 / 6; y likewise.
         let offset = Self.screenDistance(center, group.coordinate)
         #expect(abs(offset.dx - -40.0 / 6) < 1e-6 && abs(offset.dy - -40.0 / 6) < 1e-6)
-        #expect(group.cluster.bounds.contains(Self.coordinate(corner: corner, dx: 19, dy: 19).mapPoint))
-        #expect(try #require(group.cluster.expansionZoom) > Self.zoom)
+        #expect(weighted.snapshot.bounds(of: group).contains(Self.coordinate(corner: corner, dx: 19, dy: 19).mapPoint))
+        #expect(try #require(weighted.snapshot.expansionZoom(of: group)) > Self.zoom)
     }
 
     @Test func markersFarApartAreLeftAlone() async throws {
@@ -133,7 +135,8 @@ struct ClusterManagerPassTests {
         #expect(markers.count == 16)
         for (offset, marker) in markers.enumerated() {
             // The element's own coordinate is untouched; only where it is drawn moved.
-            #expect(marker.cluster.coordinate.latitude == placements[marker.cluster.members()[0]].latitude)
+            let member = try #require(update.snapshot.members(of: marker).first)
+            #expect(marker.clusters[0].coordinate.latitude == placements[member].latitude)
             for other in markers[(offset + 1)...] {
                 let (dx, dy) = Self.screenDistance(marker.coordinate, other.coordinate)
                 #expect(abs(dx) >= size.width - 0.5 || abs(dy) >= size.height - 0.5, "\(marker.id) \(other.id)")
@@ -152,9 +155,9 @@ struct ClusterManagerPassTests {
                 $0.clustering.maxZoomLevelForClustering = 10
                 $0.sameLocation = SameLocationFanOut(radius: 30)
             }
-            let fanned = update.snapshot.markers.filter { $0.cluster.coordinate == location }
+            let fanned = update.snapshot.markers.filter { $0.clusters[0].coordinate == location }
             #expect(fanned.count == 5)
-            #expect(Set(fanned.map(\.id)) == Set((0..<5).map { ClusterID.element($0) }))
+            #expect(Set(fanned.map(\.id)) == Set((0..<5).map { ClusterMarker<Int>.ID.cluster(.element($0)) }))
             for marker in fanned {
                 let (dx, dy) = Self.screenDistance(location, marker.coordinate, zoom: zoom)
                 #expect(abs((dx * dx + dy * dy).squareRoot() - 30) < 1e-3, "zoom \(zoom)")
@@ -167,7 +170,7 @@ struct ClusterManagerPassTests {
             $0.clustering.maxZoomLevelForClustering = 14
             $0.sameLocation = SameLocationFanOut(radius: 30)
         }
-        #expect(clustered.snapshot.markers.contains { $0.id == .location(location) && $0.count == 5 })
+        #expect(clustered.snapshot.markers.contains { $0.id == .cluster(.location(location)) && $0.count == 5 })
         // Unless asked from a zoom on.
         let early = try await Self.update(placements, center: location, zoom: 12) {
             $0.sameLocation = SameLocationFanOut(radius: 30, startZoom: 11)
@@ -197,7 +200,7 @@ struct ClusterManagerPassTests {
         #expect(markers.first { $0.count == 2 }?.subtitle == nil)
 
         var options = ClusterManagerOptions<Place>()
-        options.title = { cluster in cluster.isCluster ? "\(cluster.count) towns" : cluster.members().first?.name }
+        options.title = { marker in marker.isCluster ? "\(marker.count) towns" : marker.element?.name }
         options.subtitle = { _ in "France" }
         await manager.setOptions(options)
         let renamed = try await manager.reload()
@@ -225,9 +228,9 @@ struct ClusterManagerPassTests {
             let alone = try await manager.update(for: reveal.viewport)
             let marker = try #require(alone.snapshot.marker(holding: element))
             if element == 7 {
-                #expect(marker.isUniqueLocation && marker.count == 3)
+                #expect(marker.isSameLocation && marker.count == 3)
             } else {
-                #expect(marker.count == 1 && marker.id == .element(element))
+                #expect(marker.count == 1 && marker.id == .cluster(.element(element)))
             }
             #expect(reveal.viewport.rect.contains(marker.coordinate.mapPoint))
             // A grid level less, it is in a larger cluster.
@@ -238,8 +241,8 @@ struct ClusterManagerPassTests {
             #expect(await manager.marker(holding: element)?.id == holder.id)
             // The index answers the same for any viewport, without clustering all of it.
             let index = await manager.index
-            #expect(index.cluster(holding: element, in: before)?.id == holder.cluster.id)
-            #expect(index.cluster(holding: element, in: reveal.viewport)?.id == marker.cluster.id)
+            #expect(index.cluster(holding: element, in: before).map { .cluster($0.id) } == holder.id)
+            #expect(index.cluster(holding: element, in: reveal.viewport).map { .cluster($0.id) } == marker.id)
         }
         #expect(await manager.reveal(99_999, in: Self.screen) == nil)
     }

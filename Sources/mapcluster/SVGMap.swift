@@ -1,18 +1,19 @@
 import Foundation
-public import MapCluster
+import MapCluster
+import MapClusterIO
 
 /// A picture of clusters as SVG: the world outline as a basemap, clusters as circles labelled with their counts, single
 /// points as dots.
-public struct SVGMap: Sendable {
+struct SVGMap: Sendable {
     /// The area drawn, on the plane; it may cross the antimeridian.
-    public var rect: MapRect
+    var rect: MapRect
     /// The picture's width and height, in pixels.
-    public var width: Int
+    var width: Int
     /// The picture's height, in pixels.
-    public var height: Int
+    var height: Int
 
     /// A picture of `rect` at `width` × `height` pixels (the rect is stretched to fill it).
-    public init(rect: MapRect, width: Int, height: Int) {
+    init(rect: MapRect, width: Int, height: Int) {
         precondition(width > 0 && height > 0, "a picture has a positive size")
         self.rect = rect
         self.width = width
@@ -20,7 +21,7 @@ public struct SVGMap: Sendable {
     }
 
     /// The SVG text: the outline's polygons (GeoJSON Polygon and MultiPolygon features), then the clusters.
-    public func render(_ clusters: [Cluster<Int>], outline: PropertyValue?) -> String {
+    func render(_ clusters: [Cluster<Int>], outline: PropertyValue?) -> String {
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)" \
             font-family="Helvetica, Arial, sans-serif">

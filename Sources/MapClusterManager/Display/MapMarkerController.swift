@@ -1,6 +1,8 @@
+public import MapCluster
+
 /// Keeps a map view's markers in step with a ``ClusterManager``: the logic of a map adapter, whatever the map.
 ///
-///     let controller = ClusterMapController(view: mapView)      // mapView: some ClusterMapView
+///     let controller = MapMarkerController(view: mapView)      // mapView: some ClusterMapView
 ///     try await controller.add(places.map { Placement($0, latitude: $0.latitude, longitude: $0.longitude) })
 ///     // and in the map's region-did-change callback:
 ///     controller.regionDidChange()
@@ -9,7 +11,7 @@
 /// manager's latest-wins rule means a refresh overtaken by a newer one shows nothing, so the view always ends on the
 /// last region it reported.
 @MainActor
-public final class ClusterMapController<View: ClusterMapView> {
+public final class MapMarkerController<View: ClusterMapView> {
     /// The kind of element the view shows.
     public typealias Element = View.Element
 
@@ -97,7 +99,7 @@ public final class ClusterMapController<View: ClusterMapView> {
         }
         guard let view else { return }
         let transition = MarkerTransition(
-            update.changes, duration: animationDuration,
+            update, duration: animationDuration,
             gridCells: showsDebugGrid ? update.snapshot.gridCells : [])
         markers = update.snapshot.markers
         if !transition.isEmpty {

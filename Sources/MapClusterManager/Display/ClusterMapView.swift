@@ -1,4 +1,6 @@
-/// What a ``ClusterMapController`` needs from a map view: the visible area, and a place to show markers.
+public import MapCluster
+
+/// What a ``MapMarkerController`` needs from a map view: the visible area, and a place to show markers.
 ///
 /// `MapClusterMapKit` makes `MKMapView` one; a test double makes the controller's behaviour testable anywhere. Every
 /// call comes on the main actor.
@@ -53,12 +55,16 @@ public struct MarkerTransition<Element: Hashable & Sendable>: Sendable {
     public let duration: Double
     /// The grid cells of the update, when the debug grid is on.
     public let gridCells: [GridCell]
+    /// The snapshot the new markers come from: ask it for their members, bounds and children.
+    public let snapshot: ClusterSnapshot<Element>
 
     /// Whether there is nothing to show.
     public var isEmpty: Bool { appearances.isEmpty && disappearances.isEmpty && updates.isEmpty }
 
-    /// The transition for an update's changes.
-    public init(_ changes: ClusterChanges<Element>, duration: Double, gridCells: [GridCell] = []) {
+    /// The transition for an update: its changes, from its snapshot.
+    public init(_ update: ClusterUpdate<Element>, duration: Double, gridCells: [GridCell] = []) {
+        let changes = update.changes
+        snapshot = update.snapshot
         appearances = changes.insertions.map {
             Appearance(marker: $0.marker, start: $0.splitFrom ?? $0.marker.coordinate)
         }

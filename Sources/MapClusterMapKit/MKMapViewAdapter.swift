@@ -1,12 +1,13 @@
 #if canImport(MapKit)
     public import MapCluster
+    public import MapClusterManager
     public import MapKit
 
     /// Clustering for an `MKMapView`.
     ///
     /// Integration takes a few lines:
     ///
-    ///     let clusters = MapClusterController<Place.ID>(mapView: mapView)
+    ///     let clusters = MKMapViewAdapter<Place.ID>(mapView: mapView)
     ///     clusters.add(places.map { Placement($0.id, at: $0.coordinate) })
     ///
     ///     func mapView(_ mapView: MKMapView, regionDidChangeAnimated animated: Bool) {
@@ -18,19 +19,19 @@
     ///
     /// The map view's delegate stays the app's: the app calls ``regionDidChange()`` from its own
     /// `mapView(_:regionDidChangeAnimated:)`, and asks ``view(for:in:)`` for the views of cluster annotations. For
-    /// annotations that are `MKAnnotation` objects, use ``MapClusterController/add(annotations:completion:)`` on a
+    /// annotations that are `MKAnnotation` objects, use ``MKMapViewAdapter/add(annotations:completion:)`` on a
     /// controller of ``AnnotationElement``.
     @MainActor
-    public final class MapClusterController<Element: Hashable & Sendable> {
+    public final class MKMapViewAdapter<Element: Hashable & Sendable> {
         /// The platform-neutral controller: what is shown, and when.
-        public let controller: ClusterMapController<MapKitClusterLayer<Element>>
+        public let controller: MapMarkerController<MapKitClusterLayer<Element>>
         /// The annotations on the map.
         public let layer: MapKitClusterLayer<Element>
 
         /// A controller for a map view.
         public init(mapView: MKMapView, options: ClusterManagerOptions<Element> = .init()) {
             layer = MapKitClusterLayer(mapView: mapView)
-            controller = ClusterMapController(view: layer, options: options)
+            controller = MapMarkerController(view: layer, options: options)
         }
 
         /// The manager: elements, options, snapshots, `reveal`.
@@ -160,7 +161,7 @@
         public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(annotation)) }
     }
 
-    extension MapClusterController where Element == AnnotationElement {
+    extension MKMapViewAdapter where Element == AnnotationElement {
         /// Adds `MKAnnotation`s, at their coordinates now; `completion` gets the batch's error (naming the annotation
         /// with an invalid coordinate), if it was rejected.
         public func add(

@@ -1,3 +1,4 @@
+public import MapCluster
 public import Observation
 
 /// The markers of a map as observable state, for SwiftUI's `Map`: feed it the camera, draw its ``markers``.

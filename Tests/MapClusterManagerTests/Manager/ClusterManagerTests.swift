@@ -1,9 +1,11 @@
+import MapClusterTestSupport
 import Testing
 
 @testable import MapCluster
+@testable import MapClusterManager
 
 struct ClusterManagerTests {
-    static let screen = ViewSize(width: 1024, height: 768)
+    static let screen = testScreen
 
     static func placements(_ coordinates: [Coordinate], firstID: Int = 0) -> [Placement<Int>] {
         coordinates.enumerated().map { Placement(firstID + $0.offset, at: $0.element) }
@@ -156,8 +158,8 @@ struct ClusterManagerTests {
             let from = try #require(insertion.splitFrom, "\(insertion.marker.id)")
             // The marker it came from holds its members.
             let parent = try #require(before.markers.first { $0.coordinate == from })
-            let witness = try #require(insertion.marker.cluster.membersWithCoordinates(limit: 1).first)
-            #expect(parent.cluster.context.holds(parent.cluster, witness.element, at: witness.coordinate))
+            let witness = try #require(zoomIn.snapshot.members(of: insertion.marker, limit: 1).first)
+            #expect(before.marker(holding: witness)?.id == parent.id)
         }
 
         let zoomOut = try await manager.update(for: far)
@@ -165,8 +167,8 @@ struct ClusterManagerTests {
         for removal in zoomOut.changes.removals {
             let into = try #require(removal.mergesInto, "\(removal.marker.id)")
             let parent = try #require(zoomOut.snapshot.markers.first { $0.coordinate == into })
-            let witness = try #require(removal.marker.cluster.membersWithCoordinates(limit: 1).first)
-            #expect(parent.cluster.context.holds(parent.cluster, witness.element, at: witness.coordinate))
+            let witness = try #require(before.members(of: removal.marker, limit: 1).first)
+            #expect(zoomOut.snapshot.marker(holding: witness)?.id == parent.id)
         }
         // Back where it started.
         #expect(zoomOut.snapshot.markers.map(\.id) == before.markers.map(\.id))
@@ -184,7 +186,7 @@ struct ClusterManagerTests {
         let viewport = Viewport(center: .checked(30.2, 10.2), zoom: 3, size: Self.screen)
 
         for reuse in [true, false] {
-            let manager = try await Self.manager(first) { $0.reuseExistingClusterAnnotations = reuse }
+            let manager = try await Self.manager(first) { $0.reusesMarkers = reuse }
             let before = try await manager.update(for: viewport)
             let cluster = try #require(before.snapshot.markers.first { $0.count == 50 })
             try await manager.add(Self.placements(second, firstID: 50))
@@ -209,7 +211,7 @@ struct ClusterManagerTests {
 
     @Test func changedMembersOfAKeptClusterAreReported() async throws {
         let manager = try await Self.manager([.checked(10, 10), .checked(10.5, 10.5), .checked(10.2, 10.3)]) {
-            $0.reuseExistingClusterAnnotations = false
+            $0.reusesMarkers = false
         }
         let viewport = Viewport(center: .checked(10, 10), zoom: 3, size: Self.screen)
         _ = try await manager.update(for: viewport)
@@ -218,13 +220,14 @@ struct ClusterManagerTests {
         try await manager.add([Placement(3, latitude: 10.2, longitude: 10.3)])
         let update = try await manager.update(for: viewport)
         #expect(update.changes.updates.count == 1)
-        #expect(update.changes.updates.first?.new.cluster.members().sorted() == [0, 1, 3])
+        let updated = try #require(update.changes.updates.first?.new)
+        #expect(update.snapshot.members(of: updated).sorted() == [0, 1, 3])
     }
 
     @Test func invisibleMarkersStayWhenAsked() async throws {
         let coordinates = DataShape.uniform.coordinates(count: 5_000, seed: 16)
         for remove in [true, false] {
-            let manager = try await Self.manager(coordinates) { $0.shouldRemoveInvisibleAnnotations = remove }
+            let manager = try await Self.manager(coordinates) { $0.removesMarkersOutsideRegion = remove }
             let here = Viewport(center: .checked(40, -70), zoom: 5, size: Self.screen)
             let before = try await manager.update(for: here).snapshot
             let there = try await manager.update(for: Viewport(center: .checked(-30, 100), zoom: 5, size: Self.screen))
@@ -246,10 +249,10 @@ struct ClusterManagerTests {
     func changesKeepAMapInStepThroughEditsAndMoves(reuse: Bool, removeInvisible: Bool) async throws {
         var rng = SplitMix64(seed: 17)
         let manager = try await Self.manager(DataShape.clustered.coordinates(count: 4_000, seed: 18)) {
-            $0.reuseExistingClusterAnnotations = reuse
-            $0.shouldRemoveInvisibleAnnotations = removeInvisible
+            $0.reusesMarkers = reuse
+            $0.removesMarkersOutsideRegion = removeInvisible
         }
-        var map: [ClusterID<Int>: ClusterMarker<Int>] = [:]
+        var map: [ClusterMarker<Int>.ID: ClusterMarker<Int>] = [:]
         var nextID = 4_000
         let centers: [Coordinate] = [.checked(48.8, 2.3), .checked(40.7, -74.0), .checked(35.7, 139.7)]
         var viewport = Viewport(center: centers[0], zoom: 6, size: Self.screen)

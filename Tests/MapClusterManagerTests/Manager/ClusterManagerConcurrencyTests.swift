@@ -1,7 +1,9 @@
 import Dispatch
+import MapClusterTestSupport
 import Testing
 
 @testable import MapCluster
+@testable import MapClusterManager
 
 /// The manager under concurrent use.
 ///
@@ -13,7 +15,7 @@ struct ClusterManagerConcurrencyTests {
         var rng = SplitMix64(seed: 21)
         let options = {
             var options = ClusterManagerOptions<Int>()
-            options.reuseExistingClusterAnnotations = false
+            options.reusesMarkers = false
             return options
         }()
         let manager = ClusterManager(options: options)
@@ -66,7 +68,7 @@ struct ClusterManagerConcurrencyTests {
         let viewport = try #require(snapshot.viewport)
         #expect(viewports.contains(viewport))
         let fresh = snapshot.index.clusters(in: viewport, options: options.clustering)
-        #expect(snapshot.markers.map(\.id) == fresh.map(\.id))
+        #expect(snapshot.markers.map(\.id) == fresh.map { ClusterMarker<Int>.ID.cluster($0.id) })
         #expect(snapshot.markers.map(\.coordinate) == fresh.map(\.coordinate))
         #expect(snapshot.markers.map(\.count) == fresh.map(\.count))
         #expect(
@@ -111,7 +113,7 @@ struct ClusterManagerConcurrencyTests {
                 GridCell(containing: $0.mapPoint, level: options.clustering.gridLevel(forZoom: first.zoom))
             }
         ).count
-        #expect(staleCalls <= ClusteringContext<Int>.cellsPerStopCheck + 1)
+        #expect(staleCalls <= GridClustering<Int>.cellsPerStopCheck + 1)
         #expect(staleCalls < cells / 4)
     }
 

@@ -1,9 +1,11 @@
+public import MapCluster
+
 /// How a ``ClusterManager`` clusters, places, names and reports its markers.
 ///
 ///     var options = ClusterManagerOptions<Place>()
 ///     options.clustering.cellSize = 80
 ///     options.overlap = .merge(markerSize: ViewSize(width: 40, height: 40))
-///     options.title = { cluster in cluster.isCluster ? "\(cluster.count) places" : nil }
+///     options.title = { marker in marker.isCluster ? "\(marker.count) places" : nil }
 public struct ClusterManagerOptions<Element: Hashable & Sendable>: Sendable {
     /// How the grid groups elements.
     public var clustering = ClusterOptions<Element>()
@@ -13,15 +15,26 @@ public struct ClusterManagerOptions<Element: Hashable & Sendable>: Sendable {
     /// A kept marker has the same id and the same position, so that markers don't jump while data arrives in
     /// batches; its change is reported in ``ClusterChanges/updates``.
     ///
-    /// With `false`, such a cluster is removed and its successor inserted, at its own position. Default `true`
-    /// (CCHMapClusterController's `reuseExistingClusterAnnotations`).
-    public var reuseExistingClusterAnnotations = true
+    /// With `false`, such a cluster is removed and its successor inserted, at its own position. Default `true`.
+    public var reusesMarkers = true
+
+    /// ``reusesMarkers`` under CCHMapClusterController's name, for code moving over from it.
+    public var reuseExistingClusterAnnotations: Bool {
+        get { reusesMarkers }
+        set { reusesMarkers = newValue }
+    }
 
     /// Whether markers that leave the clustered region (the viewport and its margin) are removed.
     ///
     /// With `false` they stay, and are left out of ``ClusterChanges/removals``, until the region covers their place
     /// again. Default `true`.
-    public var shouldRemoveInvisibleAnnotations = true
+    public var removesMarkersOutsideRegion = true
+
+    /// ``removesMarkersOutsideRegion`` under CCHMapClusterController's name, for code moving over from it.
+    public var shouldRemoveInvisibleAnnotations: Bool {
+        get { removesMarkersOutsideRegion }
+        set { removesMarkersOutsideRegion = newValue }
+    }
 
     /// A second pass over each update's clusters for markers that overlap on screen; `nil` (the default) draws them
     /// where the grid puts them.
@@ -33,28 +46,28 @@ public struct ClusterManagerOptions<Element: Hashable & Sendable>: Sendable {
 
     /// A marker's title; `nil` gives the default: "N items" for a cluster, the element's own title for a single
     /// element (``TitledElement/title``, or its description).
-    public var title: (@Sendable (Cluster<Element>) -> String?)?
+    public var title: (@Sendable (ClusterMarker<Element>) -> String?)?
 
     /// A marker's subtitle; `nil` gives the default: none for a cluster, the element's own subtitle for a single
     /// element (``TitledElement/subtitle``).
-    public var subtitle: (@Sendable (Cluster<Element>) -> String?)?
+    public var subtitle: (@Sendable (ClusterMarker<Element>) -> String?)?
 
     /// The default options.
     public init() {}
 
-    /// The title a marker for `cluster` shows.
-    public func title(for cluster: Cluster<Element>) -> String? {
-        if let title { return title(cluster) }
-        if cluster.isCluster { return "\(cluster.count) items" }
-        guard case .element(let element) = cluster.id else { return nil }
+    /// The title a marker shows.
+    public func title(for marker: ClusterMarker<Element>) -> String? {
+        if let title { return title(marker) }
+        if marker.isCluster { return "\(marker.count) items" }
+        guard let element = marker.element else { return nil }
         if let titled = element as? any TitledElement { return titled.title }
         return String(describing: element)
     }
 
-    /// The subtitle a marker for `cluster` shows.
-    public func subtitle(for cluster: Cluster<Element>) -> String? {
-        if let subtitle { return subtitle(cluster) }
-        guard !cluster.isCluster, case .element(let element) = cluster.id else { return nil }
+    /// The subtitle a marker shows.
+    public func subtitle(for marker: ClusterMarker<Element>) -> String? {
+        if let subtitle { return subtitle(marker) }
+        guard let element = marker.element else { return nil }
         return (element as? any TitledElement)?.subtitle
     }
 }

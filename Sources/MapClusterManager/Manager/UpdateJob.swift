@@ -1,3 +1,5 @@
+public import MapCluster
+
 /// The keys of the elements changed since a snapshot: what tells a kept marker with new members from an unchanged one.
 enum DirtyKeys: Sendable {
     /// These keys, sorted.
@@ -39,28 +41,27 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
     /// The update, or `nil` if `stop` answered true on the way: it is asked every few grid cells and between steps.
     func run(stop: () -> Bool) -> ClusterUpdate<Element>? {
         let clustering = options.clustering
-        let context = ClusteringContext(index: index, options: clustering)
         let zoom = viewport.zoom
         let region = CellRegion(viewport, options: clustering)
-        guard let clusters = context.clusters(in: region, zoom: zoom, scope: .all, stop: stop), !stop() else {
+        guard let clusters = index.clusters(in: region, zoom: zoom, options: clustering, stop: stop), !stop() else {
             return nil
         }
 
         // Markers of several locations that stay in their grid cell keep their id and place.
         let reuses =
-            options.reuseExistingClusterAnnotations && previous.gridLevel == region.level
+            options.reusesMarkers && previous.gridLevel == region.level
             && previous.optionsVersion == optionsVersion
         var anchors: [GridCell: ClusterSnapshot<Element>.Anchor] = [:]
         var items = clusters.map { cluster -> MarkerLayout<Element>.Item in
             var anchor = ClusterSnapshot<Element>.Anchor(id: cluster.id, coordinate: cluster.coordinate)
-            if case .cell = cluster.membership {
+            if case .cell = cluster.id {
                 if reuses, let previous = previous.anchors[cluster.cell] { anchor = previous }
                 anchors[cluster.cell] = anchor
             }
             return MarkerLayout<Element>.Item(id: anchor.id, cluster: cluster, coordinate: anchor.coordinate)
         }
 
-        var layout = MarkerLayout<Element>(items, viewport: viewport)
+        var layout = MarkerLayout<Element>(items, viewport: viewport, index: index, options: clustering)
         switch options.overlap {
         case .merge(let size): layout.merge(markerSize: size)
         case .separate(let size): layout.separate(markerSize: size)
@@ -72,10 +73,16 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
         items = layout.items
         guard !stop() else { return nil }
 
-        let markers = items.map { Marker(id: $0.id, cluster: $0.cluster, coordinate: $0.coordinate, options: options) }
+        let markers = items.map {
+            Marker(
+                id: $0.id, clusters: $0.clusters, coordinate: $0.coordinate,
+                mergedExpansionZoom: $0.mergedExpansionZoom,
+                options: options)
+        }
         let (kept, changes) = diff(markers, region: region)
         let snapshot = ClusterSnapshot(
-            viewport: viewport, markers: kept, gridCells: region.cells, index: index, gridLevel: region.level,
+            viewport: viewport, markers: kept, gridCells: region.cells, index: index, options: clustering,
+            gridLevel: region.level,
             dataVersion: dataVersion, optionsVersion: optionsVersion, anchors: anchors)
         return ClusterUpdate(snapshot: snapshot, changes: changes)
     }
@@ -84,7 +91,7 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
     /// and, when invisible markers stay, those of the previous snapshot outside `region`.
     private func diff(_ markers: [Marker], region: CellRegion) -> ([Marker], ClusterChanges<Element>) {
         let old = previous.markers
-        var oldPosition: [ClusterID<Element>: Int] = [:]
+        var oldPosition: [Marker.ID: Int] = [:]
         oldPosition.reserveCapacity(old.count)
         for (position, marker) in old.enumerated() { oldPosition[marker.id] = position }
         var matched = [Bool](repeating: false, count: old.count)
@@ -110,7 +117,7 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
         var kept = markers
         for (position, marker) in old.enumerated() where !matched[position] {
             let cell = GridCell(containing: marker.coordinate.mapPoint, level: region.level)
-            if !options.shouldRemoveInvisibleAnnotations && !region.contains(cell) {
+            if !options.removesMarkersOutsideRegion && !region.contains(cell) {
                 kept.append(marker)
                 continue
             }
@@ -123,10 +130,10 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
     /// Where a changed element would change a marker's members: its grid cell, for a marker that keeps the id of
     /// another cluster; the key ranges of its members otherwise.
     private func dirtyRanges(of marker: Marker) -> [ClosedRange<UInt64>] {
-        if case .cell = marker.cluster.membership, marker.id != marker.cluster.id {
-            return [marker.cluster.cell.keyRange]
+        if !marker.isMerged, case .cell = marker.clusters[0].id, marker.id != .cluster(marker.clusters[0].id) {
+            return [marker.clusters[0].cell.keyRange]
         }
-        return marker.cluster.context.keyRanges(of: marker.cluster)
+        return marker.keyRanges
     }
 }
 
@@ -136,14 +143,14 @@ struct MarkerRanges<Element: Hashable & Sendable> {
 
     init(_ markers: [ClusterMarker<Element>]) {
         for (offset, marker) in markers.enumerated() where marker.isCluster {
-            for range in marker.cluster.context.keyRanges(of: marker.cluster) { ranges.append((range, offset)) }
+            for range in marker.keyRanges { ranges.append((range, offset)) }
         }
         ranges.sort { $0.range.lowerBound < $1.range.lowerBound }
     }
 
     /// The cluster marker whose members' ranges hold the first range of `marker`'s members.
     func marker(holding marker: ClusterMarker<Element>) -> Int? {
-        guard let target = marker.cluster.context.keyRanges(of: marker.cluster).first else { return nil }
+        guard let target = marker.keyRanges.first else { return nil }
         // The last range starting at or before the target; ranges nest only rarely (opted-out elements inside a
         // cluster's range), so a few steps back settle it.
         var low = 0

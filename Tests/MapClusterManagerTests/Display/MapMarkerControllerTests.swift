@@ -1,7 +1,9 @@
+import MapClusterTestSupport
 import Observation
 import Testing
 
 @testable import MapCluster
+@testable import MapClusterManager
 
 /// A map view that keeps its markers by id and refuses what a real map would get wrong: removing a marker it doesn't
 /// show, adding one twice.
@@ -10,7 +12,7 @@ final class FakeMapView: ClusterMapView {
     typealias Element = Int
 
     var visibleViewport: Viewport?
-    var shown: [ClusterID<Int>: ClusterMarker<Int>] = [:]
+    var shown: [ClusterMarker<Int>.ID: ClusterMarker<Int>] = [:]
     var transitions: [MarkerTransition<Int>] = []
     var requestedViewports: [(viewport: Viewport, animated: Bool)] = []
     var selected: [ClusterMarker<Int>] = []
@@ -46,14 +48,14 @@ final class FakeMapView: ClusterMapView {
 }
 
 @MainActor
-struct ClusterMapControllerTests {
-    static let screen = ViewSize(width: 1024, height: 768)
+struct MapMarkerControllerTests {
+    static let screen = testScreen
 
     static func controller(_ count: Int = 5_000, at viewport: Viewport) async throws -> (
-        ClusterMapController<FakeMapView>, FakeMapView
+        MapMarkerController<FakeMapView>, FakeMapView
     ) {
         let view = FakeMapView(viewport)
-        let controller = ClusterMapController(view: view)
+        let controller = MapMarkerController(view: view)
         try await controller.add(
             DataShape.clustered.coordinates(count: count, seed: 71).enumerated().map {
                 Placement($0.offset, at: $0.element)
@@ -61,7 +63,7 @@ struct ClusterMapControllerTests {
         return (controller, view)
     }
 
-    static func expectInStep(_ controller: ClusterMapController<FakeMapView>, _ view: FakeMapView) {
+    static func expectInStep(_ controller: MapMarkerController<FakeMapView>, _ view: FakeMapView) {
         #expect(view.mistakes.isEmpty, "\(view.mistakes.prefix(3))")
         #expect(Set(view.shown.keys) == Set(controller.markers.map(\.id)))
     }
@@ -119,7 +121,7 @@ struct ClusterMapControllerTests {
         await controller.refreshTask?.value
         Self.expectInStep(controller, view)
         let fresh = await controller.manager.index.clusters(in: last)
-        #expect(Set(controller.markers.map(\.cluster.id)) == Set(fresh.map(\.id)))
+        #expect(Set(controller.markers.map(\.id)) == Set(fresh.map { ClusterMarker<Int>.ID.cluster($0.id) }))
     }
 
     @Test func editsRefreshTheView() async throws {
@@ -145,7 +147,8 @@ struct ClusterMapControllerTests {
         #expect(view.requestedViewports.last?.viewport == reveal.viewport)
         #expect(view.requestedViewports.last?.animated == true)
         let selected = try #require(view.selected.last)
-        #expect(selected.id == .element(42) || (selected.isUniqueLocation && selected.cluster.members().contains(42)))
+        let members = await controller.manager.snapshot.members(of: selected)
+        #expect(selected.element == 42 || (selected.isSameLocation && members.contains(42)))
         Self.expectInStep(controller, view)
         #expect(await controller.selectAndReveal(-5) == false)
     }
@@ -165,7 +168,7 @@ struct ClusterMapControllerTests {
 
     @Test func animationCanBeTurnedOff() async throws {
         let view = FakeMapView(Viewport(center: .checked(48.8, 2.3), zoom: 6, size: Self.screen))
-        let controller = ClusterMapController(view: view)
+        let controller = MapMarkerController(view: view)
         controller.animationDuration = 0
         try await controller.add([Placement(1, latitude: 48.8, longitude: 2.3)])
         #expect(view.transitions.map(\.duration) == [0])
@@ -173,7 +176,7 @@ struct ClusterMapControllerTests {
 
     @Test func aViewWithoutASizeIsLeftAlone() async throws {
         let view = FakeMapView(nil)
-        let controller = ClusterMapController(view: view)
+        let controller = MapMarkerController(view: view)
         try await controller.add([Placement(1, latitude: 48.8, longitude: 2.3)])
         #expect(view.transitions.isEmpty)
         #expect(await controller.selectAndReveal(1) == false)

@@ -1,0 +1,141 @@
+extension ClusterIndex {
+    /// The clusters of a viewport and its margin, on the world-aligned grid: one per grid cell whose
+    /// elements are clustered, and the elements of the other cells on their own (those sharing a
+    /// coordinate together).
+    ///
+    ///     let clusters = index.clusters(in: viewport)
+    ///
+    /// The grid level follows the viewport's zoom and ``ClusterOptions/cellSize``; the cells are those that the
+    /// viewport, grown by ``ClusterOptions/marginFactor`` on every side, touches, wrapping around the antimeridian (no
+    /// cell is returned twice).
+    ///
+    /// - Returns: The clusters, in Z order of their cells.
+    /// - Complexity: O(*c* log *n*) for *c* non-empty cells, whatever they hold; a cell that is not
+    ///   clustered costs the visit of its elements, as does a ``ClusterOptions/shouldCluster`` predicate.
+    public func clusters(in viewport: Viewport, options: ClusterOptions<Element> = .init()) -> [Cluster<Element>] {
+        GridClustering(index: self, options: options).clusters(
+            in: CellRegion(viewport, options: options), zoom: viewport.zoom, scope: .all)
+    }
+
+    /// The clusters of a region of grid cells at a zoom, or `nil` if `stop` answered true: it is asked every few
+    /// cells, so that a caller whose answer is no longer wanted (a manager's superseded update) stops early.
+    package func clusters(
+        in region: CellRegion, zoom: Double, options: ClusterOptions<Element>, stop: () -> Bool
+    ) -> [Cluster<Element>]? {
+        GridClustering(index: self, options: options).clusters(in: region, zoom: zoom, scope: .all, stop: stop)
+    }
+
+    /// The grid cells that ``clusters(in:options:)`` considers for a viewport, for drawing a debug grid.
+    public func gridCells(in viewport: Viewport, options: ClusterOptions<Element> = .init()) -> [GridCell] {
+        CellRegion(viewport, options: options).cells
+    }
+
+    /// The cluster that holds an element in a viewport's clustering, or `nil` if the element is unknown.
+    ///
+    /// It is the cluster ``clusters(in:options:)`` gives for the element, whether or not the element lies in the
+    /// viewport and its margin.
+    /// - Complexity: O(log *n*) for a clustered cell; an unclustered cell costs the visit of its elements.
+    public func cluster(holding element: Element, in viewport: Viewport, options: ClusterOptions<Element> = .init())
+        -> Cluster<Element>?
+    {
+        guard let coordinate = coordinate(of: element) else { return nil }
+        return GridClustering(index: self, options: options).cluster(
+            holding: element, at: coordinate, zoom: viewport.zoom)
+    }
+
+    /// The cluster with an id, as clustering with `options` makes it at the deepest zoom that shows it; `nil` if no
+    /// zoom does (an unknown or stale id, or one from other options).
+    ///
+    /// What a server needs to answer for a cluster a client names: its members, children and expansion zoom.
+    /// - Complexity: O(log *n*) for a cluster of several locations; a location or an element costs the visit of the
+    ///   elements in its cell at that zoom.
+    public func cluster(id: ClusterID<Element>, options: ClusterOptions<Element> = .init()) -> Cluster<Element>? {
+        GridClustering(index: self, options: options).cluster(id: id)
+    }
+
+    /// The member of a cell nearest to a coordinate, on the plane, or `nil` if the cell is empty.
+    /// - Complexity: O(log *n*) for spread-out data: subtrees farther than the best so far are skipped.
+    public func member(of cell: GridCell, nearestTo coordinate: Coordinate) -> (
+        element: Element, coordinate: Coordinate
+    )? {
+        tree.nearestEntry(in: cell.keyRange, to: coordinate.mapPoint) { _ in true }.map {
+            (store[Int($0.slot)].element, $0.coordinate)
+        }
+    }
+}
+
+// MARK: - A cluster's members, bounds and hierarchy
+
+/// A cluster's members, bounds, children, parent and expansion zoom are asked of the index it came from, with the
+/// options it was made with. Asked of a later state of the index, they answer for that state.
+extension ClusterIndex {
+    /// A page of a cluster's members, in the index's order.
+    ///
+    ///     let firstTen = index.members(of: cluster, limit: 10)
+    ///
+    /// - Complexity: O(log *n* + `offset` + `limit`); without ``ClusterOptions/shouldCluster``, a cluster of several
+    ///   locations skips `offset` members in O(log *n*).
+    public func members(
+        of cluster: Cluster<Element>, options: ClusterOptions<Element> = .init(), offset: Int = 0, limit: Int = .max
+    ) -> [Element] {
+        membersWithCoordinates(of: cluster, options: options, offset: offset, limit: limit).map(\.element)
+    }
+
+    /// A page of a cluster's members with their coordinates, in the index's order.
+    /// - Complexity: As ``members(of:options:offset:limit:)``.
+    public func membersWithCoordinates(
+        of cluster: Cluster<Element>, options: ClusterOptions<Element> = .init(), offset: Int = 0, limit: Int = .max
+    ) -> [(element: Element, coordinate: Coordinate)] {
+        GridClustering(index: self, options: options).members(of: cluster, offset: offset, limit: limit)
+    }
+
+    /// Whether a cluster holds an element.
+    /// - Complexity: O(log *n*).
+    public func isMember(_ element: Element, of cluster: Cluster<Element>, options: ClusterOptions<Element> = .init())
+        -> Bool
+    {
+        guard let coordinate = coordinate(of: element) else { return false }
+        return GridClustering(index: self, options: options).holds(cluster, element, at: coordinate)
+    }
+
+    /// The smallest rectangle holding every member of a cluster (to the index's grid of 1/16 plane unit); zoom the map
+    /// to it to show them all.
+    ///
+    /// - Complexity: O(log *n*); with a ``ClusterOptions/shouldCluster`` predicate, or for a cluster of one location,
+    ///   O(*m*) for its *m* members.
+    public func bounds(of cluster: Cluster<Element>, options: ClusterOptions<Element> = .init()) -> MapRect {
+        GridClustering(index: self, options: options).bounds(of: cluster)
+    }
+
+    /// The smallest zoom level at which a cluster's members no longer show as this one cluster, or `nil` if they never
+    /// split: a single element, or members on one location.
+    /// - Complexity: O(1), or O(log *n*) with ``ClusterOptions/cellSizeForZoom``.
+    public func expansionZoom(of cluster: Cluster<Element>, options: ClusterOptions<Element> = .init()) -> Double? {
+        GridClustering(index: self, options: options).expansionZoom(of: cluster)
+    }
+
+    /// The clusters a cluster splits into at its ``expansionZoom(of:options:)``, whose counts add up to its own; empty
+    /// if it never splits.
+    /// - Complexity: O(*c* log *n*) for its *c* children.
+    public func children(of cluster: Cluster<Element>, options: ClusterOptions<Element> = .init()) -> [Cluster<Element>]
+    {
+        GridClustering(index: self, options: options).children(of: cluster)
+    }
+
+    /// The cluster a cluster merges into when the map zooms out, or `nil` if it never merges with others.
+    /// - Complexity: O(*L* log *n*) for the *L* grid levels above the cluster's.
+    public func parent(of cluster: Cluster<Element>, options: ClusterOptions<Element> = .init()) -> Cluster<Element>? {
+        GridClustering(index: self, options: options).parent(of: cluster)
+    }
+}
+
+extension CellRegion {
+    /// The cells that clustering a viewport with `options` considers: those the viewport, grown by the margin on
+    /// every side, touches.
+    package init<Element>(_ viewport: Viewport, options: ClusterOptions<Element>) {
+        let dx = viewport.rect.size.width * options.marginFactor
+        let dy = viewport.rect.size.height * options.marginFactor
+        self.init(
+            level: options.gridLevel(forZoom: viewport.zoom), covering: viewport.rect.insetBy(dx: -dx, dy: -dy))
+    }
+}

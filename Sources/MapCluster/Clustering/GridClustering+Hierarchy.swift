@@ -1,0 +1,85 @@
+extension GridClustering {
+    /// The clusters of one cell at a zoom.
+    private func clusters(ofCell cell: GridCell, zoom: Double, scope: Scope) -> [Cluster<Element>] {
+        clusters(in: CellRegion(cell), zoom: zoom, scope: scope)
+    }
+
+    /// The smallest zoom at which a cluster's members no longer show as one cluster; `nil` if they never split.
+    func expansionZoom(of cluster: Cluster<Element>) -> Double? {
+        guard case .cell(let tight) = cluster.id, tight.level < GridCell.maxLevel else { return nil }
+        let split = options.zoom(forLevel: tight.level + 1)
+        let limit = options.maxZoomLevelForClustering
+        return limit.isFinite ? min(split, limit.nextUp) : split
+    }
+
+    /// The clusters a cluster splits into at its expansion zoom.
+    func children(of cluster: Cluster<Element>) -> [Cluster<Element>] {
+        guard let zoom = expansionZoom(of: cluster), case .cell(let tight) = cluster.id else { return [] }
+        let level = max(options.gridLevel(forZoom: zoom), cluster.cell.level)
+        let shift = level - tight.level
+        guard shift >= 0 else {
+            return clusters(ofCell: tight.ancestor(atLevel: level), zoom: zoom, scope: .clusterableOnly)
+        }
+        let side = UInt32(truncatingIfNeeded: (UInt64(1) << shift) - 1)
+        let region = CellRegion(
+            level: level, rows: (tight.y << shift)...(tight.y << shift | side),
+            columns: [(tight.x << shift)...(tight.x << shift | side)])
+        return clusters(in: region, zoom: zoom, scope: .clusterableOnly)
+    }
+
+    /// The cluster a cluster merges into when the map zooms out; `nil` if it never merges with others.
+    func parent(of cluster: Cluster<Element>) -> Cluster<Element>? {
+        var witness: (element: Element, coordinate: Coordinate)?
+        forEachMember(of: cluster) { entry in
+            witness = (element(of: entry), entry.coordinate)
+            return false
+        }
+        guard let witness else { return nil }
+        var zoom = cluster.zoom
+        var level = cluster.cell.level
+        while level > 0 {
+            level -= 1
+            zoom = min(zoom, options.zoom(forLevel: level + 1).nextDown)
+            let candidates = clusters(ofCell: cluster.cell.ancestor(atLevel: level), zoom: zoom, scope: .all)
+            guard let holder = candidates.first(where: { holds($0, witness.element, at: witness.coordinate) }) else {
+                return nil
+            }
+            if holder.id != cluster.id { return holder }
+        }
+        return nil
+    }
+
+    /// The cluster holding an element of the index, found at `coordinate`, at a zoom.
+    func cluster(holding element: Element, at coordinate: Coordinate, zoom: Double) -> Cluster<Element>? {
+        let cell = GridCell(containing: coordinate.mapPoint, level: options.gridLevel(forZoom: zoom))
+        return clusters(ofCell: cell, zoom: zoom, scope: .all).first { holds($0, element, at: coordinate) }
+    }
+
+    /// The deepest zoom ``cluster(id:)`` looks at: deeper than any map zooms.
+    static var deepestZoom: Double { 30 }
+
+    /// The cluster with an id, as clustering makes it at the deepest zoom that shows it; `nil` if no zoom does.
+    func cluster(id: ClusterID<Element>) -> Cluster<Element>? {
+        let zoom: Double
+        let place: MapPoint
+        switch id {
+        case .cell(let tight):
+            guard tight.level < GridCell.maxLevel, let summary = tree.summary(in: tight.keyRange),
+                GridCell.smallest(holding: summary.firstKey, summary.lastKey) == tight
+            else { return nil }
+            let deepest = min(max(options.maxZoomLevelForClustering, 0), Self.deepestZoom)
+            zoom = min(max(options.zoom(forLevel: tight.level + 1).nextDown, 0), deepest)
+            let first = QuantizedPoint(key: summary.firstKey)
+            place = first.rect(through: first).center
+        case .location(let coordinate):
+            zoom = Self.deepestZoom
+            place = coordinate.mapPoint
+        case .element(let element):
+            guard let coordinate = index.coordinate(of: element) else { return nil }
+            zoom = Self.deepestZoom
+            place = coordinate.mapPoint
+        }
+        let cell = GridCell(containing: place, level: options.gridLevel(forZoom: zoom))
+        return clusters(ofCell: cell, zoom: zoom, scope: .all).first { $0.id == id }
+    }
+}

@@ -1,0 +1,58 @@
+extension MortonTree {
+    /// Adds an entry after every entry with the same key.
+    /// - Complexity: O(*L* + *F* log *n*) for the moves in the nodes; summaries update in O(1) a level.
+    @usableFromInline
+    mutating func insert(_ entry: Entry) {
+        let (summary, split) = insert(entry, into: root, height: height, summary: rootSummary)
+        if let split {
+            let newRoot = allocateBranch(Branch(children: [root, split.node], summaries: [summary, split.summary]))
+            root = newRoot
+            height += 1
+        }
+        rootSummary = rootSummary?.inserting(entry) ?? Summary(entry)
+    }
+
+    /// Inserts into the subtree at `node`, whose summary is `summary` (`nil` for an empty root), and
+    /// returns the subtree's new summary and, if it split, its new right sibling.
+    private mutating func insert(
+        _ entry: Entry, into node: Int32, height: Int, summary: Summary?
+    ) -> (Summary, (node: Int32, summary: Summary)?) {
+        let n = Int(node)
+        if height == 0 {
+            let position = leaves[n].entries.upperBound(of: entry.key)
+            leaves[n].entries.insert(entry, at: position)
+            guard leaves[n].entries.count > Self.leafCapacity else {
+                return (summary?.inserting(entry) ?? Summary(entry), nil)
+            }
+            let half = leaves[n].entries.count / 2
+            var right = ContiguousArray<Entry>()
+            right.reserveCapacity(Self.leafCapacity)
+            right.append(contentsOf: leaves[n].entries[half...])
+            leaves[n].entries.removeSubrange(half...)
+            let sibling = allocateLeaf(Leaf(entries: right))
+            return (Summary(nonEmpty: leaves[n].entries), (sibling, Summary(nonEmpty: right)))
+        }
+        let slot = branches[n].slot(forInserting: entry.key)
+        let (childSummary, childSplit) = insert(
+            entry, into: branches[n].children[slot], height: height - 1, summary: branches[n].summaries[slot])
+        branches[n].summaries[slot] = childSummary
+        if let childSplit {
+            branches[n].children.insert(childSplit.node, at: slot + 1)
+            branches[n].summaries.insert(childSplit.summary, at: slot + 1)
+        }
+        guard branches[n].children.count > Self.branchCapacity else {
+            return (summary?.inserting(entry) ?? Summary(nonEmptyCombining: branches[n].summaries), nil)
+        }
+        let half = branches[n].children.count / 2
+        let right = Branch(
+            children: ContiguousArray(branches[n].children[half...]),
+            summaries: ContiguousArray(branches[n].summaries[half...]))
+        branches[n].children.removeSubrange(half...)
+        branches[n].summaries.removeSubrange(half...)
+        let sibling = allocateBranch(right)
+        return (
+            Summary(nonEmptyCombining: branches[n].summaries), (sibling, Summary(nonEmptyCombining: right.summaries))
+        )
+    }
+
+}

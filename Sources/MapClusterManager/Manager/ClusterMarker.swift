@@ -1,0 +1,222 @@
+public import MapCluster
+
+/// One thing a map draws for a ``ClusterManager``: a cluster, a single element, a fanned-out member of a
+/// same-location group, or clusters merged because their markers overlapped, at the position to draw it.
+///
+/// A marker is plain data. Its members, bounds, children and expansion zoom are asked of the ``ClusterSnapshot`` it
+/// came from.
+public struct ClusterMarker<Element: Hashable & Sendable>: Identifiable, Sendable {
+    /// The identity of a marker.
+    public enum ID: Hashable, Sendable, CustomStringConvertible {
+        /// A marker of one cluster: its id, or the id of the marker it reuses (see
+        /// ``ClusterManagerOptions/keepsMarkersOfChangedClusters``).
+        case cluster(ClusterID<Element>)
+        /// Clusters whose markers overlapped on screen, merged by the overlap pass: their ids, in the order of their
+        /// cells.
+        case merged([ClusterID<Element>])
+
+        /// The kind of identity and its value, as in `cell 12/2200/1343` or `merged [element 1, element 2]`.
+        public var description: String {
+            switch self {
+            case .cluster(let id): id.description
+            case .merged(let parts): "merged [\(parts.map(\.description).joined(separator: ", "))]"
+            }
+        }
+    }
+
+    /// The marker's identity.
+    public let id: ID
+    /// What it stands for: one cluster, or (for a merged marker) the clusters merged into it, in the order of their
+    /// cells.
+    public let clusters: [Cluster<Element>]
+    /// Where to draw it.
+    ///
+    /// It differs from its cluster's ``Cluster/coordinate`` when the marker keeps its place while its members change,
+    /// is nudged apart from another one, is fanned out around a shared coordinate, or is merged.
+    public let coordinate: Coordinate
+    /// How many elements it stands for.
+    public let count: Int
+    /// For a merged marker, the zoom at which its parts start to stand apart.
+    let mergedExpansionZoom: Double?
+    let options: ClusterManagerOptions<Element>
+
+    init(
+        id: ID, clusters: [Cluster<Element>], coordinate: Coordinate, mergedExpansionZoom: Double? = nil,
+        options: ClusterManagerOptions<Element>
+    ) {
+        precondition(!clusters.isEmpty, "a marker stands for at least one cluster")
+        self.id = id
+        self.clusters = clusters
+        self.coordinate = coordinate
+        count = clusters.reduce(0) { $0 + $1.count }
+        self.mergedExpansionZoom = mergedExpansionZoom
+        self.options = options
+    }
+
+    /// Whether it stands for more than one element.
+    public var isCluster: Bool { count > 1 }
+    /// Whether it merges several clusters whose markers overlapped.
+    public var isMerged: Bool { clusters.count > 1 }
+    /// Whether all its members share one coordinate.
+    public var isSameLocation: Bool { clusters.count == 1 && clusters[0].isSameLocation }
+    /// ``isSameLocation`` under CCHMapClusterController's name, for code moving over from it.
+    public var isUniqueLocation: Bool { isSameLocation }
+    /// The element of a marker that stands for one element on its own; `nil` for any other.
+    public var element: Element? {
+        guard clusters.count == 1, case .element(let element) = clusters[0].id else { return nil }
+        return element
+    }
+    /// The title, from ``ClusterManagerOptions/title``, computed when asked.
+    public var title: String? { options.title(for: self) }
+    /// The subtitle, from ``ClusterManagerOptions/subtitle``, computed when asked.
+    public var subtitle: String? { options.subtitle(for: self) }
+
+    func moved(to coordinate: Coordinate) -> ClusterMarker {
+        ClusterMarker(
+            id: id, clusters: clusters, coordinate: coordinate, mergedExpansionZoom: mergedExpansionZoom,
+            options: options)
+    }
+
+    /// The key ranges of its members: one per cluster.
+    var keyRanges: [ClosedRange<UInt64>] { clusters.map(\.keyRange) }
+}
+
+/// What a ``ClusterManager`` shows after an update: its markers, for one viewport, from one state of its elements.
+public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
+    /// The viewport it was made for; `nil` before the first update.
+    public let viewport: Viewport?
+    /// The markers, in the order of their grid cells; markers kept from earlier updates (see
+    /// ``ClusterManagerOptions/removesMarkersOutsideRegion``) come last.
+    public let markers: [ClusterMarker<Element>]
+    /// The grid cells the update considered, for a debug overlay: draw each one's ``GridCell/rect``.
+    public let gridCells: [GridCell]
+    /// The elements it was made from.
+    public let index: ClusterIndex<Element>
+    /// The clustering options it was made with.
+    public let options: ClusterOptions<Element>
+
+    /// The grid level of its clusters, for telling whether the next update may reuse their markers.
+    let gridLevel: Int?
+    /// The version of the elements it shows.
+    let dataVersion: Int
+    /// The version of the manager's options it was made with.
+    let optionsVersion: Int
+    /// For each grid cell of a cluster of several locations, the marker id and position given to it, before the
+    /// overlap and fan-out passes: what a later update at the same grid level reuses.
+    let anchors: [GridCell: Anchor]
+
+    struct Anchor: Sendable {
+        var id: ClusterID<Element>
+        var coordinate: Coordinate
+    }
+
+    static func empty(index: ClusterIndex<Element>) -> ClusterSnapshot {
+        ClusterSnapshot(
+            viewport: nil, markers: [], gridCells: [], index: index, options: ClusterOptions(), gridLevel: nil,
+            dataVersion: 0,
+            optionsVersion: 0, anchors: [:])
+    }
+
+    /// The marker with an id, if the snapshot has one.
+    /// - Complexity: O(*m*) for *m* markers.
+    public func marker(id: ClusterMarker<Element>.ID) -> ClusterMarker<Element>? {
+        markers.first { $0.id == id }
+    }
+
+    /// The marker that shows an element, or `nil` if the element is unknown or outside the clustered region.
+    /// - Complexity: O(*m*) for *m* markers, plus O(log *n*) to find the element.
+    public func marker(holding element: Element) -> ClusterMarker<Element>? {
+        guard index.contains(element) else { return nil }
+        return markers.first { marker in marker.clusters.contains { index.isMember(element, of: $0, options: options) }
+        }
+    }
+
+    /// A page of a marker's members, in the index's order (a merged marker's cluster by cluster).
+    /// - Complexity: O(*p* log *n* + `offset` + `limit`) for a marker of *p* clusters; see
+    ///   ``ClusterIndex/members(of:options:offset:limit:)``.
+    public func members(of marker: ClusterMarker<Element>, offset: Int = 0, limit: Int = .max) -> [Element] {
+        membersWithCoordinates(of: marker, offset: offset, limit: limit).map(\.element)
+    }
+
+    /// A page of a marker's members with their coordinates, in the index's order.
+    public func membersWithCoordinates(of marker: ClusterMarker<Element>, offset: Int = 0, limit: Int = .max) -> [(
+        element: Element, coordinate: Coordinate
+    )] {
+        precondition(offset >= 0 && limit >= 0, "offset and limit are not negative")
+        var page: [(element: Element, coordinate: Coordinate)] = []
+        var skip = offset
+        for cluster in marker.clusters where page.count < limit {
+            guard skip < cluster.count else {
+                skip -= cluster.count
+                continue
+            }
+            page += index.membersWithCoordinates(of: cluster, options: options, offset: skip, limit: limit - page.count)
+            skip = 0
+        }
+        return page
+    }
+
+    /// The smallest rectangle holding every member of a marker; zoom the map to it to show them all.
+    public func bounds(of marker: ClusterMarker<Element>) -> MapRect {
+        let parts = marker.clusters.map { index.bounds(of: $0, options: options) }
+        return parts.dropFirst().reduce(parts[0]) { $0.union($1) }
+    }
+
+    /// The smallest zoom at which a marker's members no longer show as this one marker; `nil` if they never split.
+    public func expansionZoom(of marker: ClusterMarker<Element>) -> Double? {
+        if let merged = marker.mergedExpansionZoom { return merged }
+        return index.expansionZoom(of: marker.clusters[0], options: options)
+    }
+
+    /// What a marker splits into when the map zooms in: a merged marker's clusters, or a cluster's children.
+    public func children(of marker: ClusterMarker<Element>) -> [Cluster<Element>] {
+        marker.isMerged ? marker.clusters : index.children(of: marker.clusters[0], options: options)
+    }
+}
+
+/// An update's answer: the new snapshot and what changed since the one before.
+public struct ClusterUpdate<Element: Hashable & Sendable>: Sendable {
+    /// What the map shows now.
+    public let snapshot: ClusterSnapshot<Element>
+    /// What to add, remove and refresh on the map to go from the previous snapshot to this one.
+    public let changes: ClusterChanges<Element>
+}
+
+/// The difference between two snapshots, as a map view applies it.
+public struct ClusterChanges<Element: Hashable & Sendable>: Sendable {
+    /// A marker to add.
+    public struct Insertion: Sendable {
+        /// The new marker.
+        public let marker: ClusterMarker<Element>
+        /// Where the marker it splits out of stood in the previous snapshot (when zooming in), for an animation from
+        /// there; `nil` if it comes from no earlier marker.
+        public let splitFrom: Coordinate?
+    }
+
+    /// A marker to take away.
+    public struct Removal: Sendable {
+        /// The marker of the previous snapshot.
+        public let marker: ClusterMarker<Element>
+        /// Where the marker it merges into stands in the new snapshot (when zooming out), for an animation to there;
+        /// `nil` if it merges into none.
+        public let mergesInto: Coordinate?
+    }
+
+    /// A marker that stays, with new members or a new position.
+    public struct Update: Sendable {
+        /// The marker as it was.
+        public let old: ClusterMarker<Element>
+        /// The marker as it is: the same id.
+        public let new: ClusterMarker<Element>
+    }
+
+    /// Markers to add, in the order of the new snapshot.
+    public internal(set) var insertions: [Insertion] = []
+    /// Markers to take away, in the order of the previous snapshot.
+    public internal(set) var removals: [Removal] = []
+    /// Markers kept with changed members or position, in the order of the new snapshot.
+    public internal(set) var updates: [Update] = []
+
+    /// Whether nothing changed.
+    public var isEmpty: Bool { insertions.isEmpty && removals.isEmpty && updates.isEmpty }
+}

@@ -1,0 +1,91 @@
+public import Hummingbird
+import NIOCore
+
+/// A GeoJSON text answer (`application/geo+json`), as ``MapClusterIO/ClusterGeoJSON`` writes it.
+public struct GeoJSONAnswer: ResponseGenerator, Sendable {
+    /// The GeoJSON text.
+    public let text: String
+
+    /// The text as the response body.
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/geo+json", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// `/api/clusters/{id}/expansion-zoom`: the zoom at which a cluster splits, `null` if it never does.
+public struct ExpansionZoomAnswer: ResponseEncodable, Sendable, Equatable {
+    /// The cluster's id, as asked.
+    public let clusterID: String
+    /// The zoom at which it splits.
+    public let expansionZoom: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case clusterID = "cluster_id"
+        case expansionZoom = "expansion_zoom"
+    }
+
+    /// Writes `null` for a cluster that never splits, where a synthesized encoder would leave the key out.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(clusterID, forKey: .clusterID)
+        try container.encode(expansionZoom, forKey: .expansionZoom)
+    }
+}
+
+/// `/api/stats`: what is served and what it costs.
+public struct StatsAnswer: ResponseEncodable, Sendable {
+    /// The points in the index.
+    public let points: Int
+    /// Records of the input that were not points.
+    public let skipped: Int
+    /// The server's resident memory, in megabytes; `nil` where it can't be read.
+    public let memoryMB: Double?
+    /// How long building the index took, in milliseconds.
+    public let buildMS: Double
+
+    enum CodingKeys: String, CodingKey {
+        case points, skipped
+        case memoryMB = "memory_mb"
+        case buildMS = "build_ms"
+    }
+
+    /// Writes `null` for an unknown memory figure.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(points, forKey: .points)
+        try container.encode(skipped, forKey: .skipped)
+        try container.encode(memoryMB.map { ($0 * 10).rounded() / 10 }, forKey: .memoryMB)
+        try container.encode((buildMS * 10).rounded() / 10, forKey: .buildMS)
+    }
+}
+
+/// `/api/config`: what the page needs to know.
+public struct ConfigurationAnswer: ResponseEncodable, Sendable {
+    /// The raster tile URL template of the basemap, if any.
+    public let tiles: String?
+    /// The points served.
+    public let points: Int
+
+    enum CodingKeys: String, CodingKey { case tiles, points }
+
+    /// Writes `null` when there is no tile URL.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(tiles, forKey: .tiles)
+        try container.encode(points, forKey: .points)
+    }
+}
+
+/// The query of `/api/clusters`: every parameter as text, checked by ``ClusterService`` with messages that name it.
+struct ClustersQuery: Decodable {
+    var bbox: String?
+    var zoom: String?
+}
+
+/// The query of `/api/clusters/{id}/leaves`.
+struct LeavesQuery: Decodable {
+    var limit: String?
+    var offset: String?
+}

@@ -1,0 +1,58 @@
+public import Hummingbird
+import Logging
+import NIOCore
+
+/// A request the server can't answer: the HTTP status and what was wrong, answered as `{"error":"…","status":400}`.
+///
+/// It is Hummingbird's `HTTPResponseError`: thrown from a route, it becomes its own response.
+public struct RequestError: HTTPResponseError, Sendable, Equatable {
+    /// The status: 400 for bad input, 404 for something unknown, 413 for a body too large.
+    public let status: HTTPResponse.Status
+    /// What was wrong, for the client.
+    public let message: String
+
+    /// An error with a status and a message.
+    public init(_ status: HTTPResponse.Status, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    /// The JSON body and its status.
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        var body = try context.responseEncoder.encode(
+            Body(error: message, status: status.code), from: request, context: context)
+        body.status = status
+        body.headers[.contentType] = "application/json"
+        return body
+    }
+
+    private struct Body: ResponseEncodable {
+        let error: String
+        let status: Int
+    }
+}
+
+/// Answers what the framework itself refuses (an unknown path, a method no route takes) in the API's JSON shape, and
+/// refuses request bodies larger than the API could want.
+struct RequestErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > MapClusterServer.maximumBodySize
+        {
+            throw RequestError(
+                .contentTooLarge, "the request body is \(length) bytes; at most \(MapClusterServer.maximumBodySize)")
+        }
+        do {
+            return try await next(request, context)
+        } catch let error as RequestError {
+            throw error
+        } catch let error as any HTTPResponseError {
+            let status = error.status
+            throw RequestError(status, status == .notFound ? "no such path: \(request.uri.path)" : status.reasonPhrase)
+        } catch {
+            context.logger.error("\(request.uri.path): \(error)")
+            throw RequestError(.internalServerError, "the server could not answer this request")
+        }
+    }
+}

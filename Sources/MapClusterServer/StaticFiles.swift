@@ -1,0 +1,59 @@
+import Foundation
+import Hummingbird
+import MapClusterIO
+import NIOCore
+
+/// The files the web page needs, read once when the server starts: the page itself, the basemap, and Leaflet's files
+/// from Debian's `libjs-leaflet` when it is installed.
+///
+/// Paths are looked up in a table, never joined to a directory, so no request can reach another file.
+struct StaticFiles: Sendable {
+    struct File: Sendable {
+        let bytes: ByteBuffer
+        let type: String
+    }
+
+    private var files: [String: File] = [:]
+    /// Whether Leaflet's files were found locally; without them, `/leaflet/…` redirects to the CDN.
+    private(set) var hasLocalLeaflet = false
+
+    /// Reads the bundled page and basemap, and every file under `leafletDirectory`.
+    init(leafletDirectory: String) throws {
+        for name in ["index.html", "app.js", "app.css"] {
+            guard let url = Bundle.module.url(forResource: "Public/\(name)", withExtension: nil) else {
+                throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "Public/\(name)"])
+            }
+            try add("/" + (name == "index.html" ? "" : name), url: url)
+        }
+        try add("/basemap.geojson", url: SampleData.worldOutlineURL)
+        let leaflet = URL(fileURLWithPath: leafletDirectory, isDirectory: true)
+        if let walker = FileManager.default.enumerator(at: leaflet, includingPropertiesForKeys: [.isRegularFileKey]) {
+            let root = leaflet.resolvingSymlinksInPath().path
+            for case let url as URL in walker
+            where (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
+                let relative = url.resolvingSymlinksInPath().path.dropFirst(root.count)
+                try add("/leaflet" + (relative.hasPrefix("/") ? relative : "/" + relative), url: url)
+                hasLocalLeaflet = true
+            }
+        }
+    }
+
+    private mutating func add(_ path: String, url: URL) throws {
+        files[path] = File(bytes: ByteBuffer(bytes: try Data(contentsOf: url)), type: Self.type(of: url.pathExtension))
+    }
+
+    /// The file served at a path, if any.
+    subscript(path: String) -> File? { files[path] }
+
+    static func type(of fileExtension: String) -> String {
+        switch fileExtension {
+        case "html": "text/html; charset=utf-8"
+        case "js": "text/javascript; charset=utf-8"
+        case "css": "text/css; charset=utf-8"
+        case "geojson": "application/geo+json"
+        case "png": "image/png"
+        case "svg": "image/svg+xml"
+        default: "application/octet-stream"
+        }
+    }
+}
