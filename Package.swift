@@ -79,6 +79,7 @@ let package = Package(
         .testTarget(
             name: "MapClusterIOTests",
             dependencies: ["MapCluster", "MapClusterIO"],
+            resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
         .testTarget(

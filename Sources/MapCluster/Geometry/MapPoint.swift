@@ -112,7 +112,8 @@ public struct MapRect: Hashable, Sendable, CustomStringConvertible {
         point.x >= minX && point.x < maxX && point.y >= minY && point.y < maxY
     }
 
-    /// The rectangle grown by `dx` on the west and east sides and `dy` on the north and south sides.
+    /// The rectangle shrunk by `dx` on the west and east sides and by `dy` on the north and south sides; negative values
+    /// grow it, as with `CGRect.insetBy(dx:dy:)`.
     public func insetBy(dx: Double, dy: Double) -> MapRect {
         MapRect(minX: minX + dx, minY: minY + dy, maxX: maxX - dx, maxY: maxY - dy)
     }

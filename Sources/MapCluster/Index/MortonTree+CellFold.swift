@@ -61,7 +61,7 @@ private struct CellFold {
     ///
     /// Its longest run of one cell is not visited: counts and sums are the leaf's less the other runs', which are
     /// visited, so a leaf split by a cell boundary costs the smaller side only (about a quarter of a leaf on
-    /// average, instead of all of it). Measured on `viewport-1M-z3`: 0.75 to 0.59 ms.
+    /// average, instead of all of it). `viewport-1M-z3` measures it.
     mutating func foldStraddling(
         _ entries: UnsafeBufferPointer<IndexEntry>, of leaf: Summary, _ body: (UInt64, Summary) -> Void
     ) {

@@ -1,10 +1,11 @@
 import Dispatch
 
-/// Data parallelism for the bulk load, the one place the core runs work on several threads.
+/// Data parallelism for bulk loads and large batches: every thread the engine uses, it starts here.
 ///
 /// The bulk load's loops that read their input at random (projecting a million coordinates, gathering them into sorted
-/// leaves) are bound by memory latency; two cores halve them. Nothing else in the core starts threads, and no result
-/// depends on how the work is split.
+/// leaves, building the slot table) are bound by memory latency, and two cores halve them; a batch of inserts or
+/// removes runs as a two-stage pipeline (slots on one thread, the tree on another). Queries run on the caller's thread.
+/// No result depends on how the work is split.
 @usableFromInline
 enum Parallel {
     /// An array of `count` elements, the *i*-th being `transform(i)`, computed in contiguous chunks on all cores.

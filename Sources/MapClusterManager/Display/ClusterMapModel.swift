@@ -10,9 +10,12 @@ public import Observation
 ///             Annotation(marker.title ?? "", coordinate: marker.coordinate.clLocationCoordinate) { … }
 ///         }
 ///     }
-///     .onMapCameraChange(frequency: .onEnd) { context in model.cameraDidChange(to: Viewport(context)) }
+///     .onMapCameraChange(frequency: .onEnd) { context in
+///         if let viewport = Viewport(context, size: mapSize) { model.cameraDidChange(to: viewport) }
+///     }
 ///
-/// (`MapClusterMapKit` has the conversions from MapKit's types.) A camera change made while an update computes
+/// (`mapSize` is the map's size from a `GeometryReader`; `MapClusterMapKit` has `Viewport(_:size:)` and
+/// `cameraDidChange(_:size:)` for MapKit's types.) A camera change made while an update computes
 /// supersedes it: ``markers`` always ends as the clusters of the last camera.
 @MainActor
 @Observable

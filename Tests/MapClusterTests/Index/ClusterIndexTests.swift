@@ -22,6 +22,7 @@ struct ClusterIndexTests {
     }
 
     static func expectMatchesBruteForce(_ index: ClusterIndex<Int>, _ truth: BruteForce<Int>, cells: [GridCell]) {
+        index._checkInvariants()
         #expect(index.count == truth.points.count)
         for cell in cells {
             #expect(index.summary(of: cell) == truth.summary(of: cell), "cell \(cell)")
@@ -86,6 +87,7 @@ struct ClusterIndexTests {
                 #expect(result)
                 truth.points[victim] = coordinate
             }
+            index.tree._checkInvariants()
             if step % 1_000 == 999 {
                 Self.expectMatchesBruteForce(
                     index, truth, cells: Self.probeCells(for: Array(truth.points.values), using: &rng))
@@ -96,6 +98,7 @@ struct ClusterIndexTests {
             let removed = index.remove(victim)
             #expect(removed)
             truth.points[victim] = nil
+            index.tree._checkInvariants()
             if step % 700 == 699 {
                 Self.expectMatchesBruteForce(
                     index, truth, cells: Self.probeCells(for: Array(truth.points.values), using: &rng))
@@ -252,6 +255,7 @@ struct SlotTableTests {
                 #expect(removed == (truth.removeValue(forKey: id) != nil))
             }
             if step % 500 == 0 {
+                index._checkInvariants()
                 #expect(index.count == truth.count)
                 for probe in 0..<600 {
                     let id = CollidingID(value: probe)
