@@ -95,3 +95,14 @@ let package = Package(
         .testTarget(name: "mapclusterTests", dependencies: ["mapcluster"], swiftSettings: strictSettings),
     ]
 )
+
+// MAPCLUSTER_ENGINE_ONLY=1 declares the engine and the manager (and their tests) alone, with no dependency: what
+// .ci/run's thread-sanitized suite builds, without compiling the server's dependencies a third time.
+if Context.environment["MAPCLUSTER_ENGINE_ONLY"] == "1" {
+    let kept: Set = [
+        "MapCluster", "MapClusterManager", "MapClusterTestSupport", "MapClusterTests", "MapClusterManagerTests",
+    ]
+    package.dependencies = []
+    package.products = package.products.filter { kept.contains($0.name) }
+    package.targets = package.targets.filter { kept.contains($0.name) }
+}
