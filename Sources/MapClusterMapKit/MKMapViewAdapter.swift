@@ -137,7 +137,7 @@
     /// An `MKAnnotation` as a cluster element: compared by object identity, with the title it had when added.
     ///
     /// MapKit annotations are main-actor objects; the manager works off the main actor, so it keeps them only as
-    /// identities, and their titles as strings.
+    /// elementSlots, and their titles as strings.
     public struct AnnotationElement: Hashable, @unchecked Sendable, TitledElement {
         /// The annotation.
         ///

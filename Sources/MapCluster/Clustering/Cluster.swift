@@ -61,7 +61,7 @@ public struct Cluster<Element: Hashable & Sendable>: Identifiable, Hashable, Sen
     /// of its coordinate otherwise.
     package var keyRange: ClosedRange<UInt64> {
         if case .cell(let tight) = id { return tight.keyRange }
-        let key = QuantizedPoint(coordinate).key
+        let key = GridPosition(coordinate).key
         return key...key
     }
 }

@@ -14,7 +14,7 @@ extension ClusterIndex {
     ///   clustered costs the visit of its elements, as does a ``ClusterOptions/shouldCluster`` predicate.
     public func clusters(in viewport: Viewport, options: ClusterOptions<Element> = .init()) -> [Cluster<Element>] {
         GridClustering(index: self, options: options).clusters(
-            in: CellRegion(viewport, options: options), zoom: viewport.zoom, scope: .all)
+            in: CellRegion(viewport, options: options), zoom: viewport.zoom, taking: .all)
     }
 
     /// The clusters of a region of grid cells at a zoom, or `nil` if `stop` answered true: it is asked every few
@@ -22,7 +22,7 @@ extension ClusterIndex {
     package func clusters(
         in region: CellRegion, zoom: Double, options: ClusterOptions<Element>, stop: () -> Bool
     ) -> [Cluster<Element>]? {
-        GridClustering(index: self, options: options).clusters(in: region, zoom: zoom, scope: .all, stop: stop)
+        GridClustering(index: self, options: options).clusters(in: region, zoom: zoom, taking: .all, stop: stop)
     }
 
     /// The grid cells that ``clusters(in:options:)`` considers for a viewport, for drawing a debug grid.

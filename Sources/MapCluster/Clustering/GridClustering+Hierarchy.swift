@@ -1,7 +1,7 @@
 extension GridClustering {
     /// The clusters of one cell at a zoom.
-    private func clusters(ofCell cell: GridCell, zoom: Double, scope: Scope) -> [Cluster<Element>] {
-        clusters(in: CellRegion(cell), zoom: zoom, scope: scope)
+    private func clusters(ofCell cell: GridCell, zoom: Double, taking filter: MemberFilter) -> [Cluster<Element>] {
+        clusters(in: CellRegion(cell), zoom: zoom, taking: filter)
     }
 
     /// The smallest zoom at which a cluster's members no longer show as one cluster; `nil` if they never split.
@@ -18,13 +18,13 @@ extension GridClustering {
         let level = max(options.gridLevel(forZoom: zoom), cluster.cell.level)
         let shift = level - tight.level
         guard shift >= 0 else {
-            return clusters(ofCell: tight.ancestor(atLevel: level), zoom: zoom, scope: .clusterableOnly)
+            return clusters(ofCell: tight.ancestor(atLevel: level), zoom: zoom, taking: .clusterable)
         }
         let side = UInt32(truncatingIfNeeded: (UInt64(1) << shift) - 1)
         let region = CellRegion(
             level: level, rows: (tight.y << shift)...(tight.y << shift | side),
             columns: [(tight.x << shift)...(tight.x << shift | side)])
-        return clusters(in: region, zoom: zoom, scope: .clusterableOnly)
+        return clusters(in: region, zoom: zoom, taking: .clusterable)
     }
 
     /// The cluster a cluster merges into when the map zooms out; `nil` if it never merges with others.
@@ -40,7 +40,7 @@ extension GridClustering {
         while level > 0 {
             level -= 1
             zoom = min(zoom, options.zoom(forLevel: level + 1).nextDown)
-            let candidates = clusters(ofCell: cluster.cell.ancestor(atLevel: level), zoom: zoom, scope: .all)
+            let candidates = clusters(ofCell: cluster.cell.ancestor(atLevel: level), zoom: zoom, taking: .all)
             guard let holder = candidates.first(where: { holds($0, witness.element, at: witness.coordinate) }) else {
                 return nil
             }
@@ -52,7 +52,7 @@ extension GridClustering {
     /// The cluster holding an element of the index, found at `coordinate`, at a zoom.
     func cluster(holding element: Element, at coordinate: Coordinate, zoom: Double) -> Cluster<Element>? {
         let cell = GridCell(containing: coordinate.mapPoint, level: options.gridLevel(forZoom: zoom))
-        return clusters(ofCell: cell, zoom: zoom, scope: .all).first { holds($0, element, at: coordinate) }
+        return clusters(ofCell: cell, zoom: zoom, taking: .all).first { holds($0, element, at: coordinate) }
     }
 
     /// The deepest zoom ``cluster(id:)`` looks at: deeper than any map zooms.
@@ -69,7 +69,7 @@ extension GridClustering {
             else { return nil }
             let deepest = min(max(options.maxZoomLevelForClustering, 0), Self.deepestZoom)
             zoom = min(max(options.zoom(forLevel: tight.level + 1).nextDown, 0), deepest)
-            let first = QuantizedPoint(key: summary.firstKey)
+            let first = GridPosition(key: summary.firstKey)
             place = first.rect(through: first).center
         case .location(let coordinate):
             zoom = Self.deepestZoom
@@ -80,6 +80,6 @@ extension GridClustering {
             place = coordinate.mapPoint
         }
         let cell = GridCell(containing: place, level: options.gridLevel(forZoom: zoom))
-        return clusters(ofCell: cell, zoom: zoom, scope: .all).first { $0.id == id }
+        return clusters(ofCell: cell, zoom: zoom, taking: .all).first { $0.id == id }
     }
 }

@@ -31,7 +31,7 @@ extension GridClustering {
     /// Calls `body` with each element on `location` that `filter` takes, after skipping `skip`, until it returns
     /// false.
     func forEachEntry(at location: Coordinate, filter: MemberFilter, skip: Int = 0, _ body: (Entry) -> Bool) {
-        let key = QuantizedPoint(location).key
+        let key = GridPosition(location).key
         var toSkip = skip
         tree.forEachEntry(in: key...key) { entry in
             guard entry.coordinate == location && admits(entry, filter) else { return true }
@@ -87,7 +87,7 @@ extension GridClustering {
                 return true
             }
         }
-        let point = QuantizedPoint(cluster.coordinate)
+        let point = GridPosition(cluster.coordinate)
         return summary?.bounds ?? point.rect(through: point)
     }
 
@@ -99,7 +99,7 @@ extension GridClustering {
         case .location(let location):
             return location == coordinate && admits(element, cluster.filter)
         case .cell(let tight):
-            return tight.keyRange.contains(QuantizedPoint(coordinate).key) && admits(element, .clusterable)
+            return tight.keyRange.contains(GridPosition(coordinate).key) && admits(element, .clusterable)
         }
     }
 

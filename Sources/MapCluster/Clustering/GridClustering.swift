@@ -17,24 +17,20 @@ struct GridClustering<Element: Hashable & Sendable> {
     /// The element an entry refers to.
     @inline(__always) func element(of entry: Entry) -> Element { index.store[Int(entry.slot)].element }
 
-    /// Which elements a region's clustering takes: everything, or (for a cluster's children) only the elements that
-    /// cluster.
-    enum Scope {
-        case all
-        case clusterableOnly
-    }
-
     /// How many cells a clustering pass works through between two questions to its `stop` function.
     static var cellsPerStopCheck: Int { 32 }
 
-    /// The clusters of every cell of `region`, at `zoom`, in key order of their cells.
-    func clusters(in region: CellRegion, zoom: Double, scope: Scope) -> [Cluster<Element>] {
-        clusters(in: region, zoom: zoom, scope: scope) { false } ?? []
+    /// The clusters of every cell of `region`, at `zoom`, in key order of their cells, of the elements `filter` takes:
+    /// all of them, or (for a cluster's children) the clusterable ones.
+    func clusters(in region: CellRegion, zoom: Double, taking filter: MemberFilter) -> [Cluster<Element>] {
+        clusters(in: region, zoom: zoom, taking: filter) { false } ?? []
     }
 
     /// The clusters of every cell of `region`, or `nil` if `stop` said so: it is asked every few cells, and once it
     /// answers true the remaining cells are passed over without work.
-    func clusters(in region: CellRegion, zoom: Double, scope: Scope, stop: () -> Bool) -> [Cluster<Element>]? {
+    func clusters(in region: CellRegion, zoom: Double, taking filter: MemberFilter, stop: () -> Bool) -> [Cluster<
+        Element
+    >]? {
         var result: [Cluster<Element>] = []
         let clusteringIsOn = zoom <= options.maxZoomLevelForClustering
         var stopped = false
@@ -49,14 +45,14 @@ struct GridClustering<Element: Hashable & Sendable> {
             }
             let cell = GridCell(level: region.level, code: code)
             appendClusters(
-                of: cell, summary: summary, zoom: zoom, clusteringIsOn: clusteringIsOn, scope: scope, into: &result)
+                of: cell, summary: summary, zoom: zoom, clusteringIsOn: clusteringIsOn, taking: filter, into: &result)
         }
         return stopped ? nil : result
     }
 
     /// The clusters of one non-empty cell, whose members `summary` summarizes.
     private func appendClusters(
-        of cell: GridCell, summary: Summary, zoom: Double, clusteringIsOn: Bool, scope: Scope,
+        of cell: GridCell, summary: Summary, zoom: Double, clusteringIsOn: Bool, taking filter: MemberFilter,
         into result: inout [Cluster<Element>]
     ) {
         // What clusters: every member, or those the predicate takes.
@@ -69,12 +65,11 @@ struct GridClustering<Element: Hashable & Sendable> {
                 return true
             }
         }
-        let unclusteredFilter: MemberFilter = scope == .all ? .all : .clusterable
         guard clusteringIsOn, let clusterable, qualifies(clusterable, in: cell) else {
-            appendUnclustered(in: cell, zoom: zoom, filter: unclusteredFilter, into: &result)
+            appendUnclustered(in: cell, zoom: zoom, filter: filter, into: &result)
             return
         }
-        guard scope == .all && hasOptedOut else {
+        guard filter == .all && hasOptedOut else {
             result.append(cluster(of: clusterable, in: cell, zoom: zoom, filter: .clusterable))
             return
         }

@@ -28,7 +28,7 @@ public struct GridCell: Hashable, Sendable, Comparable, CustomStringConvertible 
 
     /// The cell at `level` that contains a point of the world.
     public init(containing point: MapPoint, level: Int) {
-        let q = QuantizedPoint(point)
+        let q = GridPosition(point)
         self.init(level: level, x: q.x.shifted(toLevel: level), y: q.y.shifted(toLevel: level))
     }
 
@@ -89,7 +89,7 @@ public struct GridCell: Hashable, Sendable, Comparable, CustomStringConvertible 
 
 /// A position on the index's grid: the plane divided into 2^32 × 2^32 units (16 per plane unit).
 @usableFromInline
-struct QuantizedPoint: Hashable {
+struct GridPosition: Hashable {
     var x: UInt32
     var y: UInt32
 
@@ -134,7 +134,7 @@ struct QuantizedPoint: Hashable {
 
     /// The rectangle of the plane from this grid unit to `far` (south-east of it), both included: the bounds of any
     /// positions between them.
-    func rect(through far: QuantizedPoint) -> MapRect {
+    func rect(through far: GridPosition) -> MapRect {
         MapRect(
             minX: Double(x) / 16, minY: Double(y) / 16, maxX: (Double(far.x) + 1) / 16, maxY: (Double(far.y) + 1) / 16)
     }
@@ -183,5 +183,5 @@ enum MortonKey {
 
 extension Coordinate {
     /// The Morton key of the coordinate's position on the index's grid: where the index keeps it.
-    package var gridKey: UInt64 { QuantizedPoint(self).key }
+    package var gridKey: UInt64 { GridPosition(self).key }
 }

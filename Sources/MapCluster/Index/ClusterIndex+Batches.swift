@@ -12,7 +12,7 @@ extension ClusterIndex {
 
     /// Adds (or moves) each element; an identity that occurs more than once ends at its last coordinate.
     ///
-    /// Two threads share the work: one finds each element's slot (the store and the identity table), a chunk at a
+    /// Two threads share the work: one finds each element's slot (the store and the slot table), a chunk at a
     /// time, while the other applies the previous chunk to the tree in the order of its keys along the Z-order
     /// curve, so that consecutive changes touch neighbouring nodes.
     /// - Complexity: O(*m* log *n*) for *m* elements.
@@ -25,16 +25,16 @@ extension ClusterIndex {
         }
         let replaced = Self.earlierOccurrences(in: batch)
         slots.reserve(batch.count, in: store)
-        var identities = takeIdentities()
-        defer { restoreIdentities(identities) }
+        var elementSlots = takeElementSlots()
+        defer { restoreElementSlots(elementSlots) }
         Parallel.pipeline(
-            count: Self.steps(for: batch.count), producer: &identities, consumer: &tree,
-            produce: { identities, step in
+            count: Self.steps(for: batch.count), producer: &elementSlots, consumer: &tree,
+            produce: { elementSlots, step in
                 var changes = TreeChanges()
                 for i in Self.positions(ofStep: step, in: batch.count) where !replaced[i] {
                     let (element, coordinate) = batch[i]
-                    let key = QuantizedPoint(coordinate).key
-                    let (slot, previousKey) = identities.place(element, key: key)
+                    let key = GridPosition(coordinate).key
+                    let (slot, previousKey) = elementSlots.place(element, key: key)
                     if let previousKey { changes.remove(key: previousKey, slot: slot) }
                     changes.insert(IndexEntry(key: key, coordinate: coordinate, slot: slot))
                 }
@@ -54,18 +54,18 @@ extension ClusterIndex {
     public mutating func remove(contentsOf elements: some Sequence<Element>) -> Int {
         let batch = Array(elements)
         guard batch.count > 1 else { return batch.count == 1 && remove(batch[0]) ? 1 : 0 }
-        var identities = takeIdentities()
+        var elementSlots = takeElementSlots()
         var removal = (tree: MortonTree(), removed: [UInt32]())
         swap(&removal.tree, &tree)
         Parallel.pipeline(
-            count: Self.steps(for: batch.count), producer: &identities, consumer: &removal,
-            produce: { identities, step in
+            count: Self.steps(for: batch.count), producer: &elementSlots, consumer: &removal,
+            produce: { elementSlots, step in
                 var changes = TreeChanges()
                 for element in batch[Self.positions(ofStep: step, in: batch.count)] {
-                    let (bucket, found, _) = identities.slots.find(element, in: identities.store)
+                    let (bucket, found, _) = elementSlots.slots.find(element, in: elementSlots.store)
                     guard let slot = found else { continue }
-                    identities.slots.remove(at: bucket, in: identities.store)
-                    changes.remove(key: identities.store[Int(slot)].key, slot: slot)
+                    elementSlots.slots.remove(at: bucket, in: elementSlots.store)
+                    changes.remove(key: elementSlots.store[Int(slot)].key, slot: slot)
                 }
                 changes.sort()
                 return changes
@@ -75,7 +75,7 @@ extension ClusterIndex {
                 removal.removed.append(contentsOf: changes.removedSlots)
             })
         swap(&removal.tree, &tree)
-        restoreIdentities(identities)
+        restoreElementSlots(elementSlots)
         // The holes, and no compaction until every slot of the batch is one: it would renumber them.
         var live: UInt32?
         if !_isPOD(Element.self) {
@@ -114,24 +114,24 @@ extension ClusterIndex {
         return replaced
     }
 
-    /// Moves the store, its holes and the identity table out of the index, so that a batch can change them on one
+    /// Moves the store, its holes and the slot table out of the index, so that a batch can change them on one
     /// thread while the tree changes on another, without copying them.
     @inlinable
-    mutating func takeIdentities() -> Identities<Element> {
-        var taken = Identities<Element>(store: PagedArray(), freeSlots: [], slots: SlotTable())
-        swap(&taken, &identities)
+    mutating func takeElementSlots() -> ElementSlots<Element> {
+        var taken = ElementSlots<Element>(store: PagedArray(), freeSlots: [], slots: SlotTable())
+        swap(&taken, &elementSlots)
         return taken
     }
 
     @inlinable
-    mutating func restoreIdentities(_ taken: consuming Identities<Element>) {
-        identities = taken
+    mutating func restoreElementSlots(_ taken: consuming ElementSlots<Element>) {
+        elementSlots = taken
     }
 }
 
-/// The store, its holes and the identity table of an index, taken out of it for a batch.
+/// The store, its holes and the slot table of an index, taken out of it for a batch.
 @usableFromInline
-struct Identities<Element: Hashable & Sendable>: Sendable {
+struct ElementSlots<Element: Hashable & Sendable>: Sendable {
     @usableFromInline var store: PagedArray<StoredElement<Element>>
     @usableFromInline var freeSlots: [UInt32]
     @usableFromInline var slots: SlotTable

@@ -16,7 +16,7 @@
 /// the new coordinate, as `Dictionary.updateValue(_:forKey:)` replaces a value.
 ///
 /// `ClusterIndex` is a value: a copy taken before a mutation (a snapshot handed to another task) is unchanged by it.
-/// Copies share their storage: the tree's nodes and the pages of the element store and of the identity table. The
+/// Copies share their storage: the tree's nodes and the pages of the element store and of the slot table. The
 /// first mutation after a copy duplicates the tables of references to those (O(*n* / 60) references) and then only
 /// the nodes and pages it changes (`mapcluster bench --workload snapshot-1M` measures it). Later mutations of the same
 /// value cost the usual.
@@ -27,33 +27,33 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
     /// The entries in Morton order; each refers to its element by slot.
     @usableFromInline var tree: MortonTree
     /// The elements by slot, their holes, and the table from element to slot.
-    @usableFromInline var identities: Identities<Element>
+    @usableFromInline var elementSlots: ElementSlots<Element>
 
     /// The elements by slot, each with its Morton key (to find its entry in the tree).
     ///
     /// A removed element's slot is a hole, listed in `freeSlots` and reused by the next insert; it holds a copy of a
     /// live element, so that it keeps nothing removed alive.
     @inlinable var store: PagedArray<StoredElement<Element>> {
-        get { identities.store }
-        _modify { yield &identities.store }
+        get { elementSlots.store }
+        _modify { yield &elementSlots.store }
     }
 
     /// The holes of `store`.
     @inlinable var freeSlots: [UInt32] {
-        get { identities.freeSlots }
-        _modify { yield &identities.freeSlots }
+        get { elementSlots.freeSlots }
+        _modify { yield &elementSlots.freeSlots }
     }
 
     /// Element to slot.
     @inlinable var slots: SlotTable {
-        get { identities.slots }
-        _modify { yield &identities.slots }
+        get { elementSlots.slots }
+        _modify { yield &elementSlots.slots }
     }
 
     /// An empty index.
     public init() {
         tree = MortonTree()
-        identities = Identities(store: PagedArray(), freeSlots: [], slots: SlotTable())
+        elementSlots = ElementSlots(store: PagedArray(), freeSlots: [], slots: SlotTable())
     }
 
     /// Builds an index of elements in one pass.
@@ -82,7 +82,7 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
         var order = MortonTree.SortedOrder(unsortedKeys: consume keys)
         let (slots, superseded) = Parallel.both(updating: &order, { $0.sort() }, { SlotTable.build(for: store) })
         tree = MortonTree(order, coordinate: { input[$0].1 })
-        identities = Identities(store: store, freeSlots: [], slots: slots)
+        elementSlots = ElementSlots(store: store, freeSlots: [], slots: slots)
         for slot in superseded { removeSlot(slot, compacting: false) }
         compactIfSparse()
     }
@@ -114,7 +114,7 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
     @discardableResult
     @inlinable
     public mutating func insert(_ element: Element, at coordinate: Coordinate) -> Bool {
-        insert(element, at: coordinate, key: QuantizedPoint(coordinate).key)
+        insert(element, at: coordinate, key: GridPosition(coordinate).key)
     }
 
     /// ``insert(_:at:)`` with the coordinate's key already computed.
@@ -122,7 +122,7 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
     @inlinable
     mutating func insert(_ element: Element, at coordinate: Coordinate, key: UInt64) -> Bool {
         slots.reserve(1, in: store)
-        let (slot, previousKey) = identities.place(element, key: key)
+        let (slot, previousKey) = elementSlots.place(element, key: key)
         if let previousKey {
             let removed = tree.remove(key: previousKey) { $0.slot == slot }
             precondition(removed != nil, "the index lost track of an element: its slot table and tree disagree")

@@ -49,7 +49,7 @@ struct MortonTree: Sendable {
     /// called from several threads.
     @usableFromInline
     static func keys(count: Int, coordinate: @Sendable (Int) -> Coordinate) -> ContiguousArray<UInt64> {
-        Parallel.map(count: count) { QuantizedPoint(coordinate($0)).key }
+        Parallel.map(count: count) { GridPosition(coordinate($0)).key }
     }
 
     /// Keys and the positions they came from, to be sorted together: the first step of a bulk load.

@@ -41,7 +41,7 @@ struct Summary: Sendable, Equatable {
     var isSameLocation: Bool
 
     init(_ entry: IndexEntry) {
-        let point = QuantizedPoint(key: entry.key)
+        let point = GridPosition(key: entry.key)
         count = 1
         firstKey = entry.key
         lastKey = entry.key
@@ -89,7 +89,7 @@ struct Summary: Sendable, Equatable {
 
     /// Adds an entry that comes after every member in key order (the fold's hot loop relies on it).
     @inline(__always) mutating func add(_ entry: IndexEntry) {
-        let point = QuantizedPoint(key: entry.key)
+        let point = GridPosition(key: entry.key)
         count &+= 1
         lastKey = entry.key
         minX = min(minX, point.x)
@@ -132,7 +132,7 @@ struct Summary: Sendable, Equatable {
     @inline(__always) func removing(
         _ entry: IndexEntry, firstKey: UInt64, lastKey: UInt64, recompute: () -> Summary
     ) -> Summary {
-        let point = QuantizedPoint(key: entry.key)
+        let point = GridPosition(key: entry.key)
         if point.x == minX || point.x == maxX || point.y == minY || point.y == maxY { return recompute() }
         if !isSameLocation && firstKey == lastKey { return recompute() }
         var result = self
@@ -179,6 +179,6 @@ struct Summary: Sendable, Equatable {
 
     /// The smallest rectangle of the plane holding every member (to the index's 1/16-unit grid).
     var bounds: MapRect {
-        QuantizedPoint(x: minX, y: minY).rect(through: QuantizedPoint(x: maxX, y: maxY))
+        GridPosition(x: minX, y: minY).rect(through: GridPosition(x: maxX, y: maxY))
     }
 }

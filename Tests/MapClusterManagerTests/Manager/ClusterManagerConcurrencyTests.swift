@@ -9,7 +9,7 @@ import Testing
 ///
 /// `.ci/run` runs this suite under the thread sanitizer too.
 struct ClusterManagerConcurrencyTests {
-    static let screen = ViewSize(width: 1024, height: 768)
+    static let screen = testScreen
 
     @Test func theLatestUpdateWinsAmongConcurrentUpdatesAndEdits() async throws {
         var rng = SplitMix64(seed: 21)
@@ -42,7 +42,7 @@ struct ClusterManagerConcurrencyTests {
                         let update = try await manager.update(for: viewport)
                         // Every answer is consistent in itself: what it shows is what the cells hold.
                         let shown = update.snapshot.markers.reduce(0) { $0 + $1.count }
-                        return shown == Self.elementsInCells(update.snapshot.index, viewport, options.clustering)
+                        return shown == elementsInCells(update.snapshot.index, viewport, options.clustering).count
                     } catch {
                         #expect(error == .superseded)
                         return nil
@@ -73,7 +73,7 @@ struct ClusterManagerConcurrencyTests {
         #expect(snapshot.markers.map(\.count) == fresh.map(\.count))
         #expect(
             snapshot.markers.reduce(0) { $0 + $1.count }
-                == Self.elementsInCells(snapshot.index, viewport, options.clustering))
+                == elementsInCells(snapshot.index, viewport, options.clustering).count)
         // And once the edits are in, one more update brings it up to date.
         let last = try await manager.update(for: viewport)
         #expect(last.snapshot.index.count == (await manager.count))
@@ -142,15 +142,6 @@ struct ClusterManagerConcurrencyTests {
         await blueManager.removeAll()
         _ = try await blueManager.reload()
         #expect(await redManager.snapshot.markers.count == redSnapshot.markers.count)
-    }
-
-    static func elementsInCells(_ index: ClusterIndex<Int>, _ viewport: Viewport, _ options: ClusterOptions<Int>)
-        -> Int
-    {
-        let cells = Set(index.gridCells(in: viewport, options: options))
-        let level = options.gridLevel(forZoom: viewport.zoom)
-        return index.elements.filter { cells.contains(GridCell(containing: $0.coordinate.mapPoint, level: level)) }
-            .count
     }
 }
 

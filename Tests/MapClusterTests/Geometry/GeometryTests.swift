@@ -90,7 +90,7 @@ struct GeometryTests {
                 .mapPoint
             let level = Int.random(in: 0...32, using: &rng)
             let cell = GridCell(containing: point, level: level)
-            #expect(cell.keyRange.contains(QuantizedPoint(point).key))
+            #expect(cell.keyRange.contains(GridPosition(point).key))
             if level < 24 { #expect(cell.rect.contains(point)) }
         }
     }
@@ -106,7 +106,7 @@ extension GeometryTests {
             probes.append(.checked(.random(in: -90...90, using: &rng), .random(in: -180...180, using: &rng)))
         }
         for coordinate in probes {
-            #expect(QuantizedPoint(coordinate) == QuantizedPoint(coordinate.mapPoint), "\(coordinate)")
+            #expect(GridPosition(coordinate) == GridPosition(coordinate.mapPoint), "\(coordinate)")
         }
     }
 

@@ -131,7 +131,7 @@ struct ClusterIndexTests {
             Self.expectMatchesBruteForce(
                 index, truth, cells: Self.probeCells(for: Array(truth.points.values), using: &rng))
 
-            // Removals, with unknown identities and one named twice.
+            // Removals, with unknown elementSlots and one named twice.
             var victims = Array(truth.points.keys.shuffled(using: &rng).prefix(batchSize))
             victims += [-1, -2] + victims.prefix(1)
             let removed = index.remove(contentsOf: victims)

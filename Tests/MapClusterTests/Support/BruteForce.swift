@@ -19,7 +19,7 @@ struct BruteForce<Element: Hashable & Sendable> {
             unique
             ? first.value
             : Coordinate(uncheckedLatitude: Double(latitudes) / n / 1e7, longitude: Double(longitudes) / n / 1e7)
-        let grid = inside.values.map { QuantizedPoint($0.mapPoint) }
+        let grid = inside.values.map { GridPosition($0.mapPoint) }
         let xs = grid.map { Double($0.x) }
         let ys = grid.map { Double($0.y) }
         let bounds = MapRect(
