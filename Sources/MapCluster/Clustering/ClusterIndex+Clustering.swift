@@ -95,7 +95,16 @@ extension ClusterIndex {
         -> Bool
     {
         guard let coordinate = coordinate(of: element) else { return false }
-        return GridClustering(index: self, options: options).holds(cluster, element, at: coordinate)
+        return isMember(element, at: coordinate, of: cluster, options: options)
+    }
+
+    /// Whether a cluster holds an element found at `coordinate`, for a caller that tests one element against many
+    /// clusters and looks its coordinate up once.
+    /// - Complexity: O(1).
+    package func isMember(
+        _ element: Element, at coordinate: Coordinate, of cluster: Cluster<Element>, options: ClusterOptions<Element>
+    ) -> Bool {
+        GridClustering(index: self, options: options).holds(cluster, element, at: coordinate)
     }
 
     /// The smallest rectangle holding every member of a cluster (to the index's grid of 1/16 plane unit); zoom the map

@@ -126,8 +126,9 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
     /// The marker that shows an element, or `nil` if the element is unknown or outside the clustered region.
     /// - Complexity: O(*m*) for *m* markers, plus O(log *n*) to find the element.
     public func marker(holding element: Element) -> ClusterMarker<Element>? {
-        guard index.contains(element) else { return nil }
-        return markers.first { marker in marker.clusters.contains { index.isMember(element, of: $0, options: options) }
+        guard let coordinate = index.coordinate(of: element) else { return nil }
+        return markers.first { marker in
+            marker.clusters.contains { index.isMember(element, at: coordinate, of: $0, options: options) }
         }
     }
 
