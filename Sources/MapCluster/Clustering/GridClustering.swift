@@ -110,6 +110,7 @@ struct GridClustering<Element: Hashable & Sendable> {
         let cluster = Cluster<Element>(
             id: .cell(tight), coordinate: summary.centerOfMass, count: summary.count, isSameLocation: false, cell: cell,
             zoom: zoom, filter: .clusterable)
+        if case .centerOfMass = options.position { return cluster }
         return cluster.placed(at: position(of: cluster))
     }
 

@@ -26,9 +26,11 @@ public struct ClusterMarker<Element: Hashable & Sendable>: Identifiable, Sendabl
 
     /// The marker's identity.
     public let id: ID
-    /// What it stands for: one cluster, or (for a merged marker) the clusters merged into it, in the order of their
-    /// cells.
-    public let clusters: [Cluster<Element>]
+    /// The cluster it stands for; for a merged marker, the first of the clusters merged into it.
+    public let cluster: Cluster<Element>
+    /// For a merged marker, the clusters merged into it after ``cluster``, in the order of their cells; empty for any
+    /// other.
+    public let mergedClusters: [Cluster<Element>]
     /// Where to draw it.
     ///
     /// It differs from its cluster's ``Cluster/coordinate`` when the marker keeps its place while its members change,
@@ -41,14 +43,14 @@ public struct ClusterMarker<Element: Hashable & Sendable>: Identifiable, Sendabl
     let options: ClusterManagerOptions<Element>
 
     init(
-        id: ID, clusters: [Cluster<Element>], coordinate: Coordinate, mergedExpansionZoom: Double? = nil,
-        options: ClusterManagerOptions<Element>
+        id: ID, cluster: Cluster<Element>, mergedClusters: [Cluster<Element>] = [], coordinate: Coordinate,
+        mergedExpansionZoom: Double? = nil, options: ClusterManagerOptions<Element>
     ) {
-        precondition(!clusters.isEmpty, "a marker stands for at least one cluster")
         self.id = id
-        self.clusters = clusters
+        self.cluster = cluster
+        self.mergedClusters = mergedClusters
         self.coordinate = coordinate
-        count = clusters.reduce(0) { $0 + $1.count }
+        count = mergedClusters.reduce(cluster.count) { $0 + $1.count }
         self.mergedExpansionZoom = mergedExpansionZoom
         self.options = options
     }
@@ -56,14 +58,16 @@ public struct ClusterMarker<Element: Hashable & Sendable>: Identifiable, Sendabl
     /// Whether it stands for more than one element.
     public var isCluster: Bool { count > 1 }
     /// Whether it merges several clusters whose markers overlapped.
-    public var isMerged: Bool { clusters.count > 1 }
+    public var isMerged: Bool { !mergedClusters.isEmpty }
+    /// Every cluster it stands for: its ``cluster`` and, for a merged marker, the ``mergedClusters``.
+    public var clusters: [Cluster<Element>] { [cluster] + mergedClusters }
     /// Whether all its members share one coordinate.
-    public var isSameLocation: Bool { clusters.count == 1 && clusters[0].isSameLocation }
+    public var isSameLocation: Bool { !isMerged && cluster.isSameLocation }
     /// ``isSameLocation`` under CCHMapClusterController's name, for code moving over from it.
     public var isUniqueLocation: Bool { isSameLocation }
     /// The element of a marker that stands for one element on its own; `nil` for any other.
     public var element: Element? {
-        guard clusters.count == 1, case .element(let element) = clusters[0].id else { return nil }
+        guard !isMerged, case .element(let element) = cluster.id else { return nil }
         return element
     }
     /// The title, from ``ClusterManagerOptions/title``, computed when asked.
@@ -73,12 +77,12 @@ public struct ClusterMarker<Element: Hashable & Sendable>: Identifiable, Sendabl
 
     func moved(to coordinate: Coordinate) -> ClusterMarker {
         ClusterMarker(
-            id: id, clusters: clusters, coordinate: coordinate, mergedExpansionZoom: mergedExpansionZoom,
-            options: options)
+            id: id, cluster: cluster, mergedClusters: mergedClusters, coordinate: coordinate,
+            mergedExpansionZoom: mergedExpansionZoom, options: options)
     }
 
     /// The key ranges of its members: one per cluster.
-    var keyRanges: [ClosedRange<UInt64>] { clusters.map(\.keyRange) }
+    var keyRanges: [ClosedRange<UInt64>] { isMerged ? clusters.map { $0.keyRange } : [cluster.keyRange] }
 }
 
 /// What a ``ClusterManager`` shows after an update: its markers, for one viewport, from one state of its elements.
@@ -128,7 +132,8 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
     public func marker(holding element: Element) -> ClusterMarker<Element>? {
         guard let coordinate = index.coordinate(of: element) else { return nil }
         return markers.first { marker in
-            marker.clusters.contains { index.isMember(element, at: coordinate, of: $0, options: options) }
+            index.isMember(element, at: coordinate, of: marker.cluster, options: options)
+                || marker.mergedClusters.contains { index.isMember(element, at: coordinate, of: $0, options: options) }
         }
     }
 
@@ -166,12 +171,12 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
     /// The smallest zoom at which a marker's members no longer show as this one marker; `nil` if they never split.
     public func expansionZoom(of marker: ClusterMarker<Element>) -> Double? {
         if let merged = marker.mergedExpansionZoom { return merged }
-        return index.expansionZoom(of: marker.clusters[0], options: options)
+        return index.expansionZoom(of: marker.cluster, options: options)
     }
 
     /// What a marker splits into when the map zooms in: a merged marker's clusters, or a cluster's children.
     public func children(of marker: ClusterMarker<Element>) -> [Cluster<Element>] {
-        marker.isMerged ? marker.clusters : index.children(of: marker.clusters[0], options: options)
+        marker.isMerged ? marker.clusters : index.children(of: marker.cluster, options: options)
     }
 }
 

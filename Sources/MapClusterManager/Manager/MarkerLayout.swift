@@ -9,10 +9,14 @@ struct MarkerLayout<Element: Hashable & Sendable> {
     /// A marker being laid out.
     struct Item {
         var id: ClusterMarker<Element>.ID
-        /// What it stands for: one cluster, or the clusters merged into it.
-        var clusters: [Cluster<Element>]
-        /// The ids its clusters show under (a cluster's own, or the one of a marker it reuses), in order.
-        var partIDs: [ClusterID<Element>]
+        /// What it stands for; for a merged item, the first of its clusters.
+        var cluster: Cluster<Element>
+        /// The id `cluster` shows under: its own, or the one of a marker it reuses.
+        var clusterID: ClusterID<Element>
+        /// For a merged item, the clusters merged into it after the first, in order; empty for any other.
+        var mergedClusters: [Cluster<Element>] = []
+        /// The ids `mergedClusters` showed under.
+        var mergedIDs: [ClusterID<Element>] = []
         /// Where it is drawn.
         private(set) var coordinate: Coordinate
         /// Where it is drawn, on the plane.
@@ -27,14 +31,14 @@ struct MarkerLayout<Element: Hashable & Sendable> {
         /// The marker of a cluster, shown under `id` (its own, or the one of a marker it reuses).
         init(id: ClusterID<Element>, cluster: Cluster<Element>, coordinate: Coordinate) {
             self.id = .cluster(id)
-            clusters = [cluster]
-            partIDs = [id]
+            self.cluster = cluster
+            clusterID = id
             self.coordinate = coordinate
             point = coordinate.mapPoint
             count = cluster.count
         }
 
-        var isMerged: Bool { clusters.count > 1 }
+        var isMerged: Bool { !mergedClusters.isEmpty }
 
         /// Draws it elsewhere; x is wrapped onto the world.
         mutating func move(to point: MapPoint) {
@@ -166,8 +170,8 @@ struct MarkerLayout<Element: Hashable & Sendable> {
         let apart = max(
             abs(dx) > 0 ? markerSize.width / abs(dx) : .infinity, abs(dy) > 0 ? markerSize.height / abs(dy) : .infinity)
         var result = a
-        result.clusters += b.clusters
-        result.partIDs += b.partIDs
+        result.mergedClusters += [b.cluster] + b.mergedClusters
+        result.mergedIDs += [b.clusterID] + b.mergedIDs
         result.move(to: point)
         result.count = a.count + b.count
         result.separatingScale = min(a.separatingScale, b.separatingScale, apart)
@@ -178,11 +182,11 @@ struct MarkerLayout<Element: Hashable & Sendable> {
     /// part's own expansion zoom if that comes sooner.
     private func finishMerge(of item: Item) -> Item {
         var expansion = zoom + mathLog2(max(item.separatingScale, 1))
-        for part in item.clusters {
+        for part in [item.cluster] + item.mergedClusters {
             if let zoom = index.expansionZoom(of: part, options: options) { expansion = min(expansion, zoom) }
         }
         var merged = item
-        merged.id = .merged(item.partIDs)
+        merged.id = .merged([item.clusterID] + item.mergedIDs)
         merged.mergedExpansionZoom = expansion.nextUp
         return merged
     }
@@ -226,8 +230,8 @@ struct MarkerLayout<Element: Hashable & Sendable> {
         guard !clusteringIsOn || zoom >= fanOut.startZoom else { return }
         let radius = fanOut.radius / scale
         items = items.flatMap { item -> [Item] in
-            guard !item.isMerged, let cluster = item.clusters.first, cluster.isCluster, cluster.isSameLocation,
-                cluster.count <= fanOut.maximumCount
+            let cluster = item.cluster
+            guard !item.isMerged, cluster.isCluster, cluster.isSameLocation, cluster.count <= fanOut.maximumCount
             else { return [item] }
             let members = index.membersWithCoordinates(of: cluster, options: options)
             return members.enumerated().map { offset, member in

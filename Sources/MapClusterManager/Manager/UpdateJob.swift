@@ -75,7 +75,7 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
 
         let markers = items.map {
             Marker(
-                id: $0.id, clusters: $0.clusters, coordinate: $0.coordinate,
+                id: $0.id, cluster: $0.cluster, mergedClusters: $0.mergedClusters, coordinate: $0.coordinate,
                 mergedExpansionZoom: $0.mergedExpansionZoom,
                 options: options)
         }
@@ -130,8 +130,8 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
     /// Where a changed element would change a marker's members: its grid cell, for a marker that keeps the id of
     /// another cluster; the key ranges of its members otherwise.
     private func dirtyRanges(of marker: Marker) -> [ClosedRange<UInt64>] {
-        if !marker.isMerged, case .cell = marker.clusters[0].id, marker.id != .cluster(marker.clusters[0].id) {
-            return [marker.clusters[0].cell.keyRange]
+        if !marker.isMerged, case .cell = marker.cluster.id, marker.id != .cluster(marker.cluster.id) {
+            return [marker.cluster.cell.keyRange]
         }
         return marker.keyRanges
     }
