@@ -15,15 +15,7 @@ extension GridClustering {
             if options.shouldCluster == nil {
                 tree.forEachEntry(in: tight.keyRange, skip: skip, body)
             } else {
-                var toSkip = skip
-                tree.forEachEntry(in: tight.keyRange) { entry in
-                    guard admits(entry, .clusterable) else { return true }
-                    guard toSkip == 0 else {
-                        toSkip -= 1
-                        return true
-                    }
-                    return body(entry)
-                }
+                forEachEntry(in: tight.keyRange, skip: skip, where: { admits($0, .clusterable) }, body)
             }
         }
     }
@@ -32,9 +24,17 @@ extension GridClustering {
     /// false.
     func forEachEntry(at location: Coordinate, filter: MemberFilter, skip: Int = 0, _ body: (Entry) -> Bool) {
         let key = GridPosition(location).key
+        forEachEntry(in: key...key, skip: skip, where: { $0.coordinate == location && admits($0, filter) }, body)
+    }
+
+    /// Calls `body` with each entry in `range` that `takes` accepts, after skipping `skip` of those, until it returns
+    /// false.
+    private func forEachEntry(
+        in range: ClosedRange<UInt64>, skip: Int, where takes: (Entry) -> Bool, _ body: (Entry) -> Bool
+    ) {
         var toSkip = skip
-        tree.forEachEntry(in: key...key) { entry in
-            guard entry.coordinate == location && admits(entry, filter) else { return true }
+        tree.forEachEntry(in: range) { entry in
+            guard takes(entry) else { return true }
             guard toSkip == 0 else {
                 toSkip -= 1
                 return true

@@ -168,8 +168,9 @@ final class Gate: @unchecked Sendable {
         let holds = !current.blocked && !current.released
         if holds { current.blocked = true }
         lock.signal()
-        // Ten seconds at most, so that a broken manager fails the test instead of hanging it.
-        if holds { _ = opening.wait(timeout: .now() + 10) }
+        // A minute at most, so that a broken manager fails the test instead of hanging it. (It blocks a thread of the
+        // cooperative pool, two on two cores, while other suites run beside it: ten seconds were once too few.)
+        if holds { _ = opening.wait(timeout: .now() + 60) }
         lock.wait()
         if !holds || current.released { current.calls[zoom, default: 0] += holds ? 0 : 1 }
         lock.signal()
@@ -183,7 +184,7 @@ final class Gate: @unchecked Sendable {
     }
 
     func waitUntil(_ condition: (State) -> Bool) async throws {
-        for _ in 0..<2_000 where !condition(state) { try await Task.sleep(for: .milliseconds(5)) }
+        for _ in 0..<12_000 where !condition(state) { try await Task.sleep(for: .milliseconds(5)) }
         #expect(condition(state))
     }
 }
