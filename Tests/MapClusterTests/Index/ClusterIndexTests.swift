@@ -108,9 +108,20 @@ struct ClusterIndexTests {
         #expect(index.summary(of: GridCell(level: 0, x: 0, y: 0)) == nil)
     }
 
-    // Batches of 5,000 run on two threads (more than two 2,048-element steps); smaller ones on one.
-    @Test(arguments: DataShape.allCases, [3, 700, 5_000])
+    // Batches of 5,000 run on two threads (more than two 2,048-element steps); smaller ones on one. The two-thread
+    // cases are a test of their own, which .ci/run also runs under the thread sanitizer.
+    @Test(arguments: DataShape.allCases, [3, 700])
     func batchesMatchBruteForce(shape: DataShape, batchSize: Int) {
+        Self.checkBatches(shape: shape, batchSize: batchSize)
+    }
+
+    @Test(arguments: DataShape.allCases)
+    func batchesOnTwoThreadsMatchBruteForce(shape: DataShape) {
+        Self.checkBatches(shape: shape, batchSize: 5_000)
+    }
+
+    /// Three rounds of a batch of inserts and moves, then a batch of removals, against brute force.
+    static func checkBatches(shape: DataShape, batchSize: Int) {
         var rng = SplitMix64(seed: UInt64(batchSize))
         let initial = shape.coordinates(count: 3_000, seed: 19)
         var index = ClusterIndex(initial.enumerated().map { ($0.offset, $0.element) })
@@ -309,5 +320,25 @@ struct ReleaseTests {
         #expect(watched[2_000...].allSatisfy { $0.token != nil }, "the index keeps its elements")
         #expect(index.count == 1_000)
         #expect(Set(index.elements.map(\.element.id)) == Set(2_000..<3_000))
+    }
+}
+
+/// The invariant checks the random-edit tests rely on fail when what they check breaks.
+struct InvariantCheckTests {
+    @Test func theInvariantCheckCatchesAStaleSummary() async {
+        await #expect(processExitsWith: .failure) {
+            var tree = ClusterIndex((0..<2_000).map { ($0, Coordinate.checked(Double($0 % 80), Double($0 % 170))) })
+                .tree
+            tree.rootSummary?.count += 1
+            tree._checkInvariants()
+        }
+    }
+
+    @Test func theInvariantCheckCatchesAnEntryWithTheWrongKey() async {
+        await #expect(processExitsWith: .failure) {
+            var index = ClusterIndex((0..<2_000).map { ($0, Coordinate.checked(Double($0 % 80), Double($0 % 170))) })
+            index.store[7].key ^= 1
+            index._checkInvariants()
+        }
     }
 }
