@@ -28,9 +28,9 @@ struct GridClustering<Element: Hashable & Sendable> {
 
     /// The clusters of every cell of `region`, or `nil` if `stop` said so: it is asked every few cells, and once it
     /// answers true the remaining cells are passed over without work.
-    func clusters(in region: CellRegion, zoom: Double, taking filter: MemberFilter, stop: () -> Bool) -> [Cluster<
-        Element
-    >]? {
+    func clusters(
+        in region: CellRegion, zoom: Double, taking filter: MemberFilter, stop: () -> Bool
+    ) -> [Cluster<Element>]? {
         var result: [Cluster<Element>] = []
         let clusteringIsOn = zoom <= options.maxZoomLevelForClustering
         var stopped = false

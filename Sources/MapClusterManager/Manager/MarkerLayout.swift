@@ -178,8 +178,8 @@ struct MarkerLayout<Element: Hashable & Sendable> {
         return result
     }
 
-    /// A merged item's id and expansion zoom: the zoom at which its first parts stand apart on screen, or the first
-    /// part's own expansion zoom if that comes sooner.
+    /// A merged item's id and expansion zoom: the zoom at which its first parts stand apart on screen, or the one at
+    /// which any of its clusters splits, if that comes sooner.
     private func finishMerge(of item: Item) -> Item {
         var expansion = zoom + mathLog2(max(item.separatingScale, 1))
         for part in [item.cluster] + item.mergedClusters {
