@@ -22,8 +22,9 @@ public struct Cluster<Element: Hashable & Sendable>: Identifiable, Hashable, Sen
     public let zoom: Double
     /// Which of the elements its id names it holds: for a ``ClusterID/location(_:)``, those that
     /// ``ClusterOptions/shouldCluster`` admits, rejects, or all of them.
-    let filter: MemberFilter
+    @usableFromInline let filter: MemberFilter
 
+    @usableFromInline
     init(
         id: ClusterID<Element>, coordinate: Coordinate, count: Int, isSameLocation: Bool, cell: GridCell, zoom: Double,
         filter: MemberFilter
@@ -44,6 +45,7 @@ public struct Cluster<Element: Hashable & Sendable>: Identifiable, Hashable, Sen
     public var isUniqueLocation: Bool { isSameLocation }
 
     /// The same cluster, drawn at another coordinate.
+    @usableFromInline
     func placed(at coordinate: Coordinate) -> Cluster {
         Cluster(
             id: id, coordinate: coordinate, count: count, isSameLocation: isSameLocation, cell: cell, zoom: zoom,
@@ -126,6 +128,7 @@ extension ClusterID {
 /// Which elements a cluster, or a pass over a cell, takes, by ``ClusterOptions/shouldCluster``.
 ///
 /// Without a predicate every element is clusterable, so ``clusterable`` takes them all and ``optedOut`` none.
+@usableFromInline
 enum MemberFilter: Hashable, Sendable {
     case all
     case clusterable

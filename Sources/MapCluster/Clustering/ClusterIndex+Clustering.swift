@@ -12,18 +12,25 @@ extension ClusterIndex {
     /// - Returns: The clusters, in Z order of their cells.
     /// - Complexity: O(*c* log *n*) for *c* non-empty cells, whatever they hold; a cell that is not
     ///   clustered costs the visit of its elements, as does a ``ClusterOptions/shouldCluster`` predicate.
+    @inlinable
     public func clusters(in viewport: Viewport, options: ClusterOptions<Element> = .init()) -> [Cluster<Element>] {
-        GridClustering(index: self, options: options).clusters(
-            in: CellRegion(viewport, options: options), zoom: viewport.zoom, taking: .all)
+        clusters(in: CellRegion(viewport, options: options), zoom: viewport.zoom, options: options, taking: .all) {
+            false
+        } ?? []
     }
 
-    /// The clusters of a region of grid cells at a zoom, or `nil` if `stop` answered true: it is asked every few
-    /// cells, so that a caller whose answer is no longer wanted (a manager's superseded update) stops early.
+    /// The clusters of a region of grid cells at a zoom, or `nil` if `stop` answered true: it is asked every
+    /// ``clusteringCellsPerStopCheck`` cells, so that a caller whose answer is no longer wanted (a manager's superseded
+    /// update) stops early.
+    @inlinable
     package func clusters(
         in region: CellRegion, zoom: Double, options: ClusterOptions<Element>, stop: () -> Bool
     ) -> [Cluster<Element>]? {
-        GridClustering(index: self, options: options).clusters(in: region, zoom: zoom, taking: .all, stop: stop)
+        clusters(in: region, zoom: zoom, options: options, taking: .all, stop: stop)
     }
+
+    /// How many cells a clustering pass works through between two questions to its `stop` function.
+    package static var clusteringCellsPerStopCheck: Int { ClusteringPass.cellsPerStopCheck }
 
     /// The grid cells that ``clusters(in:options:)`` considers for a viewport, for drawing a debug grid.
     public func gridCells(in viewport: Viewport, options: ClusterOptions<Element> = .init()) -> [GridCell] {
@@ -141,6 +148,7 @@ extension ClusterIndex {
 extension CellRegion {
     /// The cells that clustering a viewport with `options` considers: those the viewport, grown by the margin on
     /// every side, touches.
+    @inlinable
     package init<Element>(_ viewport: Viewport, options: ClusterOptions<Element>) {
         let dx = viewport.rect.size.width * options.marginFactor
         let dy = viewport.rect.size.height * options.marginFactor

@@ -23,7 +23,7 @@ extension GridClustering {
         let side = UInt32(truncatingIfNeeded: (UInt64(1) << shift) - 1)
         let region = CellRegion(
             level: level, rows: (tight.y << shift)...(tight.y << shift | side),
-            columns: [(tight.x << shift)...(tight.x << shift | side)])
+            columns: (tight.x << shift)...(tight.x << shift | side))
         return clusters(in: region, zoom: zoom, taking: .clusterable)
     }
 

@@ -10,57 +10,14 @@ extension GridClustering {
             guard skip == 0, let slot = index.slots.find(member, in: index.store).slot else { return }
             _ = tree.entry(key: index.store[Int(slot)].key) { $0.slot == slot }.map(body)
         case .location(let location):
-            forEachEntry(at: location, filter: cluster.filter, skip: skip, body)
+            pass.forEachEntry(at: location, filter: cluster.filter, skip: skip, body)
         case .cell(let tight):
             if options.shouldCluster == nil {
                 tree.forEachEntry(in: tight.keyRange, skip: skip, body)
             } else {
-                forEachEntry(in: tight.keyRange, skip: skip, where: { admits($0, .clusterable) }, body)
+                pass.forEachEntry(in: tight.keyRange, taking: .clusterable, skip: skip, body)
             }
         }
-    }
-
-    /// Calls `body` with each element on `location` that `filter` takes, after skipping `skip`, until it returns
-    /// false.
-    func forEachEntry(at location: Coordinate, filter: MemberFilter, skip: Int = 0, _ body: (Entry) -> Bool) {
-        let key = GridPosition(location).key
-        forEachEntry(in: key...key, skip: skip, where: { $0.coordinate == location && admits($0, filter) }, body)
-    }
-
-    /// Calls `body` with each entry in `range` that `takes` accepts, after skipping `skip` of those, until it returns
-    /// false.
-    private func forEachEntry(
-        in range: ClosedRange<UInt64>, skip: Int, where takes: (Entry) -> Bool, _ body: (Entry) -> Bool
-    ) {
-        var toSkip = skip
-        tree.forEachEntry(in: range) { entry in
-            guard takes(entry) else { return true }
-            guard toSkip == 0 else {
-                toSkip -= 1
-                return true
-            }
-            return body(entry)
-        }
-    }
-
-    /// How many elements on `location` `filter` takes.
-    func count(at location: Coordinate, filter: MemberFilter) -> Int {
-        var count = 0
-        forEachEntry(at: location, filter: filter) { _ in
-            count += 1
-            return true
-        }
-        return count
-    }
-
-    /// The first element on `location` that `filter` takes.
-    func firstMember(at location: Coordinate, filter: MemberFilter) -> Entry? {
-        var first: Entry?
-        forEachEntry(at: location, filter: filter) { entry in
-            first = entry
-            return false
-        }
-        return first
     }
 
     /// A page of a cluster's members with their coordinates, in the index's order.
@@ -76,7 +33,7 @@ extension GridClustering {
         return page
     }
 
-    /// The exact bounds of a cluster's members, from the tree (the fold's summaries may have larger ones).
+    /// The exact bounds of a cluster's members, from the tree.
     func bounds(of cluster: Cluster<Element>) -> MapRect {
         var summary: Summary?
         if case .cell(let tight) = cluster.id, options.shouldCluster == nil {

@@ -1,17 +1,38 @@
 /// The cells of one grid level that a viewport (plus margin) touches: a range of rows and one or two
 /// ranges of columns (two when it crosses the antimeridian).
+///
+/// It is a small value with no storage of its own, so that making one costs a query nothing.
+@usableFromInline
 package struct CellRegion: Sendable {
     package let level: Int
     let rows: ClosedRange<UInt32>
-    let columns: [ClosedRange<UInt32>]
+    /// The columns, or the eastern part of them when the region crosses the antimeridian.
+    let columns: ClosedRange<UInt32>
+    /// The western part of the columns (from column 0) when the region crosses the antimeridian.
+    let wrappedColumns: ClosedRange<UInt32>?
+    /// The Morton codes of the first and last cell of each column range: every cell of the range lies between them in
+    /// key order, so a subtree whose keys fall outside both spans holds none of the region's cells.
+    let codes: ClosedRange<UInt64>
+    let wrappedCodes: ClosedRange<UInt64>?
 
-    init(level: Int, rows: ClosedRange<UInt32>, columns: [ClosedRange<UInt32>]) {
+    init(
+        level: Int, rows: ClosedRange<UInt32>, columns: ClosedRange<UInt32>, wrappedColumns: ClosedRange<UInt32>? = nil
+    ) {
         self.level = level
         self.rows = rows
         self.columns = columns
+        self.wrappedColumns = wrappedColumns
+        func span(_ columns: ClosedRange<UInt32>) -> ClosedRange<UInt64> {
+            MortonKey.interleave(
+                x: columns.lowerBound, y: rows.lowerBound)...MortonKey.interleave(
+                    x: columns.upperBound, y: rows.upperBound)
+        }
+        codes = span(columns)
+        wrappedCodes = wrappedColumns.map(span)
     }
 
     /// The cells at `level` that intersect `rect`; x wraps around the world, y is clamped to it.
+    @usableFromInline
     init(level: Int, covering rect: MapRect) {
         let cellsAcross = Int64(1) << level
         let side = MapSize.worldWidth / Double(cellsAcross)
@@ -20,36 +41,49 @@ package struct CellRegion: Sendable {
         let rows = row(rect.minY)...row(max(rect.minY, rect.maxY.nextDown))
         let first = Int64((rect.minX / side).rounded(.down))
         let lastColumn = Int64((max(rect.minX, rect.maxX.nextDown) / side).rounded(.down))
-        var columns: [ClosedRange<UInt32>]
-        if lastColumn - first + 1 >= cellsAcross {
-            columns = [0...last]
-        } else {
-            let start = ((first % cellsAcross) + cellsAcross) % cellsAcross
-            let end = ((lastColumn % cellsAcross) + cellsAcross) % cellsAcross
-            columns = start <= end ? [UInt32(start)...UInt32(end)] : [UInt32(start)...last, 0...UInt32(end)]
+        guard lastColumn - first + 1 < cellsAcross else {
+            self.init(level: level, rows: rows, columns: 0...last)
+            return
         }
-        self.init(level: level, rows: rows, columns: columns)
+        let start = UInt32(((first % cellsAcross) + cellsAcross) % cellsAcross)
+        let end = UInt32(((lastColumn % cellsAcross) + cellsAcross) % cellsAcross)
+        if start <= end {
+            self.init(level: level, rows: rows, columns: start...end)
+        } else {
+            self.init(level: level, rows: rows, columns: start...last, wrappedColumns: 0...end)
+        }
     }
 
     /// The region of one cell.
     init(_ cell: GridCell) {
-        self.init(level: cell.level, rows: cell.y...cell.y, columns: [cell.x...cell.x])
+        self.init(level: cell.level, rows: cell.y...cell.y, columns: cell.x...cell.x)
     }
 
     /// Every cell of the region.
     package var cells: [GridCell] {
-        columns.flatMap { columns in rows.flatMap { y in columns.map { x in GridCell(level: level, x: x, y: y) } } }
+        [columns, wrappedColumns].compactMap { $0 }.flatMap { columns in
+            rows.flatMap { y in columns.map { x in GridCell(level: level, x: x, y: y) } }
+        }
     }
 
     /// Whether a cell at the region's level is one of its cells.
     package func contains(_ cell: GridCell) -> Bool {
-        cell.level == level && rows.contains(cell.y) && columns.contains { $0.contains(cell.x) }
+        cell.level == level && rows.contains(cell.y) && containsColumn(cell.x)
+    }
+
+    @inline(__always) private func containsColumn(_ x: UInt32) -> Bool {
+        columns.contains(x) || wrappedColumns?.contains(x) == true
     }
 
     @inline(__always) func contains(code: UInt64) -> Bool {
-        let x = MortonKey.compact(code)
-        let y = MortonKey.compact(code >> 1)
-        return rows.contains(y) && columns.contains { $0.contains(x) }
+        guard codes.contains(code) || wrappedCodes?.contains(code) == true else { return false }
+        return rows.contains(MortonKey.compact(code >> 1)) && containsColumn(MortonKey.compact(code))
+    }
+
+    /// Whether a subtree whose first and last cell codes are these may hold cells of the region.
+    @inline(__always) func mayHold(codes first: UInt64, through last: UInt64) -> Bool {
+        (first <= codes.upperBound && last >= codes.lowerBound)
+            || wrappedCodes.map { first <= $0.upperBound && last >= $0.lowerBound } == true
     }
 
     /// Whether a box on the 32-bit grid may hold positions in the region's cells.
@@ -59,6 +93,9 @@ package struct CellRegion: Sendable {
         guard minY <= rows.upperBound && maxY >= rows.lowerBound else { return false }
         let minX = summary.minX.shifted(toLevel: level)
         let maxX = summary.maxX.shifted(toLevel: level)
-        return columns.contains { minX <= $0.upperBound && maxX >= $0.lowerBound }
+        func overlaps(_ columns: ClosedRange<UInt32>) -> Bool {
+            minX <= columns.upperBound && maxX >= columns.lowerBound
+        }
+        return overlaps(columns) || wrappedColumns.map(overlaps) == true
     }
 }

@@ -1,53 +1,72 @@
+/// What receives the cells of a fold (``MortonTree/forEachCell(in:into:)``).
+///
+/// A protocol rather than a closure: the fold is specialized for its one receiver, which travels down the walk by
+/// reference, where a closure's captures would be copied at every step.
+protocol CellReceiver {
+    /// Takes a non-empty cell: its Morton code at the region's level, and the totals of its members.
+    mutating func take(_ code: UInt64, _ totals: CellTotals)
+}
+
 extension MortonTree {
-    /// Folds the entries of every cell of `region` into one summary per cell.
+    /// Folds the entries of every cell of `region` into the totals of each cell.
     ///
-    /// `body` gets each non-empty cell, in key order, with the cell's Morton code at the region's level. The
-    /// summaries' bounds hold the cell's members but may be larger; everything else in them is exact.
+    /// `receiver` gets each non-empty cell, in key order.
     ///
-    /// One walk of the tree serves all cells: a subtree whose keys share one cell is folded in whole from its stored
-    /// summary, a subtree outside the region is skipped on its bounds, and only nodes that straddle a cell boundary are
-    /// opened.
-    /// - Complexity: O(*c* (*F* log *n* + *L*)) for *c* cells that hold entries.
-    func forEachCell(in region: CellRegion, _ body: (UInt64, Summary) -> Void) {
+    /// One walk of the tree serves all cells: a run of children whose keys share one cell is folded in whole from
+    /// their stored summaries; a subtree outside the region's span of keys, or whose bounds miss the region, is
+    /// skipped; only nodes that straddle a cell boundary are opened.
+    ///
+    /// At a level the tree keeps ``CoarseCells`` of, the cells are read from them instead (unless `usingCoarseCells` is
+    /// false, as when building them).
+    /// - Complexity: O(*c* (*F* log *n* + *L*)) for *c* cells that hold entries; O(*c*) from the coarse cells.
+    func forEachCell<Receiver: CellReceiver>(
+        in region: CellRegion, into receiver: inout Receiver, usingCoarseCells: Bool = true
+    ) {
+        if usingCoarseCells, region.level <= CoarseCells.deepestLevel, let coarseCells {
+            coarseCells.forEachCell(in: region, into: &receiver)
+            return
+        }
         guard let rootSummary else { return }
-        var fold = CellFold(region: region, placeholder: rootSummary)
-        fold.walk(self, node: root, height: height, summary: rootSummary, body)
-        fold.flush(body)
+        var fold = CellFold(region: region, placeholder: CellTotals(rootSummary))
+        fold.walk(self, node: root, height: height, summary: rootSummary, &receiver)
+        fold.flush(&receiver)
     }
 }
 
-/// The running state of ``MortonTree/forEachCell(in:_:)``: the cell being folded and its summary.
+/// The running state of ``MortonTree/forEachCell(in:into:)``: the cell being folded and its totals.
 ///
 /// Entries arrive in key order, so each cell's entries arrive together and a cell is complete as soon as an entry of
-/// another cell arrives. The summary is kept unwrapped, with a flag, so that adding an entry changes it in place.
-///
-/// The summaries it hands out have exact counts, sums, keys and same-location tests, but their bounds may be larger
-/// than the cell's members' (see ``foldStraddling(_:of:_:)``): callers that need exact bounds ask the tree.
+/// another cell arrives. The totals are kept unwrapped, with a flag, so that adding an entry changes them in place.
 private struct CellFold {
     let region: CellRegion
     let shift: UInt64
+    /// The keys of the region's cells lie in this span (with keys of other cells between them).
+    let keys: ClosedRange<UInt64>
     /// The cell being folded, when `isFolding`.
     var code: UInt64 = 0
-    var summary: Summary
+    var totals: CellTotals
     var isFolding = false
     /// The last cell found outside the region, so that its other entries are skipped without a test.
     var rejected: UInt64?
 
-    init(region: CellRegion, placeholder: Summary) {
+    init(region: CellRegion, placeholder: CellTotals) {
         self.region = region
         shift = UInt64(64 - 2 * region.level)
-        summary = placeholder
+        let firstCode = min(region.codes.lowerBound, region.wrappedCodes?.lowerBound ?? .max)
+        let lastCode = max(region.codes.upperBound, region.wrappedCodes?.upperBound ?? 0)
+        keys = (firstCode << shift)...((lastCode << shift) | ((1 << shift) &- 1))
+        totals = placeholder
     }
 
-    mutating func flush(_ body: (UInt64, Summary) -> Void) {
-        if isFolding { body(code, summary) }
+    mutating func flush(_ receiver: inout some CellReceiver) {
+        if isFolding { receiver.take(code, totals) }
         isFolding = false
     }
 
     /// Starts folding the cell `cellCode`, unless it lies outside the region; returns whether it does.
-    @inline(__always) mutating func begin(_ cellCode: UInt64, _ body: (UInt64, Summary) -> Void) -> Bool {
+    @inline(__always) mutating func begin(_ cellCode: UInt64, _ receiver: inout some CellReceiver) -> Bool {
         if cellCode == rejected { return false }
-        flush(body)
+        flush(&receiver)
         guard region.contains(code: cellCode) else {
             rejected = cellCode
             return false
@@ -57,93 +76,123 @@ private struct CellFold {
         return true
     }
 
-    /// Folds a leaf whose entries fall in several cells.
-    ///
-    /// Its longest run of one cell is not visited: counts and sums are the leaf's less the other runs', which are
-    /// visited, so a leaf split by a cell boundary costs the smaller side only (about a quarter of a leaf on
-    /// average, instead of all of it). `viewport-1M-z3` measures it.
-    mutating func foldStraddling(
-        _ entries: UnsafeBufferPointer<IndexEntry>, of leaf: Summary, _ body: (UInt64, Summary) -> Void
+    /// Folds in a run of entries of one cell, or a subtree of one cell, whose totals are `run()`.
+    @inline(__always) mutating func fold(
+        _ runCode: UInt64, _ run: () -> CellTotals, _ receiver: inout some CellReceiver
     ) {
-        // The longest run: comparing codes is cheap next to summarizing entries.
-        var longest = 0..<0
-        var start = 0
-        while start < entries.count {
-            let runCode = entries[start].key >> shift
-            var end = start + 1
-            while end < entries.count && entries[end].key >> shift == runCode { end += 1 }
-            if end - start > longest.count { longest = start..<end }
-            start = end
-        }
-        let after = Summary(entries: entries[longest.upperBound...])
-        var before: Summary?
-        var index = 0
-        while index < entries.count {
-            if index == longest.lowerBound {
-                let run = Summary.run(entries[longest], of: leaf, before: before, after: after)
-                let runCode = run.firstKey >> shift
-                if isFolding && code == runCode {
-                    summary.append(run)
-                } else if begin(runCode, body) {
-                    summary = run
-                }
-                index = longest.upperBound
-                continue
-            }
-            let entry = entries[index]
-            if index < longest.lowerBound { before.add(entry) }
-            let entryCode = entry.key >> shift
-            if isFolding && code == entryCode {
-                summary.add(entry)
-            } else if begin(entryCode, body) {
-                summary = Summary(entry)
-            }
-            index += 1
+        if isFolding && code == runCode {
+            totals.append(run())
+        } else if begin(runCode, &receiver) {
+            totals = run()
         }
     }
 
-    mutating func walk(
-        _ tree: MortonTree, node: Int32, height: Int, summary nodeSummary: Summary, _ body: (UInt64, Summary) -> Void
+    /// Folds the entries of a leaf whose keys fall in several cells.
+    ///
+    /// The leaf's runs of one cell are found by binary search. When the whole leaf lies in the region's span of keys,
+    /// its longest run is not visited: counts and sums are the leaf's less the other runs', so a leaf split by a cell
+    /// boundary costs the smaller side only (about a quarter of a leaf on average, instead of all of it).
+    /// `viewport-1M-z3` measures it.
+    mutating func foldStraddling(
+        _ entries: UnsafeBufferPointer<IndexEntry>, of leaf: Summary, _ receiver: inout some CellReceiver
     ) {
-        guard region.intersects(nodeSummary) else { return }
-        let firstCode = nodeSummary.firstKey >> shift
-        if firstCode == nodeSummary.lastKey >> shift {
-            if isFolding && code == firstCode {
-                summary.append(nodeSummary)
-            } else if begin(firstCode, body) {
-                summary = nodeSummary
+        let isWhole = keys.contains(leaf.firstKey) && keys.contains(leaf.lastKey)
+        // A leaf at the edge of the region's span: only the entries inside the span.
+        let span =
+            isWhole
+            ? entries[...] : entries[entries.lowerBound(of: keys.lowerBound)..<entries.upperBound(of: keys.upperBound)]
+        guard !span.isEmpty else { return }
+        let cellMask: UInt64 = (1 << shift) &- 1
+        // Where the run from `start` ends: a few steps, then a binary search (runs are short in a fine grid, long in a
+        // coarse one).
+        func runEnd(from start: Int) -> Int {
+            let last = ((span[start].key >> shift) << shift) | cellMask
+            var end = start + 1
+            while end < span.endIndex && end < start + 8 {
+                if span[end].key > last { return end }
+                end += 1
             }
+            return span[end...].upperBound(of: last)
+        }
+        // The longest run is not visited when the leaf is whole and every run is a cell of the region; otherwise the
+        // runs outside the region are skipped and the others added up.
+        var longest: Range<Int>?
+        var start = span.startIndex
+        while isWhole && start < span.endIndex {
+            let end = runEnd(from: start)
+            guard isInside(span[start].key >> shift) else {
+                longest = nil
+                break
+            }
+            if end - start > longest?.count ?? 0 { longest = start..<end }
+            start = end
+        }
+        var before = CellTotals?.none
+        var after = CellTotals?.none
+        start = span.startIndex
+        while start < span.endIndex {
+            let end = runEnd(from: start)
+            defer { start = end }
+            let runCode = span[start].key >> shift
+            guard longest != nil || isInside(runCode) else { continue }
+            let run = span[start..<end]
+            let totals: CellTotals?
+            if let longest, start == longest.lowerBound {
+                after = CellTotals(entries: span[end...])
+                var others = before
+                if let after { others.append(after) }
+                totals = .run(run, of: leaf, less: others)
+            } else if let longest, start == longest.upperBound && end == span.endIndex {
+                totals = after  // the only run after the longest: added up already
+            } else {
+                totals = CellTotals(entries: run)
+                if let longest, start < longest.lowerBound, let totals { before.append(totals) }
+            }
+            if let totals { fold(runCode, { totals }, &receiver) }
+        }
+    }
+
+    /// Whether a cell is one of the region's (the cell being folded is).
+    @inline(__always) mutating func isInside(_ cellCode: UInt64) -> Bool {
+        if isFolding && cellCode == code { return true }
+        if cellCode == rejected { return false }
+        guard region.contains(code: cellCode) else {
+            rejected = cellCode
+            return false
+        }
+        return true
+    }
+
+    mutating func walk(
+        _ tree: MortonTree, node: Int32, height: Int, summary nodeSummary: Summary, _ receiver: inout some CellReceiver
+    ) {
+        let firstCode = nodeSummary.firstKey >> shift
+        let lastCode = nodeSummary.lastKey >> shift
+        guard region.mayHold(codes: firstCode, through: lastCode), region.intersects(nodeSummary) else { return }
+        if firstCode == lastCode {
+            fold(firstCode, { CellTotals(nodeSummary) }, &receiver)
             return
         }
         if height == 0 {
             tree.leaves[Int(node)].entries.withUnsafeBufferPointer { entries in
-                foldStraddling(entries, of: nodeSummary, body)
+                foldStraddling(entries, of: nodeSummary, &receiver)
             }
             return
         }
-        let branch = tree.branches[Int(node)]
-        for slot in branch.children.indices {
-            walk(tree, node: branch.children[slot], height: height - 1, summary: branch.summaries[slot], body)
-        }
-    }
-}
-
-extension Optional where Wrapped == Summary {
-    @inline(__always) mutating func append(_ other: Summary) {
-        if case .some(var summary) = self {
-            summary.append(other)
-            self = summary
-        } else {
-            self = other
-        }
-    }
-
-    @inline(__always) mutating func add(_ entry: IndexEntry) {
-        if case .some(var summary) = self {
-            summary.add(entry)
-            self = summary
-        } else {
-            self = Summary(entry)
+        let n = Int(node)
+        var slot = tree.branches[n].firstSlot(reaching: keys.lowerBound)
+        while slot < tree.branches[n].children.count && tree.branches[n].summaries[slot].firstKey <= keys.upperBound {
+            let child = tree.branches[n].summaries[slot]
+            let childCode = child.firstKey >> shift
+            guard childCode == child.lastKey >> shift else {
+                walk(tree, node: tree.branches[n].children[slot], height: height - 1, summary: child, &receiver)
+                slot += 1
+                continue
+            }
+            // A run of children inside one cell folds in whole, from their summaries.
+            let runEnd = tree.branches[n].firstSlot(from: slot + 1, passing: (childCode << shift) | ((1 << shift) &- 1))
+            fold(childCode, { tree.branches[n].totals(of: slot..<runEnd) }, &receiver)
+            slot = runEnd
         }
     }
 }

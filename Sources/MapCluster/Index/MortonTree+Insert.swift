@@ -10,6 +10,11 @@ extension MortonTree {
             height += 1
         }
         rootSummary = rootSummary?.inserting(entry) ?? Summary(entry)
+        if coarseCells != nil {
+            coarseCells?.insert(entry)
+        } else if count >= CoarseCells.keptFrom {
+            coarseCells = CoarseCells(of: self)
+        }
     }
 
     /// Inserts into the subtree at `node`, whose summary is `summary` (`nil` for an empty root), and
@@ -54,5 +59,4 @@ extension MortonTree {
             Summary(nonEmptyCombining: branches[n].summaries), (sibling, Summary(nonEmptyCombining: right.summaries))
         )
     }
-
 }

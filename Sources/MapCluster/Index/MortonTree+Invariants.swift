@@ -1,16 +1,23 @@
 extension MortonTree {
-    /// Checks what the tree promises, and traps naming the first promise broken: every stored summary equals a
-    /// recomputation from what lies below it, keys are in order within and across nodes, no node is over capacity or
-    /// empty (but an empty root leaf), and every leaf is at the same depth.
+    /// Checks what the tree promises, and traps naming the first promise broken: every stored summary and the
+    /// coarse cells equal a recomputation from what lies below them, keys are in order within and
+    /// across nodes, no node is over capacity or empty (but an empty root leaf), and every leaf is at the same depth.
     ///
     /// For tests, after random edits. It visits every entry: O(*n*).
     func _checkInvariants() {
         guard let rootSummary else {
             precondition(height == 0 && leaves[Int(root)].entries.isEmpty, "an empty tree is one empty leaf")
+            precondition(coarseCells == nil, "an empty tree keeps no coarse cells")
             return
         }
         let computed = checkNode(root, height: height)
         precondition(computed.matches(rootSummary), "the root's summary differs from its recomputation")
+        if let coarseCells {
+            precondition(count >= CoarseCells.keptFrom / 2, "a small tree keeps no coarse cells")
+            precondition(coarseCells.matches(CoarseCells(of: self)), "the coarse cells differ from their recomputation")
+        } else {
+            precondition(count < CoarseCells.keptFrom, "a large tree keeps coarse cells")
+        }
     }
 
     /// Checks the subtree at `node` and returns its recomputed summary.

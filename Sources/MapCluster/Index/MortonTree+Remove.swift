@@ -14,6 +14,14 @@ extension MortonTree {
             root = only
             height -= 1
         }
+        if var coarseCells {
+            // Moved out while it changes, so that it stays uniquely referenced.
+            self.coarseCells = nil
+            if count >= CoarseCells.keptFrom / 2 {
+                coarseCells.remove(removed, from: self)
+                self.coarseCells = coarseCells
+            }
+        }
         return removed
     }
 

@@ -37,6 +37,9 @@ struct MortonTree: Sendable {
     var height = 0
     /// The summary of the whole tree; `nil` when it is empty.
     var rootSummary: Summary?
+    /// The totals of the coarsest levels' cells, in a tree of ``CoarseCells/keptFrom`` entries or more (see
+    /// ``updateCoarseCells(inserting:)``).
+    var coarseCells: CoarseCells?
 
     @usableFromInline var count: Int { rootSummary?.count ?? 0 }
 
@@ -122,6 +125,7 @@ struct MortonTree: Sendable {
         root = level[0].node
         rootSummary = level[0].summary
         self.height = height
+        if count >= CoarseCells.keptFrom { coarseCells = CoarseCells(of: self) }
     }
 
     // MARK: - Node allocation
@@ -156,6 +160,24 @@ struct MortonTree: Sendable {
 }
 
 extension MortonTree.Branch {
+    /// The totals of the children in `slots`, a non-empty run.
+    func totals(of slots: Range<Int>) -> CellTotals {
+        var totals = CellTotals(summaries[slots.lowerBound])
+        for slot in slots.dropFirst() { totals.append(summaries[slot]) }
+        return totals
+    }
+
+    /// The first child from `slot` on whose last key is above `key`, or the child count when there is none.
+    func firstSlot(from slot: Int, passing key: UInt64) -> Int {
+        var low = slot
+        var high = summaries.count
+        while low < high {
+            let mid = (low + high) / 2
+            if summaries[mid].lastKey <= key { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
     /// The child to insert `key` into: the last whose first key is not above it.
     @inline(__always) func slot(forInserting key: UInt64) -> Int {
         var low = 1
@@ -179,11 +201,11 @@ extension MortonTree.Branch {
     }
 }
 
-extension ContiguousArray where Element == IndexEntry {
+extension RandomAccessCollection where Element == IndexEntry, Index == Int {
     /// The first position whose key is not below `key`.
     @inline(__always) func lowerBound(of key: UInt64) -> Int {
-        var low = 0
-        var high = count
+        var low = startIndex
+        var high = endIndex
         while low < high {
             let mid = (low + high) / 2
             if self[mid].key < key { low = mid + 1 } else { high = mid }
@@ -193,8 +215,8 @@ extension ContiguousArray where Element == IndexEntry {
 
     /// The first position whose key is above `key`.
     @inline(__always) func upperBound(of key: UInt64) -> Int {
-        var low = 0
-        var high = count
+        var low = startIndex
+        var high = endIndex
         while low < high {
             let mid = (low + high) / 2
             if self[mid].key <= key { low = mid + 1 } else { high = mid }

@@ -81,10 +81,15 @@ struct Summary: Sendable, Equatable {
         self = summary
     }
 
-    /// Degrees in fixed point, rounded half away from zero (as `rounded()`, without a libm call).
+    /// Degrees in fixed point, rounded to nearest (ties to even), without a libm call or a range check.
+    ///
+    /// Adding 1.5 · 2^52 moves the integer part of any value below 2^51 in magnitude (degrees · 1e7 are below 2^31)
+    /// into the low bits of the sum's significand, the addition rounding it; the difference of the bit patterns is
+    /// that integer. The clustering pass adds up entries with it, so it is the fold's inner loop.
     @inline(__always) static func fixedPoint(_ degrees: Double) -> Int64 {
-        let scaled = degrees * fixedPointScale
-        return Int64(scaled + (scaled < 0 ? -0.5 : 0.5))
+        let shifter: Double = 0x1.8p52
+        let shifted = degrees * fixedPointScale + shifter
+        return Int64(bitPattern: shifted.bitPattern) &- Int64(bitPattern: shifter.bitPattern)
     }
 
     /// Adds an entry that comes after every member in key order (the fold's hot loop relies on it).
@@ -144,31 +149,6 @@ struct Summary: Sendable, Equatable {
         return result
     }
 
-    /// The summary of a run of entries that a node holds, without visiting the run.
-    ///
-    /// It comes from the node's summary and the summaries of the entries before and after the run: counts and sums
-    /// subtract exactly; the keys and the same-location test come from the run itself. The bounds are the node's,
-    /// which hold the run's but may be larger.
-    static func run(
-        _ run: UnsafeBufferPointer<IndexEntry>.SubSequence, of node: Summary, before: Summary?, after: Summary?
-    ) -> Summary {
-        var result = node
-        for part in [before, after] {
-            guard let part else { continue }
-            result.count &-= part.count
-            result.latitudeSum &-= part.latitudeSum
-            result.longitudeSum &-= part.longitudeSum
-        }
-        guard let first = run.first, let last = run.last else { preconditionFailure("a run is never empty") }
-        result.firstKey = first.key
-        result.lastKey = last.key
-        result.location = first.coordinate
-        if !node.isSameLocation {
-            result.isSameLocation = first.key == last.key && run.allSatisfy { $0.coordinate == first.coordinate }
-        }
-        return result
-    }
-
     /// The mean latitude and (wrapped) longitude of the members.
     var centerOfMass: Coordinate {
         let n = Double(count)
@@ -180,5 +160,25 @@ struct Summary: Sendable, Equatable {
     /// The smallest rectangle of the plane holding every member (to the index's 1/16-unit grid).
     var bounds: MapRect {
         GridPosition(x: minX, y: minY).rect(through: GridPosition(x: maxX, y: maxY))
+    }
+}
+
+extension Optional where Wrapped == Summary {
+    @inline(__always) mutating func append(_ other: Summary) {
+        if case .some(var summary) = self {
+            summary.append(other)
+            self = summary
+        } else {
+            self = other
+        }
+    }
+
+    @inline(__always) mutating func add(_ entry: IndexEntry) {
+        if case .some(var summary) = self {
+            summary.add(entry)
+            self = summary
+        } else {
+            self = Summary(entry)
+        }
     }
 }

@@ -24,6 +24,7 @@ struct Workload {
             viewport("viewport-1M-z3", zoom: 3),
             viewport("viewport-1M-z8", zoom: 8),
             viewport("viewport-1M-z14", zoom: 14),
+            emptyViewport(),
             Workload(name: "world-10M-z2", iterations: 51) {
                 let index = ClusterIndex(BenchmarkData.uniformPoints(count: 10_000_000, seed: 45))
                 let world = Viewport(rect: .world, size: ViewSize(width: 1024, height: 1024))
@@ -107,6 +108,17 @@ struct Workload {
         Workload(name: name, iterations: 7) {
             let input = points()
             return Iteration { blackHole(ClusterIndex(input)) }
+        }
+    }
+
+    /// A zoom-15 viewport with no point in it or its margin: what a query costs when it has nothing to answer.
+    static func emptyViewport() -> Workload {
+        Workload(name: "viewport-1M-empty", iterations: 201) {
+            let index = ClusterIndex(BenchmarkData.uniformPoints(count: 1_000_000, seed: 44))
+            // Eastward from the standard center, a view's width at a time, to the first view with nothing in it.
+            var viewport = Viewport(center: standardCenter, zoom: 15, size: screen)
+            while !index.clusters(in: viewport).isEmpty { viewport.rect.origin.x += viewport.rect.size.width }
+            return Iteration { blackHole(index.clusters(in: viewport)) }
         }
     }
 

@@ -113,7 +113,7 @@ struct ClusterManagerConcurrencyTests {
                 GridCell(containing: $0.mapPoint, level: options.clustering.gridLevel(forZoom: first.zoom))
             }
         ).count
-        #expect(staleCalls <= GridClustering<Int>.cellsPerStopCheck + 1)
+        #expect(staleCalls <= ClusterIndex<Int>.clusteringCellsPerStopCheck + 1)
         #expect(staleCalls < cells / 4)
     }
 

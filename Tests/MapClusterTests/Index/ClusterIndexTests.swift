@@ -334,6 +334,18 @@ struct InvariantCheckTests {
         }
     }
 
+    @Test func theInvariantCheckCatchesStaleCoarseCells() async {
+        await #expect(processExitsWith: .failure) {
+            let count = CoarseCells.keptFrom
+            var tree = ClusterIndex((0..<count).map { ($0, Coordinate.checked(Double($0 % 80), Double($0 % 170))) })
+                .tree
+            // Counted in the coarse cells, never inserted into the tree.
+            let stray = Coordinate.checked(1, 1)
+            tree.coarseCells?.insert(IndexEntry(key: stray.gridKey, coordinate: stray, slot: 0))
+            tree._checkInvariants()
+        }
+    }
+
     @Test func theInvariantCheckCatchesAnEntryWithTheWrongKey() async {
         await #expect(processExitsWith: .failure) {
             var index = ClusterIndex((0..<2_000).map { ($0, Coordinate.checked(Double($0 % 80), Double($0 % 170))) })

@@ -1,0 +1,115 @@
+/// A cluster as the clustering pass makes it, before it names elements.
+///
+/// A single element is its slot in the index's store; ``Cluster/init(_:zoom:store:)`` turns the draft into a
+/// ``Cluster``, in the caller's specialization.
+@usableFromInline
+struct ClusterDraft {
+    @usableFromInline
+    enum Identity {
+        case cell(GridCell)
+        case location(Coordinate)
+        case element(slot: UInt32)
+    }
+
+    @usableFromInline let identity: Identity
+    @usableFromInline let coordinate: Coordinate
+    @usableFromInline let count: Int
+    @usableFromInline let isSameLocation: Bool
+    @usableFromInline let cell: GridCell
+    @usableFromInline let filter: MemberFilter
+}
+
+/// What the clustering pass needs of ``ClusterOptions``, without the element type.
+@usableFromInline
+struct ClusteringRules {
+    /// Where a cluster of several locations goes: the placements the pass computes.
+    ///
+    /// A ``ClusterPosition/custom(_:)`` one is drafted at the center of mass, and placed by the caller, who has the
+    /// ``Cluster`` it needs.
+    @usableFromInline
+    enum Placement {
+        case centerOfMass
+        case cellCenter
+        case firstMember
+        case nearestToCellCenter
+    }
+
+    let maxZoomLevelForClustering: Double
+    let minCountForClustering: Int
+    let minUniqueLocationsForClustering: Int
+    let placement: Placement
+    /// Whether the element in a slot takes part in clustering (``ClusterOptions/shouldCluster``); `nil` when all do.
+    let isClusterable: ((UInt32) -> Bool)?
+
+    @usableFromInline
+    init(
+        maxZoomLevelForClustering: Double, minCountForClustering: Int, minUniqueLocationsForClustering: Int,
+        placement: Placement, isClusterable: ((UInt32) -> Bool)?
+    ) {
+        self.maxZoomLevelForClustering = maxZoomLevelForClustering
+        self.minCountForClustering = minCountForClustering
+        self.minUniqueLocationsForClustering = minUniqueLocationsForClustering
+        self.placement = placement
+        self.isClusterable = isClusterable
+    }
+}
+
+extension ClusterIndex {
+    /// The rules of `options`, with the predicate asked of the elements in this index's store.
+    @inlinable
+    func clusteringRules(_ options: ClusterOptions<Element>) -> ClusteringRules {
+        let placement: ClusteringRules.Placement =
+            switch options.position {
+            case .centerOfMass, .custom: .centerOfMass
+            case .cellCenter: .cellCenter
+            case .firstMember: .firstMember
+            case .nearestToCellCenter: .nearestToCellCenter
+            }
+        let isClusterable = options.shouldCluster.map { shouldCluster in
+            { [store] (slot: UInt32) in shouldCluster(store[Int(slot)].element) }
+        }
+        return ClusteringRules(
+            maxZoomLevelForClustering: options.maxZoomLevelForClustering,
+            minCountForClustering: options.minCountForClustering,
+            minUniqueLocationsForClustering: options.minUniqueLocationsForClustering, placement: placement,
+            isClusterable: isClusterable)
+    }
+
+    /// The clusters of every cell of `region`, at `zoom`, in key order of their cells, of the elements `filter` takes;
+    /// `nil` if `stop` said so (see ``ClusteringPass/forEachCluster(in:zoom:taking:stop:_:)``).
+    ///
+    /// Inlinable, so that making each ``Cluster`` is specialized for the caller's element type.
+    @inlinable
+    func clusters(
+        in region: CellRegion, zoom: Double, options: ClusterOptions<Element>, taking filter: MemberFilter,
+        stop: () -> Bool
+    ) -> [Cluster<Element>]? {
+        var result: [Cluster<Element>] = []
+        let store = store
+        let pass = ClusteringPass(tree: tree, rules: clusteringRules(options))
+        let finished = pass.forEachCluster(in: region, zoom: zoom, taking: filter, stop: stop) { draft in
+            var cluster = Cluster(draft, zoom: zoom, store: store)
+            if case .custom(let place) = options.position, case .cell = draft.identity {
+                cluster = cluster.placed(at: place(cluster))
+            }
+            result.append(cluster)
+        }
+        return finished ? result : nil
+    }
+}
+
+extension Cluster {
+    /// The cluster a draft stands for, with its element read from the index's store.
+    @inlinable
+    init(_ draft: ClusterDraft, zoom: Double, store: PagedArray<StoredElement<Element>>) {
+        let id: ClusterID<Element> =
+            switch draft.identity {
+            case .cell(let tight): .cell(tight)
+            case .location(let location): .location(location)
+            case .element(let slot): .element(store[Int(slot)].element)
+            }
+        self.init(
+            id: id, coordinate: draft.coordinate, count: draft.count, isSameLocation: draft.isSameLocation,
+            cell: draft.cell, zoom: zoom, filter: draft.filter)
+    }
+}

@@ -1,0 +1,272 @@
+/// The grid clustering pass: the tree and the rules it is clustered by, turned into the clusters of a region of grid
+/// cells.
+///
+/// It knows nothing of the element type: it names elements by their slots in the index's store, and ``ClusterDraft``s
+/// become ``Cluster``s in a small generic step that the caller specializes (``ClusterIndex/clusters(in:options:)`` is
+/// inlinable). So the pass is compiled, specialized and optimized once, here, and a query runs no generic code of the
+/// library's: no metadata lookups, no witness tables.
+///
+/// Each non-empty cell of the region comes from the tree's one ordered fold (``MortonTree/forEachCell(in:_:)``) as
+/// totals, so a clustered cell costs O(log *n*) whatever it holds. A ``ClusterOptions/shouldCluster`` predicate is a
+/// filter of the same pass: the cell's clusterable members are added up by visiting them.
+@usableFromInline
+struct ClusteringPass {
+    let tree: MortonTree
+    let rules: ClusteringRules
+
+    @usableFromInline
+    init(tree: MortonTree, rules: ClusteringRules) {
+        self.tree = tree
+        self.rules = rules
+    }
+
+    /// How many cells a clustering pass works through between two questions to its `stop` function.
+    static var cellsPerStopCheck: Int { 32 }
+
+    /// Calls `body` with the clusters of every cell of `region`, in key order of their cells.
+    ///
+    /// The clusters are of the elements `filter` takes: all of them, or (for a cluster's children) the clusterable
+    /// ones. `stop` is asked every few cells; once it answers true the remaining cells are passed over without work
+    /// and the pass returns false.
+    @usableFromInline
+    func forEachCluster(
+        in region: CellRegion, zoom: Double, taking filter: MemberFilter, stop: () -> Bool,
+        _ body: (ClusterDraft) -> Void
+    ) -> Bool {
+        withoutActuallyEscaping(stop) { stop in
+            withoutActuallyEscaping(body) { body in
+                var receiver = Receiver(
+                    pass: self, level: region.level, clusteringIsOn: zoom <= rules.maxZoomLevelForClustering,
+                    filter: filter, stop: stop, body: body)
+                tree.forEachCell(in: region, into: &receiver)
+                return !receiver.stopped
+            }
+        }
+    }
+
+    /// The pass's receiver of the tree's cells: it asks `stop` every few cells, and drafts the clusters of each.
+    private struct Receiver: CellReceiver {
+        let pass: ClusteringPass
+        let level: Int
+        let clusteringIsOn: Bool
+        let filter: MemberFilter
+        let stop: () -> Bool
+        let body: (ClusterDraft) -> Void
+        var stopped = false
+        var cellsToNextCheck = ClusteringPass.cellsPerStopCheck
+
+        mutating func take(_ code: UInt64, _ totals: CellTotals) {
+            guard !stopped else { return }
+            cellsToNextCheck -= 1
+            if cellsToNextCheck == 0 {
+                cellsToNextCheck = ClusteringPass.cellsPerStopCheck
+                stopped = stop()
+                if stopped { return }
+            }
+            pass.clusters(
+                of: GridCell(level: level, code: code), totals: totals, clusteringIsOn: clusteringIsOn, taking: filter,
+                body)
+        }
+    }
+
+    /// The clusters of one non-empty cell, whose members `totals` adds up.
+    private func clusters(
+        of cell: GridCell, totals: CellTotals, clusteringIsOn: Bool, taking filter: MemberFilter,
+        _ body: (ClusterDraft) -> Void
+    ) {
+        // What clusters: every member, or those the predicate takes.
+        var clusterable: CellTotals? = totals
+        var hasOptedOut = false
+        if let isClusterable = rules.isClusterable {
+            clusterable = nil
+            tree.forEachEntry(in: cell.keyRange) { entry in
+                if isClusterable(entry.slot) { clusterable.add(entry) } else { hasOptedOut = true }
+                return true
+            }
+        }
+        guard clusteringIsOn, let clusterable, qualifies(clusterable, in: cell) else {
+            unclustered(in: cell, totals: rules.isClusterable == nil ? totals : nil, filter: filter, body)
+            return
+        }
+        guard filter == .all && hasOptedOut else {
+            body(cluster(of: clusterable, in: cell, filter: .clusterable))
+            return
+        }
+        if clusterable.isSameLocation {
+            // Elements on one coordinate always show together, clustering or not.
+            let location = clusterable.location
+            let atLocation = count(at: location, filter: .all)
+            body(locationCluster(location, count: atLocation, in: cell, filter: .all))
+            unclustered(in: cell, filter: .optedOut, excluding: location, body)
+        } else {
+            body(cluster(of: clusterable, in: cell, filter: .clusterable))
+            unclustered(in: cell, filter: .optedOut, body)
+        }
+    }
+
+    /// Whether a cell's clusterable members, added up, are clustered.
+    private func qualifies(_ totals: CellTotals, in cell: GridCell) -> Bool {
+        guard totals.count >= max(rules.minCountForClustering, 2) else { return false }
+        let needed = rules.minUniqueLocationsForClustering
+        if needed <= 1 { return true }
+        if totals.isSameLocation { return false }
+        if needed == 2 { return true }
+        var locations: Set<Coordinate> = []
+        tree.forEachEntry(in: cell.keyRange) { entry in
+            if admits(entry, .clusterable) { locations.insert(entry.coordinate) }
+            return locations.count < needed
+        }
+        return locations.count >= needed
+    }
+
+    /// The cluster of a cell's qualifying members.
+    private func cluster(of totals: CellTotals, in cell: GridCell, filter: MemberFilter) -> ClusterDraft {
+        if totals.isSameLocation {
+            return locationCluster(
+                totals.location, count: totals.count, in: cell, filter: filter, first: totals.firstSlot)
+        }
+        let tight = GridCell.smallest(holding: totals.firstKey, totals.lastKey)
+        return ClusterDraft(
+            identity: .cell(tight), coordinate: position(of: tight, in: cell, centerOfMass: totals.centerOfMass),
+            count: totals.count, isSameLocation: false, cell: cell, filter: .clusterable)
+    }
+
+    /// The elements on one location, `count` of them, that `filter` takes; `first` is the first one's slot, if known.
+    private func locationCluster(
+        _ location: Coordinate, count: Int, in cell: GridCell, filter: MemberFilter, first: UInt32? = nil
+    ) -> ClusterDraft {
+        if count == 1, let only = first ?? firstMember(at: location, filter: filter)?.slot {
+            return single(only, at: location, in: cell)
+        }
+        return ClusterDraft(
+            identity: .location(location), coordinate: location, count: count, isSameLocation: true, cell: cell,
+            filter: filter)
+    }
+
+    private func single(_ slot: UInt32, at coordinate: Coordinate, in cell: GridCell) -> ClusterDraft {
+        ClusterDraft(
+            identity: .element(slot: slot), coordinate: coordinate, count: 1, isSameLocation: true, cell: cell,
+            filter: .all)
+    }
+
+    /// The members of a cell that `filter` takes, one by one, those on one coordinate together.
+    ///
+    /// `totals`, when given, adds up every member of the cell, and spares the visit when they are one element or one
+    /// location.
+    private func unclustered(
+        in cell: GridCell, totals: CellTotals? = nil, filter: MemberFilter, excluding excluded: Coordinate? = nil,
+        _ body: (ClusterDraft) -> Void
+    ) {
+        if let totals, totals.isSameLocation, filter != .optedOut {
+            body(
+                locationCluster(totals.location, count: totals.count, in: cell, filter: filter, first: totals.firstSlot)
+            )
+            return
+        }
+        var groups: [(first: IndexEntry, count: Int)] = []
+        var groupOfLocation: [Coordinate: Int] = [:]
+        tree.forEachEntry(in: cell.keyRange) { entry in
+            guard admits(entry, filter), entry.coordinate != excluded else { return true }
+            if let group = group(of: entry.coordinate, in: groups, index: &groupOfLocation) {
+                groups[group].count += 1
+            } else {
+                groupOfLocation[entry.coordinate] = groups.count
+                groups.append((entry, 1))
+            }
+            return true
+        }
+        for (first, count) in groups {
+            body(
+                count == 1
+                    ? single(first.slot, at: first.coordinate, in: cell)
+                    : locationCluster(first.coordinate, count: count, in: cell, filter: filter))
+        }
+    }
+
+    /// The group of a location: found by a scan while there are few groups, and by a dictionary (built on first
+    /// need) past that.
+    private func group(
+        of location: Coordinate, in groups: [(first: IndexEntry, count: Int)], index: inout [Coordinate: Int]
+    ) -> Int? {
+        let scanLimit = 16
+        guard groups.count > scanLimit else { return groups.firstIndex { $0.first.coordinate == location } }
+        if index.isEmpty {
+            for (group, entry) in groups.enumerated() { index[entry.first.coordinate] = group }
+        }
+        return index[location]
+    }
+
+    /// Where ``ClusteringRules/placement`` places a cluster of several locations whose tight cell is `tight`.
+    private func position(of tight: GridCell, in cell: GridCell, centerOfMass: Coordinate) -> Coordinate {
+        switch rules.placement {
+        case .centerOfMass:
+            return centerOfMass
+        case .cellCenter:
+            return cell.rect.center.coordinate
+        case .firstMember:
+            var first: Coordinate?
+            forEachEntry(in: tight.keyRange, taking: .clusterable) { entry in
+                first = entry.coordinate
+                return false
+            }
+            return first ?? centerOfMass
+        case .nearestToCellCenter:
+            let nearest = tree.nearestEntry(in: tight.keyRange, to: cell.rect.center) { admits($0, .clusterable) }
+            return nearest?.coordinate ?? centerOfMass
+        }
+    }
+
+    /// Calls `body` with each entry in `range` that `filter` takes, after skipping `skip` of those, until it returns
+    /// false.
+    func forEachEntry(
+        in range: ClosedRange<UInt64>, taking filter: MemberFilter, skip: Int = 0, _ body: (IndexEntry) -> Bool
+    ) {
+        forEachEntry(in: range, skip: skip, where: { admits($0, filter) }, body)
+    }
+
+    /// Calls `body` with each entry on `location` that `filter` takes, after skipping `skip`, until it returns false.
+    func forEachEntry(at location: Coordinate, filter: MemberFilter, skip: Int = 0, _ body: (IndexEntry) -> Bool) {
+        let key = GridPosition(location).key
+        forEachEntry(in: key...key, skip: skip, where: { $0.coordinate == location && admits($0, filter) }, body)
+    }
+
+    private func forEachEntry(
+        in range: ClosedRange<UInt64>, skip: Int, where takes: (IndexEntry) -> Bool, _ body: (IndexEntry) -> Bool
+    ) {
+        var toSkip = skip
+        tree.forEachEntry(in: range) { entry in
+            guard takes(entry) else { return true }
+            guard toSkip == 0 else {
+                toSkip -= 1
+                return true
+            }
+            return body(entry)
+        }
+    }
+
+    /// How many elements on `location` `filter` takes.
+    func count(at location: Coordinate, filter: MemberFilter) -> Int {
+        var count = 0
+        forEachEntry(at: location, filter: filter) { _ in
+            count += 1
+            return true
+        }
+        return count
+    }
+
+    /// The first element on `location` that `filter` takes.
+    func firstMember(at location: Coordinate, filter: MemberFilter) -> IndexEntry? {
+        var first: IndexEntry?
+        forEachEntry(at: location, filter: filter) { entry in
+            first = entry
+            return false
+        }
+        return first
+    }
+
+    /// Whether `filter` takes an entry's element.
+    @inline(__always) func admits(_ entry: IndexEntry, _ filter: MemberFilter) -> Bool {
+        guard filter != .all, let isClusterable = rules.isClusterable else { return filter != .optedOut }
+        return isClusterable(entry.slot) == (filter == .clusterable)
+    }
+}

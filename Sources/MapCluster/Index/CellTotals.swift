@@ -1,0 +1,141 @@
+/// What the clustering pass knows of one cell's members: a ``Summary`` without the bounds, which clustering never
+/// reads, so that adding an entry is a few additions and no decoding of its key.
+struct CellTotals: Sendable {
+    var count: Int
+    var firstKey: UInt64
+    var lastKey: UInt64
+    var latitudeSum: Int64
+    var longitudeSum: Int64
+    /// Every member's coordinate when `isSameLocation`; otherwise the first member's, and meaningless.
+    var location: Coordinate
+    var isSameLocation: Bool
+    /// The slot of the first member, when the fold saw it; `nil` when the first member came in a subtree's summary.
+    var firstSlot: UInt32?
+
+    init(_ entry: IndexEntry) {
+        count = 1
+        firstKey = entry.key
+        lastKey = entry.key
+        latitudeSum = Summary.fixedPoint(entry.coordinate.latitude)
+        longitudeSum = Summary.fixedPoint(entry.coordinate.wrappedLongitude)
+        location = entry.coordinate
+        isSameLocation = true
+        firstSlot = entry.slot
+    }
+
+    init(_ summary: Summary) {
+        count = summary.count
+        firstKey = summary.firstKey
+        lastKey = summary.lastKey
+        latitudeSum = summary.latitudeSum
+        longitudeSum = summary.longitudeSum
+        location = summary.location
+        isSameLocation = summary.isSameLocation
+        firstSlot = nil
+    }
+
+    /// The totals of entries in key order; `nil` when there are none.
+    init?(entries: some Collection<IndexEntry>) {
+        guard let first = entries.first else { return nil }
+        self.init(first)
+        for entry in entries.dropFirst() { add(entry) }
+    }
+
+    /// Adds an entry that comes after every member in key order.
+    @inline(__always) mutating func add(_ entry: IndexEntry) {
+        count &+= 1
+        lastKey = entry.key
+        latitudeSum &+= Summary.fixedPoint(entry.coordinate.latitude)
+        longitudeSum &+= Summary.fixedPoint(entry.coordinate.wrappedLongitude)
+        if isSameLocation && entry.coordinate != location { isSameLocation = false }
+    }
+
+    /// Adds an entry wherever it falls in key order.
+    @inline(__always) mutating func insert(_ entry: IndexEntry) {
+        count &+= 1
+        firstKey = min(firstKey, entry.key)
+        lastKey = max(lastKey, entry.key)
+        latitudeSum &+= Summary.fixedPoint(entry.coordinate.latitude)
+        longitudeSum &+= Summary.fixedPoint(entry.coordinate.wrappedLongitude)
+        if isSameLocation && entry.coordinate != location { isSameLocation = false }
+    }
+
+    /// Whether two totals say the same of their members (the first member's slot aside): `location` counts only when
+    /// the members share one.
+    func matches(_ other: CellTotals) -> Bool {
+        count == other.count && firstKey == other.firstKey && lastKey == other.lastKey
+            && latitudeSum == other.latitudeSum && longitudeSum == other.longitudeSum
+            && isSameLocation == other.isSameLocation && (!isSameLocation || location == other.location)
+    }
+
+    /// Adds the members of a subtree that come after every member in key order.
+    @inline(__always) mutating func append(_ other: Summary) {
+        count &+= other.count
+        lastKey = other.lastKey
+        latitudeSum &+= other.latitudeSum
+        longitudeSum &+= other.longitudeSum
+        isSameLocation = isSameLocation && other.isSameLocation && other.location == location
+    }
+
+    /// Adds the members of totals that come after every member in key order.
+    @inline(__always) mutating func append(_ other: CellTotals) {
+        count &+= other.count
+        lastKey = other.lastKey
+        latitudeSum &+= other.latitudeSum
+        longitudeSum &+= other.longitudeSum
+        isSameLocation = isSameLocation && other.isSameLocation && other.location == location
+    }
+
+    /// The totals of a run of a leaf's entries, without adding them up.
+    ///
+    /// They are the leaf's less `others`, the totals of every entry outside the run: counts and sums subtract exactly;
+    /// the keys and the same-location test come from the run itself.
+    static func run(_ run: UnsafeBufferPointer<IndexEntry>.SubSequence, of leaf: Summary, less others: CellTotals?)
+        -> CellTotals
+    {
+        var result = CellTotals(leaf)
+        if let others {
+            result.count &-= others.count
+            result.latitudeSum &-= others.latitudeSum
+            result.longitudeSum &-= others.longitudeSum
+        }
+        guard let first = run.first, let last = run.last else { preconditionFailure("a run is never empty") }
+        result.firstKey = first.key
+        result.lastKey = last.key
+        result.location = first.coordinate
+        result.firstSlot = first.slot
+        if !leaf.isSameLocation {
+            result.isSameLocation = first.key == last.key && run.allSatisfy { $0.coordinate == first.coordinate }
+        }
+        return result
+    }
+
+    /// The mean latitude and (wrapped) longitude of the members.
+    var centerOfMass: Coordinate {
+        let n = Double(count)
+        return Coordinate(
+            uncheckedLatitude: Double(latitudeSum) / n / Summary.fixedPointScale,
+            longitude: Double(longitudeSum) / n / Summary.fixedPointScale)
+    }
+}
+
+extension Optional where Wrapped == CellTotals {
+    /// Adds totals whose members follow these in key order.
+    @inline(__always) mutating func append(_ other: CellTotals) {
+        if case .some(var totals) = self {
+            totals.append(other)
+            self = totals
+        } else {
+            self = other
+        }
+    }
+
+    @inline(__always) mutating func add(_ entry: IndexEntry) {
+        if case .some(var totals) = self {
+            totals.add(entry)
+            self = totals
+        } else {
+            self = CellTotals(entry)
+        }
+    }
+}
