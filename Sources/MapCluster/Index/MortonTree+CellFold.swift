@@ -89,10 +89,10 @@ private struct CellFold {
 
     /// Folds the entries of a leaf whose keys fall in several cells.
     ///
-    /// The leaf's runs of one cell are found by binary search. When the whole leaf lies in the region's span of keys,
-    /// its longest run is not visited: counts and sums are the leaf's less the other runs', so a leaf split by a cell
-    /// boundary costs the smaller side only (about a quarter of a leaf on average, instead of all of it).
-    /// `viewport-1M-z3` measures it.
+    /// The leaf's runs of one cell are found once, by a few steps and a binary search. When the whole leaf lies in the
+    /// region's span of keys, its longest run is not visited: counts and sums are the leaf's less the other runs', so a
+    /// leaf split by a cell boundary costs the smaller side only (about a quarter of a leaf on average, instead of all
+    /// of it).
     mutating func foldStraddling(
         _ entries: UnsafeBufferPointer<IndexEntry>, of leaf: Summary, _ receiver: inout some CellReceiver
     ) {
@@ -103,52 +103,56 @@ private struct CellFold {
             ? entries[...] : entries[entries.lowerBound(of: keys.lowerBound)..<entries.upperBound(of: keys.upperBound)]
         guard !span.isEmpty else { return }
         let cellMask: UInt64 = (1 << shift) &- 1
-        // Where the run from `start` ends: a few steps, then a binary search (runs are short in a fine grid, long in a
-        // coarse one).
-        func runEnd(from start: Int) -> Int {
-            let last = ((span[start].key >> shift) << shift) | cellMask
-            var end = start + 1
-            while end < span.endIndex && end < start + 8 {
-                if span[end].key > last { return end }
-                end += 1
+        // The runs' ends, found once: a few steps, then a binary search (runs are short in a fine grid, long in a
+        // coarse one). A leaf holds at most 64 entries, so the ends fit in bytes, on the stack.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: MortonTree.leafCapacity) { ends in
+            var runCount = 0
+            var start = span.startIndex
+            while start < span.endIndex {
+                let last = ((span[start].key >> shift) << shift) | cellMask
+                var end = start + 1
+                while end < span.endIndex && end < start + 8 && span[end].key <= last { end += 1 }
+                if end == start + 8 { end = span[end...].upperBound(of: last) }
+                ends[runCount] = UInt8(truncatingIfNeeded: end - span.startIndex)
+                runCount += 1
+                start = end
             }
-            return span[end...].upperBound(of: last)
-        }
-        // The longest run is not visited when the leaf is whole and every run is a cell of the region; otherwise the
-        // runs outside the region are skipped and the others added up.
-        var longest: Range<Int>?
-        var start = span.startIndex
-        while isWhole && start < span.endIndex {
-            let end = runEnd(from: start)
-            guard isInside(span[start].key >> shift) else {
-                longest = nil
-                break
+            func runRange(_ run: Int) -> Range<Int> {
+                (span.startIndex + (run == 0 ? 0 : Int(ends[run - 1])))..<(span.startIndex + Int(ends[run]))
             }
-            if end - start > longest?.count ?? 0 { longest = start..<end }
-            start = end
-        }
-        var before = CellTotals?.none
-        var after = CellTotals?.none
-        start = span.startIndex
-        while start < span.endIndex {
-            let end = runEnd(from: start)
-            defer { start = end }
-            let runCode = span[start].key >> shift
-            guard longest != nil || isInside(runCode) else { continue }
-            let run = span[start..<end]
-            let totals: CellTotals?
-            if let longest, start == longest.lowerBound {
-                after = CellTotals(entries: span[end...])
-                var others = before
-                if let after { others.append(after) }
-                totals = .run(run, of: leaf, less: others)
-            } else if let longest, start == longest.upperBound && end == span.endIndex {
-                totals = after  // the only run after the longest: added up already
-            } else {
-                totals = CellTotals(entries: run)
-                if let longest, start < longest.lowerBound, let totals { before.append(totals) }
+            // The longest run is not visited when the leaf is whole and every run is a cell of the region; otherwise
+            // the runs outside the region are skipped and the others added up.
+            var longest: Int?
+            if isWhole {
+                for run in 0..<runCount {
+                    let range = runRange(run)
+                    guard isInside(span[range.lowerBound].key >> shift) else {
+                        longest = nil
+                        break
+                    }
+                    if range.count > longest.map { runRange($0).count } ?? 0 { longest = run }
+                }
             }
-            if let totals { fold(runCode, { totals }, &receiver) }
+            var before = CellTotals?.none
+            var after = CellTotals?.none
+            for run in 0..<runCount {
+                let range = runRange(run)
+                let runCode = span[range.lowerBound].key >> shift
+                guard longest != nil || isInside(runCode) else { continue }
+                let totals: CellTotals?
+                if let longest, run == longest {
+                    after = CellTotals(entries: span[range.upperBound...])
+                    var others = before
+                    if let after { others.append(after) }
+                    totals = .run(span[range], of: leaf, less: others)
+                } else if let longest, run == longest + 1 && run == runCount - 1 {
+                    totals = after  // the only run after the longest: added up already
+                } else {
+                    totals = CellTotals(entries: span[range])
+                    if let longest, run < longest, let totals { before.append(totals) }
+                }
+                if let totals { fold(runCode, { totals }, &receiver) }
+            }
         }
     }
 
