@@ -69,8 +69,10 @@ struct BenchResult: Encodable {
         var times: [Double] = []
         for _ in 0..<workload.iterations {
             iteration.setUp()
-            let elapsed = clock.measure { iteration.run() }
-            times.append(elapsed.milliseconds)
+            let elapsed = clock.measure {
+                for _ in 0..<workload.runsPerSample { iteration.run() }
+            }
+            times.append(elapsed.milliseconds / Double(workload.runsPerSample))
         }
         times.sort()
         name = workload.name
@@ -79,11 +81,11 @@ struct BenchResult: Encodable {
         maxMS = times[times.count - 1]
     }
 
-    static let header = "workload              median ms     min ms     max ms"
+    static let header = "workload               median ms      min ms      max ms"
 
     var row: String {
         name.padding(toLength: 20, withPad: " ", startingAt: 0)
-            + [medianMS, minMS, maxMS].map { String(format: "%11.3f", $0) }.joined()
+            + [medianMS, minMS, maxMS].map { String(format: "%12.4f", $0) }.joined()
     }
 }
 

@@ -6,8 +6,9 @@
 /// inlinable). So the pass is compiled, specialized and optimized once, here, and a query runs no generic code of the
 /// library's: no metadata lookups, no witness tables.
 ///
-/// Each non-empty cell of the region comes from the tree's one ordered fold (``MortonTree/forEachCell(in:_:)``) as
-/// totals, so a clustered cell costs O(log *n*) whatever it holds. A ``ClusterOptions/shouldCluster`` predicate is a
+/// Each non-empty cell of the region comes from the tree's one ordered fold, or its coarse cells
+/// (``MortonTree/forEachCell(in:into:usingCoarseCells:)``), as totals, so a clustered cell costs O(log *n*) whatever it
+/// holds. A ``ClusterOptions/shouldCluster`` predicate is a
 /// filter of the same pass: the cell's clusterable members are added up by visiting them.
 @usableFromInline
 struct ClusteringPass {

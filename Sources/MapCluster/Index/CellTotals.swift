@@ -50,13 +50,13 @@ struct CellTotals: Sendable {
         if isSameLocation && entry.coordinate != location { isSameLocation = false }
     }
 
-    /// Adds an entry wherever it falls in key order.
-    @inline(__always) mutating func insert(_ entry: IndexEntry) {
+    /// Adds an entry wherever it falls in key order, with its coordinates already in fixed point.
+    @inline(__always) mutating func insert(_ entry: IndexEntry, latitude: Int64, longitude: Int64) {
         count &+= 1
         firstKey = min(firstKey, entry.key)
         lastKey = max(lastKey, entry.key)
-        latitudeSum &+= Summary.fixedPoint(entry.coordinate.latitude)
-        longitudeSum &+= Summary.fixedPoint(entry.coordinate.wrappedLongitude)
+        latitudeSum &+= latitude
+        longitudeSum &+= longitude
         if isSameLocation && entry.coordinate != location { isSameLocation = false }
     }
 

@@ -55,36 +55,41 @@ struct CoarseCells: Sendable {
 
     /// Counts an entry just inserted into the tree.
     mutating func insert(_ entry: IndexEntry) {
-        for level in 0...Self.deepestLevel {
-            let index = Self.offset(ofLevel: level) + Int(MortonKey.cellCode(entry.key, level: level))
-            if var totals = cells[index] {
-                totals.insert(entry)
-                cells[index] = totals
-            } else {
-                var totals = CellTotals(entry)
-                totals.firstSlot = nil
-                cells[index] = totals
+        let latitude = Summary.fixedPoint(entry.coordinate.latitude)
+        let longitude = Summary.fixedPoint(entry.coordinate.wrappedLongitude)
+        cells.withUnsafeMutableBufferPointer { cells in
+            for level in 0...Self.deepestLevel {
+                let index = Self.offset(ofLevel: level) + Int(MortonKey.cellCode(entry.key, level: level))
+                if cells[index] == nil {
+                    var totals = CellTotals(entry)
+                    totals.firstSlot = nil
+                    cells[index] = totals
+                } else {
+                    cells[index]?.insert(entry, latitude: latitude, longitude: longitude)
+                }
             }
         }
     }
 
     /// Takes out an entry just removed from `tree`.
     mutating func remove(_ entry: IndexEntry, from tree: MortonTree) {
-        for level in 0...Self.deepestLevel {
-            let code = MortonKey.cellCode(entry.key, level: level)
-            let index = Self.offset(ofLevel: level) + Int(code)
-            guard var totals = cells[index] else { preconditionFailure("a removed entry's coarse cells hold it") }
-            if totals.count == 1 {
-                cells[index] = nil
-            } else if entry.key == totals.firstKey || entry.key == totals.lastKey {
-                // The first or last member may have gone: the tree has the keys and the same-location test.
-                let summary = tree.summary(in: GridCell(level: level, code: code).keyRange)
-                cells[index] = summary.map(CellTotals.init)
-            } else {
-                totals.count -= 1
-                totals.latitudeSum &-= Summary.fixedPoint(entry.coordinate.latitude)
-                totals.longitudeSum &-= Summary.fixedPoint(entry.coordinate.wrappedLongitude)
-                cells[index] = totals
+        let latitude = Summary.fixedPoint(entry.coordinate.latitude)
+        let longitude = Summary.fixedPoint(entry.coordinate.wrappedLongitude)
+        cells.withUnsafeMutableBufferPointer { cells in
+            for level in 0...Self.deepestLevel {
+                let code = MortonKey.cellCode(entry.key, level: level)
+                let index = Self.offset(ofLevel: level) + Int(code)
+                guard let totals = cells[index] else { preconditionFailure("a removed entry's coarse cells hold it") }
+                if totals.count == 1 {
+                    cells[index] = nil
+                } else if entry.key == totals.firstKey || entry.key == totals.lastKey {
+                    // The first or last member may have gone: the tree has the keys and the same-location test.
+                    cells[index] = tree.summary(in: GridCell(level: level, code: code).keyRange).map(CellTotals.init)
+                } else {
+                    cells[index]?.count -= 1
+                    cells[index]?.latitudeSum &-= latitude
+                    cells[index]?.longitudeSum &-= longitude
+                }
             }
         }
     }

@@ -1,4 +1,4 @@
-/// What receives the cells of a fold (``MortonTree/forEachCell(in:into:)``).
+/// What receives the cells of a fold (``MortonTree/forEachCell(in:into:usingCoarseCells:)``).
 ///
 /// A protocol rather than a closure: the fold is specialized for its one receiver, which travels down the walk by
 /// reference, where a closure's captures would be copied at every step.
@@ -33,7 +33,7 @@ extension MortonTree {
     }
 }
 
-/// The running state of ``MortonTree/forEachCell(in:into:)``: the cell being folded and its totals.
+/// The running state of ``MortonTree/forEachCell(in:into:usingCoarseCells:)``: the cell being folded and its totals.
 ///
 /// Entries arrive in key order, so each cell's entries arrive together and a cell is complete as soon as an entry of
 /// another cell arrives. The totals are kept unwrapped, with a flag, so that adding an entry changes them in place.

@@ -7,6 +7,9 @@ import MapClusterManager
 struct Workload {
     var name: String
     var iterations: Int
+    /// How many runs one timed sample makes (its time is their mean): more than one for work so short that reading
+    /// the clock would weigh on its time, and only for work whose runs need no `setUp`.
+    var runsPerSample = 1
     var prepare: () -> Iteration
 
     /// One iteration: `setUp` runs untimed before each `run`, which is timed.
@@ -113,7 +116,7 @@ struct Workload {
 
     /// A zoom-15 viewport with no point in it or its margin: what a query costs when it has nothing to answer.
     static func emptyViewport() -> Workload {
-        Workload(name: "viewport-1M-empty", iterations: 201) {
+        Workload(name: "viewport-1M-empty", iterations: 201, runsPerSample: 1_000) {
             let index = ClusterIndex(BenchmarkData.uniformPoints(count: 1_000_000, seed: 44))
             // Eastward from the standard center, a view's width at a time, to the first view with nothing in it.
             var viewport = Viewport(center: standardCenter, zoom: 15, size: screen)
