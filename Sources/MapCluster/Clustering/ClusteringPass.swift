@@ -75,18 +75,24 @@ struct ClusteringPass {
         of cell: GridCell, totals: CellTotals, clusteringIsOn: Bool, taking filter: MemberFilter,
         _ body: (ClusterDraft) -> Void
     ) {
-        // What clusters: every member, or those the predicate takes.
-        var clusterable: CellTotals? = totals
-        var hasOptedOut = false
-        if let isClusterable = rules.isClusterable {
-            clusterable = nil
-            tree.forEachEntry(in: cell.keyRange) { entry in
-                if isClusterable(entry.slot) { clusterable.add(entry) } else { hasOptedOut = true }
-                return true
+        guard let isClusterable = rules.isClusterable else {
+            // Every member clusters: the totals say it all.
+            if clusteringIsOn && qualifies(totals, in: cell) {
+                body(cluster(of: totals, in: cell, filter: .clusterable))
+            } else {
+                unclustered(in: cell, totals: totals, filter: filter, body)
             }
+            return
+        }
+        // What clusters: the members the predicate takes.
+        var clusterable: CellTotals?
+        var hasOptedOut = false
+        tree.forEachEntry(in: cell.keyRange) { entry in
+            if isClusterable(entry.slot) { clusterable.add(entry) } else { hasOptedOut = true }
+            return true
         }
         guard clusteringIsOn, let clusterable, qualifies(clusterable, in: cell) else {
-            unclustered(in: cell, totals: rules.isClusterable == nil ? totals : nil, filter: filter, body)
+            unclustered(in: cell, filter: filter, body)
             return
         }
         guard filter == .all && hasOptedOut else {

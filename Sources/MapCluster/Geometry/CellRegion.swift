@@ -80,6 +80,53 @@ package struct CellRegion: Sendable {
         return rows.contains(MortonKey.compact(code >> 1)) && containsColumn(MortonKey.compact(code))
     }
 
+    /// The first cell of the region at or after `code` in key order, or `nil` if none is.
+    ///
+    /// This is Tropf and Herzog's BIGMIN (1981) over each range of columns: it lets a walk jump over the stretches of
+    /// the Z-order curve that leave the region and come back.
+    func firstCode(from code: UInt64) -> UInt64? {
+        let first = Self.firstCode(from: code, in: codes, level: level)
+        guard let wrappedCodes, let wrapped = Self.firstCode(from: code, in: wrappedCodes, level: level) else {
+            return first
+        }
+        return first.map { min($0, wrapped) } ?? wrapped
+    }
+
+    /// The first code at or after `code` of the box of cells at `level` whose corner cells' codes are `box`.
+    private static func firstCode(from code: UInt64, in box: ClosedRange<UInt64>, level: Int) -> UInt64? {
+        if code <= box.lowerBound { return box.lowerBound }
+        if code > box.upperBound { return nil }
+        var low = box.lowerBound
+        var high = box.upperBound
+        var candidate: UInt64?
+        // From the highest bit down: where the box's corners differ, the box splits in two halves along that bit's
+        // axis, and `code` lies in one of them.
+        for bit in (0..<(2 * level)).reversed() {
+            let mask = UInt64(1) << bit
+            // The bits of the same axis as `bit`, from it down.
+            let axis = (0x5555_5555_5555_5555 << (bit & 1)) & (mask | (mask &- 1))
+            switch (code & mask != 0, low & mask != 0, high & mask != 0) {
+            case (false, false, true):
+                // `code` is in the lower half: the upper half's first cell is a candidate; go on in the lower half.
+                candidate = (low & ~axis) | mask
+                high = (high & ~axis) | (axis & ~mask)
+            case (false, true, true):
+                // The whole box is above `code`: its first cell is the answer.
+                return low
+            case (true, false, false):
+                // The whole box is below `code`: the best candidate so far is the answer.
+                return candidate
+            case (true, false, true):
+                // `code` is in the upper half: go on there.
+                low = (low & ~axis) | mask
+            default:
+                // The box is on one side of this bit, as `code` is.
+                continue
+            }
+        }
+        return code  // In the box.
+    }
+
     /// Whether a subtree whose first and last cell codes are these may hold cells of the region.
     @inline(__always) func mayHold(codes first: UInt64, through last: UInt64) -> Bool {
         (first <= codes.upperBound && last >= codes.lowerBound)

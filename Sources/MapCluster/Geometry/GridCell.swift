@@ -33,8 +33,14 @@ public struct GridCell: Hashable, Sendable, Comparable, CustomStringConvertible 
     }
 
     /// The cell whose Morton code (the prefix of its keys) at `level` is `code`.
+    ///
+    /// A code at a level is a valid cell by construction, so this is not checked again: the clustering pass makes one
+    /// cell a cluster with it.
     init(level: Int, code: UInt64) {
-        self.init(level: level, x: MortonKey.compact(code), y: MortonKey.compact(code >> 1))
+        assert((0...GridCell.maxLevel).contains(level) && (level == 32 || code >> (2 * level) == 0))
+        self.level = level
+        x = MortonKey.compact(code)
+        y = MortonKey.compact(code >> 1)
     }
 
     /// The smallest cell holding both keys, and so every key between them.

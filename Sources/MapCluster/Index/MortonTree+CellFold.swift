@@ -63,11 +63,14 @@ private struct CellFold {
         isFolding = false
     }
 
-    /// Starts folding the cell `cellCode`, unless it lies outside the region; returns whether it does.
-    @inline(__always) mutating func begin(_ cellCode: UInt64, _ receiver: inout some CellReceiver) -> Bool {
+    /// Starts folding the cell `cellCode`, unless it lies outside the region (which `isInside` may already know);
+    /// returns whether it does.
+    @inline(__always) mutating func begin(
+        _ cellCode: UInt64, isInside: Bool, _ receiver: inout some CellReceiver
+    ) -> Bool {
         if cellCode == rejected { return false }
         flush(&receiver)
-        guard region.contains(code: cellCode) else {
+        guard isInside || region.contains(code: cellCode) else {
             rejected = cellCode
             return false
         }
@@ -76,13 +79,14 @@ private struct CellFold {
         return true
     }
 
-    /// Folds in a run of entries of one cell, or a subtree of one cell, whose totals are `run()`.
+    /// Folds in a run of entries of one cell, or a subtree of one cell, whose totals are `run()`; `isInside` says the
+    /// cell is known to be one of the region's.
     @inline(__always) mutating func fold(
-        _ runCode: UInt64, _ run: () -> CellTotals, _ receiver: inout some CellReceiver
+        _ runCode: UInt64, isInside: Bool = false, _ run: () -> CellTotals, _ receiver: inout some CellReceiver
     ) {
         if isFolding && code == runCode {
             totals.append(run())
-        } else if begin(runCode, &receiver) {
+        } else if begin(runCode, isInside: isInside, &receiver) {
             totals = run()
         }
     }
@@ -102,57 +106,79 @@ private struct CellFold {
             isWhole
             ? entries[...] : entries[entries.lowerBound(of: keys.lowerBound)..<entries.upperBound(of: keys.upperBound)]
         guard !span.isEmpty else { return }
+        let shift = shift
         let cellMask: UInt64 = (1 << shift) &- 1
-        // The runs' ends, found once: a few steps, then a binary search (runs are short in a fine grid, long in a
-        // coarse one). A leaf holds at most 64 entries, so the ends fit in bytes, on the stack.
+        // Where the run from `start` ends: a few steps, then a binary search (runs are short in a fine grid, long in a
+        // coarse one).
+        func runEnd(from start: Int) -> Int {
+            let last = ((span[start].key >> shift) << shift) | cellMask
+            var end = start + 1
+            while end < span.endIndex && end < start + 8 && span[end].key <= last { end += 1 }
+            return end == start + 8 ? span[end...].upperBound(of: last) : end
+        }
+        // The runs' ends, found once. A leaf holds at most 64 entries, so the ends fit in bytes, on the stack.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: MortonTree.leafCapacity) { ends in
             var runCount = 0
             var start = span.startIndex
-            while start < span.endIndex {
-                let last = ((span[start].key >> shift) << shift) | cellMask
-                var end = start + 1
-                while end < span.endIndex && end < start + 8 && span[end].key <= last { end += 1 }
-                if end == start + 8 { end = span[end...].upperBound(of: last) }
+            // Every run a cell of the region, when the leaf is whole: its longest run is then not visited.
+            var isAllInside = isWhole
+            while isAllInside && start < span.endIndex {
+                isAllInside = isInside(span[start].key >> shift)
+                let end = runEnd(from: start)
                 ends[runCount] = UInt8(truncatingIfNeeded: end - span.startIndex)
                 runCount += 1
                 start = end
             }
+            guard isAllInside else {
+                foldSparse(span, runEnd: runEnd, &receiver)
+                return
+            }
             func runRange(_ run: Int) -> Range<Int> {
                 (span.startIndex + (run == 0 ? 0 : Int(ends[run - 1])))..<(span.startIndex + Int(ends[run]))
             }
-            // The longest run is not visited when the leaf is whole and every run is a cell of the region; otherwise
-            // the runs outside the region are skipped and the others added up.
-            var longest: Int?
-            if isWhole {
-                for run in 0..<runCount {
-                    let range = runRange(run)
-                    guard isInside(span[range.lowerBound].key >> shift) else {
-                        longest = nil
-                        break
-                    }
-                    if range.count > longest.map { runRange($0).count } ?? 0 { longest = run }
-                }
-            }
+            var longest = 0
+            for run in 1..<max(runCount, 1) where runRange(run).count > runRange(longest).count { longest = run }
             var before = CellTotals?.none
             var after = CellTotals?.none
             for run in 0..<runCount {
                 let range = runRange(run)
                 let runCode = span[range.lowerBound].key >> shift
-                guard longest != nil || isInside(runCode) else { continue }
                 let totals: CellTotals?
-                if let longest, run == longest {
+                if run == longest {
                     after = CellTotals(entries: span[range.upperBound...])
                     var others = before
                     if let after { others.append(after) }
                     totals = .run(span[range], of: leaf, less: others)
-                } else if let longest, run == longest + 1 && run == runCount - 1 {
+                } else if run == longest + 1 && run == runCount - 1 {
                     totals = after  // the only run after the longest: added up already
                 } else {
                     totals = CellTotals(entries: span[range])
-                    if let longest, run < longest, let totals { before.append(totals) }
+                    if run < longest, let totals { before.append(totals) }
                 }
-                if let totals { fold(runCode, { totals }, &receiver) }
+                if let totals { fold(runCode, isInside: true, { totals }, &receiver) }
             }
+        }
+    }
+
+    /// Folds the runs of a leaf's entries that are cells of the region, jumping from a cell outside it to the next
+    /// cell inside (``CellRegion/firstCode(from:)``), so that a small region costs the entries in it, not those of
+    /// every leaf its span of keys crosses.
+    mutating func foldSparse(
+        _ span: UnsafeBufferPointer<IndexEntry>.SubSequence, runEnd: (Int) -> Int, _ receiver: inout some CellReceiver
+    ) {
+        var start = span.startIndex
+        while start < span.endIndex {
+            let runCode = span[start].key >> shift
+            guard isInside(runCode) else {
+                guard runCode != .max, let next = region.firstCode(from: runCode + 1) else { return }
+                start = span[start...].lowerBound(of: next << shift)
+                continue
+            }
+            let end = runEnd(start)
+            if let totals = CellTotals(entries: span[start..<end]) {
+                fold(runCode, isInside: true, { totals }, &receiver)
+            }
+            start = end
         }
     }
 

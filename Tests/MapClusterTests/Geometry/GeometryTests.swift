@@ -118,4 +118,30 @@ extension GeometryTests {
             #expect(abs(viewport.size.width / viewport.size.height - rect.size.width / rect.size.height) < 1e-9)
         }
     }
+
+    /// BIGMIN against a scan of every code: for random regions, with and without a wrap across the antimeridian, the
+    /// first cell of the region at or after each code of the level.
+    @Test(arguments: 1...5)
+    func theFirstCodeOfARegionFromAnyCodeIsTheFirstItHolds(level: Int) {
+        var rng = SplitMix64(seed: UInt64(level))
+        let side = UInt32(1) << level
+        let codes = UInt64(1) << (2 * level)
+        for _ in 0..<40 {
+            let y0 = UInt32.random(in: 0..<side, using: &rng)
+            let y1 = UInt32.random(in: y0..<side, using: &rng)
+            let x0 = UInt32.random(in: 0..<side, using: &rng)
+            let x1 = UInt32.random(in: x0..<side, using: &rng)
+            let wraps = x0 > 0 && Bool.random(using: &rng)
+            let region =
+                wraps
+                ? CellRegion(level: level, rows: y0...y1, columns: x1...(side - 1), wrappedColumns: 0...(x0 - 1))
+                : CellRegion(level: level, rows: y0...y1, columns: x0...x1)
+            var expected: UInt64?
+            for code in (0..<codes).reversed() {
+                if region.contains(code: code) { expected = code }
+                #expect(region.firstCode(from: code) == expected, "level \(level), \(region), from \(code)")
+            }
+            #expect(region.firstCode(from: codes) == nil)
+        }
+    }
 }
