@@ -10,8 +10,9 @@ extension ClusterIndex {
     /// cell is returned twice).
     ///
     /// - Returns: The clusters, in Z order of their cells.
-    /// - Complexity: O(*c* log *n*) for *c* non-empty cells, whatever they hold; a cell that is not
-    ///   clustered costs the visit of its elements, as does a ``ClusterOptions/shouldCluster`` predicate.
+    /// - Complexity: O(*c* log *n*) for *c* non-empty cells, whatever they hold, and O(*c*) for a world map (grid
+    ///   levels 0 to 6) of an index of 65,536 elements or more; a cell that is not clustered costs the visit of its
+    ///   elements, as does a ``ClusterOptions/shouldCluster`` predicate.
     @inlinable
     public func clusters(in viewport: Viewport, options: ClusterOptions<Element> = .init()) -> [Cluster<Element>] {
         clusters(in: CellRegion(viewport, options: options), zoom: viewport.zoom, options: options, taking: .all) {

@@ -1,9 +1,9 @@
 /// The totals of every cell of the coarsest grid levels, kept up to date by each insert and removal, so that a query at
 /// one of these levels reads its cells instead of walking the tree: what a world map asks for.
 ///
-/// Levels 0 through ``deepestLevel`` hold 5,461 cells in all, stored densely by Morton code: about 440 kB, whatever
-/// the tree holds, so a tree keeps them only from ``keptFrom`` entries on (and drops them below half of that, so that
-/// a tree whose size hovers there does not build them again and again).
+/// Levels 0 through ``deepestLevel`` hold 5,461 cells in all, stored densely by Morton code: about half a megabyte,
+/// whatever the tree holds, so a tree keeps them only from ``keptFrom`` entries on (and drops them below half of that,
+/// so that a tree whose size hovers there does not build them again and again).
 ///
 /// An insert updates one cell a level in O(1). A removal does too, unless the entry was the first or last of its cell
 /// in key order: the cell's keys and same-location test are then asked of the tree, in O(log *n*).
