@@ -54,6 +54,12 @@ package struct CellRegion: Sendable {
         }
     }
 
+    /// Every cell of a level.
+    init(level: Int) {
+        let last = UInt32((UInt64(1) << level) - 1)
+        self.init(level: level, rows: 0...last, columns: 0...last)
+    }
+
     /// The region of one cell.
     init(_ cell: GridCell) {
         self.init(level: cell.level, rows: cell.y...cell.y, columns: cell.x...cell.x)

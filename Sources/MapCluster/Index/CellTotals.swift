@@ -112,10 +112,7 @@ struct CellTotals: Sendable {
 
     /// The mean latitude and (wrapped) longitude of the members.
     var centerOfMass: Coordinate {
-        let n = Double(count)
-        return Coordinate(
-            uncheckedLatitude: Double(latitudeSum) / n / Summary.fixedPointScale,
-            longitude: Double(longitudeSum) / n / Summary.fixedPointScale)
+        Summary.centerOfMass(count: count, latitudeSum: latitudeSum, longitudeSum: longitudeSum)
     }
 }
 

@@ -117,11 +117,3 @@ struct CoarseCells: Sendable {
             }
     }
 }
-
-extension CellRegion {
-    /// Every cell of a level.
-    init(level: Int) {
-        let last = UInt32((UInt64(1) << level) - 1)
-        self.init(level: level, rows: 0...last, columns: 0...last)
-    }
-}

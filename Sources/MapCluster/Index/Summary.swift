@@ -151,10 +151,15 @@ struct Summary: Sendable, Equatable {
 
     /// The mean latitude and (wrapped) longitude of the members.
     var centerOfMass: Coordinate {
+        Summary.centerOfMass(count: count, latitudeSum: latitudeSum, longitudeSum: longitudeSum)
+    }
+
+    /// The mean latitude and longitude of `count` members whose fixed-point sums these are.
+    static func centerOfMass(count: Int, latitudeSum: Int64, longitudeSum: Int64) -> Coordinate {
         let n = Double(count)
         return Coordinate(
-            uncheckedLatitude: Double(latitudeSum) / n / Summary.fixedPointScale,
-            longitude: Double(longitudeSum) / n / Summary.fixedPointScale)
+            uncheckedLatitude: Double(latitudeSum) / n / fixedPointScale,
+            longitude: Double(longitudeSum) / n / fixedPointScale)
     }
 
     /// The smallest rectangle of the plane holding every member (to the index's 1/16-unit grid).
