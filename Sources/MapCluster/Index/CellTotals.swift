@@ -70,11 +70,7 @@ struct CellTotals: Sendable {
 
     /// Adds the members of a subtree that come after every member in key order.
     @inline(__always) mutating func append(_ other: Summary) {
-        count &+= other.count
-        lastKey = other.lastKey
-        latitudeSum &+= other.latitudeSum
-        longitudeSum &+= other.longitudeSum
-        isSameLocation = isSameLocation && other.isSameLocation && other.location == location
+        append(CellTotals(other))
     }
 
     /// Adds the members of totals that come after every member in key order.
@@ -116,23 +112,4 @@ struct CellTotals: Sendable {
     }
 }
 
-extension Optional where Wrapped == CellTotals {
-    /// Adds totals whose members follow these in key order.
-    @inline(__always) mutating func append(_ other: CellTotals) {
-        if case .some(var totals) = self {
-            totals.append(other)
-            self = totals
-        } else {
-            self = other
-        }
-    }
-
-    @inline(__always) mutating func add(_ entry: IndexEntry) {
-        if case .some(var totals) = self {
-            totals.add(entry)
-            self = totals
-        } else {
-            self = CellTotals(entry)
-        }
-    }
-}
+extension CellTotals: EntryAggregate {}

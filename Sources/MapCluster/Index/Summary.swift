@@ -168,22 +168,36 @@ struct Summary: Sendable, Equatable {
     }
 }
 
-extension Optional where Wrapped == Summary {
-    @inline(__always) mutating func append(_ other: Summary) {
-        if case .some(var summary) = self {
-            summary.append(other)
-            self = summary
+/// What adds up a tree's entries in key order: a node's ``Summary``, a cell's ``CellTotals``.
+protocol EntryAggregate {
+    /// The aggregate of one entry.
+    init(_ entry: IndexEntry)
+    /// Adds an entry that comes after every member in key order.
+    mutating func add(_ entry: IndexEntry)
+    /// Adds the members of an aggregate that come after every member in key order.
+    mutating func append(_ other: Self)
+}
+
+extension Summary: EntryAggregate {}
+
+extension Optional where Wrapped: EntryAggregate {
+    /// Adds an aggregate whose members follow these in key order.
+    @inline(__always) mutating func append(_ other: Wrapped) {
+        if case .some(var aggregate) = self {
+            aggregate.append(other)
+            self = aggregate
         } else {
             self = other
         }
     }
 
+    /// Adds an entry that follows these members in key order.
     @inline(__always) mutating func add(_ entry: IndexEntry) {
-        if case .some(var summary) = self {
-            summary.add(entry)
-            self = summary
+        if case .some(var aggregate) = self {
+            aggregate.add(entry)
+            self = aggregate
         } else {
-            self = Summary(entry)
+            self = Wrapped(entry)
         }
     }
 }
