@@ -108,10 +108,11 @@ struct ClusterRow: Encodable {
 
     init(_ cluster: Cluster<String>, name: String?, expansionZoom: Double?) {
         self.name = name
-        switch cluster.id {
+        switch cluster.id.unfiltered {
         case .cell(let cell): (id, kind) = ("cell \(cell)", "cluster")
         case .location(let coordinate): (id, kind) = ("location \(coordinate)", "location")
         case .element(let element): (id, kind) = (element, "single")
+        case .filtered: preconditionFailure("an unfiltered id is never filtered")
         }
         latitude = cluster.coordinate.latitude
         longitude = cluster.coordinate.longitude

@@ -20,6 +20,8 @@ public struct Cluster<Element: Hashable & Sendable>: Identifiable, Hashable, Sen
     public let cell: GridCell
     /// The zoom level it was made for.
     public let zoom: Double
+    /// What its members add up to, in an index with an ``AggregateSchema``; `nil` in an index without one.
+    public let aggregates: ClusterAggregates?
     /// Which of the elements its id names it holds: for a ``ClusterID/location(_:)``, those that
     /// ``ClusterOptions/shouldCluster`` admits, rejects, or all of them.
     @usableFromInline let filter: MemberFilter
@@ -27,7 +29,7 @@ public struct Cluster<Element: Hashable & Sendable>: Identifiable, Hashable, Sen
     @usableFromInline
     init(
         id: ClusterID<Element>, coordinate: Coordinate, count: Int, isSameLocation: Bool, cell: GridCell, zoom: Double,
-        filter: MemberFilter
+        filter: MemberFilter, aggregates: ClusterAggregates? = nil
     ) {
         self.id = id
         self.coordinate = coordinate
@@ -36,6 +38,7 @@ public struct Cluster<Element: Hashable & Sendable>: Identifiable, Hashable, Sen
         self.cell = cell
         self.zoom = zoom
         self.filter = filter
+        self.aggregates = aggregates
     }
 
     /// Whether it stands for more than one element.
@@ -49,7 +52,7 @@ public struct Cluster<Element: Hashable & Sendable>: Identifiable, Hashable, Sen
     func placed(at coordinate: Coordinate) -> Cluster {
         Cluster(
             id: id, coordinate: coordinate, count: count, isSameLocation: isSameLocation, cell: cell, zoom: zoom,
-            filter: filter)
+            filter: filter, aggregates: aggregates)
     }
 
     /// A member of a same-location cluster on its own, as a manager's fan-out draws it.
@@ -62,7 +65,7 @@ public struct Cluster<Element: Hashable & Sendable>: Identifiable, Hashable, Sen
     /// The keys of the index's grid that its members lie in: the tight cell of a cluster of several locations, the key
     /// of its coordinate otherwise.
     package var keyRange: ClosedRange<UInt64> {
-        if case .cell(let tight) = id { return tight.keyRange }
+        if case .cell(let tight) = id.unfiltered { return tight.keyRange }
         let key = GridPosition(coordinate).key
         return key...key
     }
@@ -77,6 +80,10 @@ public enum ClusterID<Element: Hashable & Sendable>: Hashable, Sendable, CustomS
     case location(Coordinate)
     /// One element on its own.
     case element(Element)
+    /// A cell or location cluster of a query filtered by categories (``ClusterOptions/categories``): the filter is
+    /// part of what the cluster is, so the same cell's clusters with and without it differ. A single element is itself
+    /// whatever the filter, and is never wrapped.
+    indirect case filtered(ClusterID, categories: CategorySet)
 
     /// The kind of identity and its value, as in `cell 12/2200/1343`.
     public var description: String {
@@ -84,7 +91,26 @@ public enum ClusterID<Element: Hashable & Sendable>: Hashable, Sendable, CustomS
         case .cell(let cell): "cell \(cell)"
         case .location(let coordinate): "location \(coordinate)"
         case .element(let element): "element \(element)"
+        case .filtered(let id, let categories): "\(id) of categories \(categories)"
         }
+    }
+
+    /// The id without its category filter.
+    public var unfiltered: ClusterID {
+        if case .filtered(let id, _) = self { return id.unfiltered }
+        return self
+    }
+
+    /// Whether it names one element.
+    @inlinable public var isElement: Bool {
+        if case .element = self { return true }
+        return false
+    }
+
+    /// The categories of a filtered cluster's id; `nil` for an unfiltered one.
+    public var categoryFilter: CategorySet? {
+        if case .filtered(_, let categories) = self { return categories }
+        return nil
     }
 }
 
@@ -92,12 +118,14 @@ extension ClusterID {
     /// The id as text, for a URL path or a GeoJSON `cluster_id`; `nil` for a single element, whose id is its own.
     ///
     /// A cell is `c` and its level, x and y (`c12.2200.1343`); a location is `l` and its latitude and longitude
-    /// (`l48.8566_2.3522`). Both are safe in a URL path, and ``init(text:)`` reads them back.
+    /// (`l48.8566_2.3522`); a filtered one is `f`, its categories' bits in hexadecimal, a dash and the id it filters
+    /// (`f38-c12.2200.1343`). All are safe in a URL path, and ``init(text:)`` reads them back.
     public var text: String? {
         switch self {
         case .cell(let cell): "c\(cell.level).\(cell.x).\(cell.y)"
         case .location(let coordinate): "l\(coordinate.latitude)_\(coordinate.longitude)"
         case .element: nil
+        case .filtered(let id, let categories): id.text.map { "f\(categories)-\($0)" }
         }
     }
 
@@ -119,6 +147,11 @@ extension ClusterID {
                 let coordinate = try? Coordinate(latitude: latitude, longitude: longitude)
             else { return nil }
             self = .location(coordinate)
+        case "f":
+            guard let dash = body.firstIndex(of: "-"), let bits = UInt64(body[..<dash], radix: 16),
+                let id = ClusterID(text: String(body[body.index(after: dash)...])), id.categoryFilter == nil
+            else { return nil }
+            self = .filtered(id, categories: CategorySet(bits: bits))
         default:
             return nil
         }

@@ -17,6 +17,32 @@ struct ClusterDraft {
     @usableFromInline let isSameLocation: Bool
     @usableFromInline let cell: GridCell
     @usableFromInline let filter: MemberFilter
+    /// What the members add up to, in an index with aggregates.
+    @usableFromInline var aggregates: ClusterAggregates?
+    /// The query's category filter, which a cluster of several elements carries in its id.
+    @usableFromInline var categories: CategorySet?
+
+    init(
+        identity: Identity, coordinate: Coordinate, count: Int, isSameLocation: Bool, cell: GridCell,
+        filter: MemberFilter
+    ) {
+        self.identity = identity
+        self.coordinate = coordinate
+        self.count = count
+        self.isSameLocation = isSameLocation
+        self.cell = cell
+        self.filter = filter
+    }
+
+    /// The same draft at another coordinate.
+    func placed(at coordinate: Coordinate) -> ClusterDraft {
+        var draft = ClusterDraft(
+            identity: identity, coordinate: coordinate, count: count, isSameLocation: isSameLocation, cell: cell,
+            filter: filter)
+        draft.aggregates = aggregates
+        draft.categories = categories
+        return draft
+    }
 }
 
 /// What the clustering pass needs of ``ClusterOptions``, without the element type.
@@ -29,6 +55,7 @@ struct ClusteringRules {
     @usableFromInline
     enum Placement {
         case centerOfMass
+        case weightedCenterOfMass
         case cellCenter
         case firstMember
         case nearestToCellCenter
@@ -40,12 +67,15 @@ struct ClusteringRules {
     let placement: Placement
     /// Whether the element in a slot takes part in clustering (``ClusterOptions/shouldCluster``); `nil` when all do.
     let isClusterable: ((UInt32) -> Bool)?
+    /// The categories shown (``ClusterOptions/categories``); `nil` when every element is.
+    let categories: CategorySet?
 
     @usableFromInline
     init(
         maxZoomLevelForClustering: Double, minCountForClustering: Int, minUniqueLocationsForClustering: Int,
-        placement: Placement, isClusterable: ((UInt32) -> Bool)?
+        placement: Placement, isClusterable: ((UInt32) -> Bool)?, categories: CategorySet?
     ) {
+        self.categories = categories
         self.maxZoomLevelForClustering = maxZoomLevelForClustering
         self.minCountForClustering = minCountForClustering
         self.minUniqueLocationsForClustering = minUniqueLocationsForClustering
@@ -61,6 +91,7 @@ extension ClusterIndex {
         let placement: ClusteringRules.Placement =
             switch options.position {
             case .centerOfMass, .custom: .centerOfMass
+            case .weightedCenterOfMass: .weightedCenterOfMass
             case .cellCenter: .cellCenter
             case .firstMember: .firstMember
             case .nearestToCellCenter: .nearestToCellCenter
@@ -72,7 +103,16 @@ extension ClusterIndex {
             maxZoomLevelForClustering: options.maxZoomLevelForClustering,
             minCountForClustering: options.minCountForClustering,
             minUniqueLocationsForClustering: options.minUniqueLocationsForClustering, placement: placement,
-            isClusterable: isClusterable)
+            isClusterable: isClusterable, categories: options.categories.map(categorySet))
+    }
+
+    /// The set of the named categories of the index's schema; names it does not have select nothing.
+    @usableFromInline
+    func categorySet(_ names: Set<String>) -> CategorySet {
+        guard let schema else { return CategorySet() }
+        var set = CategorySet()
+        for name in names { if let position = schema.categoryPositions[name] { set.insert(position) } }
+        return set
     }
 
     /// The clusters of every cell of `region`, at `zoom`, in key order of their cells, of the elements `filter` takes;
@@ -102,14 +142,15 @@ extension Cluster {
     /// The cluster a draft stands for, with its element read from the index's store.
     @inlinable
     init(_ draft: ClusterDraft, zoom: Double, store: PagedArray<StoredElement<Element>>) {
-        let id: ClusterID<Element> =
+        var id: ClusterID<Element> =
             switch draft.identity {
             case .cell(let tight): .cell(tight)
             case .location(let location): .location(location)
             case .element(let slot): .element(store[Int(slot)].element)
             }
+        if let categories = draft.categories, !id.isElement { id = .filtered(id, categories: categories) }
         self.init(
             id: id, coordinate: draft.coordinate, count: draft.count, isSameLocation: draft.isSameLocation,
-            cell: draft.cell, zoom: zoom, filter: draft.filter)
+            cell: draft.cell, zoom: zoom, filter: draft.filter, aggregates: draft.aggregates)
     }
 }

@@ -58,7 +58,7 @@ extension ClusterIndex {
     /// - Complexity: O(log *n*) for a cluster of several locations; a location or an element costs the visit of the
     ///   elements in its cell at that zoom.
     public func cluster(id: ClusterID<Element>, options: ClusterOptions<Element> = .init()) -> Cluster<Element>? {
-        GridClustering(index: self, options: options).cluster(id: id)
+        GridClustering(index: self, options: options, madeFor: id).cluster(id: id)
     }
 
     /// The member of a cell nearest to a coordinate, on the plane, or `nil` if the cell is empty.
@@ -94,7 +94,8 @@ extension ClusterIndex {
     public func membersWithCoordinates(
         of cluster: Cluster<Element>, options: ClusterOptions<Element> = .init(), offset: Int = 0, limit: Int = .max
     ) -> [(element: Element, coordinate: Coordinate)] {
-        GridClustering(index: self, options: options).members(of: cluster, offset: offset, limit: limit)
+        GridClustering(index: self, options: options, madeFor: cluster.id).members(
+            of: cluster, offset: offset, limit: limit)
     }
 
     /// Whether a cluster holds an element.
@@ -112,7 +113,7 @@ extension ClusterIndex {
     package func isMember(
         _ element: Element, at coordinate: Coordinate, of cluster: Cluster<Element>, options: ClusterOptions<Element>
     ) -> Bool {
-        GridClustering(index: self, options: options).holds(cluster, element, at: coordinate)
+        GridClustering(index: self, options: options, madeFor: cluster.id).holds(cluster, element, at: coordinate)
     }
 
     /// The smallest rectangle holding every member of a cluster (to the index's grid of 1/16 plane unit); zoom the map
@@ -121,14 +122,14 @@ extension ClusterIndex {
     /// - Complexity: O(log *n*); with a ``ClusterOptions/shouldCluster`` predicate, or for a cluster of one location,
     ///   O(*m*) for its *m* members.
     public func bounds(of cluster: Cluster<Element>, options: ClusterOptions<Element> = .init()) -> MapRect {
-        GridClustering(index: self, options: options).bounds(of: cluster)
+        GridClustering(index: self, options: options, madeFor: cluster.id).bounds(of: cluster)
     }
 
     /// The smallest zoom level at which a cluster's members no longer show as this one cluster, or `nil` if they never
     /// split: a single element, or members on one location.
     /// - Complexity: O(1), or O(log *n*) with ``ClusterOptions/cellSizeForZoom``.
     public func expansionZoom(of cluster: Cluster<Element>, options: ClusterOptions<Element> = .init()) -> Double? {
-        GridClustering(index: self, options: options).expansionZoom(of: cluster)
+        GridClustering(index: self, options: options, madeFor: cluster.id).expansionZoom(of: cluster)
     }
 
     /// The clusters a cluster splits into at its ``expansionZoom(of:options:)``, whose counts add up to its own; empty
@@ -136,13 +137,13 @@ extension ClusterIndex {
     /// - Complexity: O(*c* log *n*) for its *c* children.
     public func children(of cluster: Cluster<Element>, options: ClusterOptions<Element> = .init()) -> [Cluster<Element>]
     {
-        GridClustering(index: self, options: options).children(of: cluster)
+        GridClustering(index: self, options: options, madeFor: cluster.id).children(of: cluster)
     }
 
     /// The cluster a cluster merges into when the map zooms out, or `nil` if it never merges with others.
     /// - Complexity: O(*L* log *n*) for the *L* grid levels above the cluster's.
     public func parent(of cluster: Cluster<Element>, options: ClusterOptions<Element> = .init()) -> Cluster<Element>? {
-        GridClustering(index: self, options: options).parent(of: cluster)
+        GridClustering(index: self, options: options, madeFor: cluster.id).parent(of: cluster)
     }
 }
 

@@ -58,6 +58,15 @@ public struct ClusterOptions<Element: Hashable & Sendable>: Sendable {
     /// O(*m*) for *m* such elements, where a query without one is O(*c* log *n*).
     public var shouldCluster: (@Sendable (Element) -> Bool)?
 
+    /// The categories whose elements are clustered and shown, by name, in an index with an ``AggregateSchema``; `nil`
+    /// (the default) shows every element.
+    ///
+    /// A filtered query costs what an unfiltered one does, O(*c* log *n*): the counts, centers of mass and bounds of
+    /// the selected categories come from the index's nodes. Its clusters have ids of their own
+    /// (``ClusterID/filtered(_:categories:)``). An element without a category, and a name the schema does not have,
+    /// are never selected; an empty set selects nothing.
+    public var categories: Set<String>?
+
     /// The default options.
     public init() {}
 
@@ -109,6 +118,9 @@ public enum ClusterPosition<Element: Hashable & Sendable>: Sendable {
     /// The mean latitude and longitude of the members: no member is visited (the default;
     /// CCHMapClusterController's `CCHCenterOfMassMapClusterer`).
     case centerOfMass
+    /// The mean latitude and longitude of the members weighted by their weights (``ElementValues/weight``), from the
+    /// index's nodes; the center of mass when the index keeps no weights or the members weigh 0 in all.
+    case weightedCenterOfMass
     /// The member nearest to the center of the grid cell, on the plane (`CCHNearCenterMapClusterer`).
     case nearestToCellCenter
     /// The center of the grid cell at the query's zoom.

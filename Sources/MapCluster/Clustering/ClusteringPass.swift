@@ -34,14 +34,61 @@ struct ClusteringPass {
         in region: CellRegion, zoom: Double, taking filter: MemberFilter, stop: () -> Bool,
         _ body: (ClusterDraft) -> Void
     ) -> Bool {
-        withoutActuallyEscaping(stop) { stop in
-            withoutActuallyEscaping(body) { body in
+        guard needsFinishing else {
+            return withoutActuallyEscaping(stop) { stop in
+                withoutActuallyEscaping(body) { body in
+                    var receiver = Receiver(
+                        pass: self, level: region.level, clusteringIsOn: zoom <= rules.maxZoomLevelForClustering,
+                        filter: filter, stop: stop, body: body)
+                    tree.forEachCell(in: region, into: &receiver)
+                    return !receiver.stopped
+                }
+            }
+        }
+        // With aggregates or a category filter the work comes in three steps, each one walk of the tree for all the
+        // cells: the cells; with a filter, the selected categories' totals of each; the aggregates of their clusters.
+        var cells = CellCollector()
+        tree.forEachCell(in: region, into: &cells)
+        if let categories = rules.categories {
+            cells.cells = selected(categories, of: cells.cells, level: region.level)
+        }
+        var drafts: [ClusterDraft] = []
+        let stopped = withoutActuallyEscaping(stop) { stop in
+            withoutActuallyEscaping({ drafts.append($0) }) { append in
                 var receiver = Receiver(
                     pass: self, level: region.level, clusteringIsOn: zoom <= rules.maxZoomLevelForClustering,
-                    filter: filter, stop: stop, body: body)
-                tree.forEachCell(in: region, into: &receiver)
-                return !receiver.stopped
+                    filter: filter, stop: stop, body: append)
+                for (code, totals) in cells.cells { receiver.take(code, totals) }
+                return receiver.stopped
             }
+        }
+        guard !stopped else { return false }
+        finish(&drafts)
+        for draft in drafts { body(draft) }
+        return true
+    }
+
+    /// The cells of a fold, collected.
+    private struct CellCollector: CellReceiver {
+        var cells: [(code: UInt64, totals: CellTotals)] = []
+
+        mutating func take(_ code: UInt64, _ totals: CellTotals) { cells.append((code, totals)) }
+    }
+
+    /// The cells of a region at `level` with the totals of their members of `categories` only, without those that have
+    /// none: one walk of the nodes' per-category totals.
+    private func selected(_ categories: CategorySet, of cells: [(code: UInt64, totals: CellTotals)], level: Int)
+        -> [(code: UInt64, totals: CellTotals)]
+    {
+        guard let column = tree.aggregates?.categories else { return [] }
+        let groups = categories.positions.filter { $0 < column.categoryCount }
+        guard !groups.isEmpty else { return [] }
+        let ranges = cells.map { GridCell(level: level, code: $0.code).keyRange }
+        let totals = column.reduce(ranges: ranges, groups: groups, tree: tree)
+        return cells.indices.compactMap { i in
+            var total = CategoryTotals.identity
+            for value in totals[(i * groups.count)..<((i + 1) * groups.count)] { total.merge(value) }
+            return total.count > 0 ? (cells[i].code, total.cellTotals) : nil
         }
     }
 
@@ -70,6 +117,70 @@ struct ClusteringPass {
         }
     }
 
+    /// Whether drafts need aggregates, a category filter or a weighted position added before they are handed out.
+    private var needsFinishing: Bool { tree.aggregates != nil || rules.categories != nil }
+
+    /// The totals of the members of `categories` with keys in `range`; `nil` when there are none.
+    /// - Complexity: O((*F* log *n* + *L*) · *g*) for *g* categories.
+    func categoryTotals(in range: ClosedRange<UInt64>, _ categories: CategorySet) -> CategoryTotals? {
+        guard let column = tree.aggregates?.categories else { return nil }
+        let groups = categories.positions.filter { $0 < column.categoryCount }
+        var total = CategoryTotals.identity
+        for value in column.reduce(in: range, groups: groups, tree: tree) { total.merge(value) }
+        return total.count > 0 ? total : nil
+    }
+
+    /// Gives drafts their category filter, their aggregates (the clusters of cells in one walk of the tree) and, for
+    /// ``ClusterPosition/weightedCenterOfMass``, their weighted positions.
+    private func finish(_ drafts: inout [ClusterDraft]) {
+        for i in drafts.indices { drafts[i].categories = rules.categories }
+        guard let nodeAggregates = tree.aggregates else { return }
+        var cellDrafts: [Int] = []
+        for i in drafts.indices {
+            switch drafts[i].identity {
+            case .cell where rules.isClusterable == nil:
+                cellDrafts.append(i)
+            case .cell(let tight):
+                drafts[i].aggregates = aggregates(of: drafts[i], in: tight.keyRange) { admits($0, .clusterable) }
+            case .location(let location):
+                let key = GridPosition(location).key
+                let filter = drafts[i].filter
+                drafts[i].aggregates = aggregates(of: drafts[i], in: key...key) {
+                    $0.coordinate == location && admits($0, filter)
+                }
+            case .element(let slot):
+                let key = GridPosition(drafts[i].coordinate).key
+                drafts[i].aggregates = aggregates(of: drafts[i], in: key...key) { $0.slot == slot }
+            }
+        }
+        let ranges = cellDrafts.map { i -> ClosedRange<UInt64> in
+            guard case .cell(let tight) = drafts[i].identity else { preconditionFailure("a cell's draft") }
+            return tight.keyRange
+        }
+        let cellAggregates = nodeAggregates.clusterAggregates(
+            inRanges: ranges, counts: cellDrafts.map { drafts[$0].count }, categories: rules.categories, tree: tree)
+        for (i, values) in zip(cellDrafts, cellAggregates) { drafts[i].aggregates = values }
+        if rules.placement == .weightedCenterOfMass {
+            for i in drafts.indices {
+                guard case .cell = drafts[i].identity, let center = drafts[i].aggregates?.weightedCenter else {
+                    continue
+                }
+                drafts[i] = drafts[i].placed(at: center)
+            }
+        }
+    }
+
+    /// The aggregates of a draft whose members are the entries in `range` that `takes` accepts, visited.
+    private func aggregates(of draft: ClusterDraft, in range: ClosedRange<UInt64>, where takes: (IndexEntry) -> Bool)
+        -> ClusterAggregates?
+    {
+        withoutActuallyEscaping(takes) { takes in
+            tree.aggregates?.clusterAggregates(
+                inRanges: [range], counts: [draft.count], categories: rules.categories, where: takes, tree: tree
+            ).first
+        }
+    }
+
     /// The clusters of one non-empty cell, whose members `totals` adds up.
     private func clusters(
         of cell: GridCell, totals: CellTotals, clusteringIsOn: Bool, taking filter: MemberFilter,
@@ -88,6 +199,7 @@ struct ClusteringPass {
         var clusterable: CellTotals?
         var hasOptedOut = false
         tree.forEachEntry(in: cell.keyRange) { entry in
+            if let categories = rules.categories, !categories.admits(code: entry.category) { return true }
             if isClusterable(entry.slot) { clusterable.add(entry) } else { hasOptedOut = true }
             return true
         }
@@ -206,7 +318,8 @@ struct ClusteringPass {
     /// Where ``ClusteringRules/placement`` places a cluster of several locations whose tight cell is `tight`.
     private func position(of tight: GridCell, in cell: GridCell, centerOfMass: Coordinate) -> Coordinate {
         switch rules.placement {
-        case .centerOfMass:
+        case .centerOfMass, .weightedCenterOfMass:
+            // The weighted center is placed when the draft is finished, from the nodes' weights.
             return centerOfMass
         case .cellCenter:
             return cell.rect.center.coordinate
@@ -273,6 +386,7 @@ struct ClusteringPass {
 
     /// Whether `filter` takes an entry's element.
     @inline(__always) func admits(_ entry: IndexEntry, _ filter: MemberFilter) -> Bool {
+        if let categories = rules.categories, !categories.admits(code: entry.category) { return false }
         guard filter != .all, let isClusterable = rules.isClusterable else { return filter != .optedOut }
         return isClusterable(entry.slot) == (filter == .clusterable)
     }

@@ -6,7 +6,7 @@ extension GridClustering {
 
     /// The smallest zoom at which a cluster's members no longer show as one cluster; `nil` if they never split.
     func expansionZoom(of cluster: Cluster<Element>) -> Double? {
-        guard case .cell(let tight) = cluster.id, tight.level < GridCell.maxLevel else { return nil }
+        guard case .cell(let tight) = cluster.id.unfiltered, tight.level < GridCell.maxLevel else { return nil }
         let split = options.zoom(forLevel: tight.level + 1)
         let limit = options.maxZoomLevelForClustering
         return limit.isFinite ? min(split, limit.nextUp) : split
@@ -14,7 +14,7 @@ extension GridClustering {
 
     /// The clusters a cluster splits into at its expansion zoom.
     func children(of cluster: Cluster<Element>) -> [Cluster<Element>] {
-        guard let zoom = expansionZoom(of: cluster), case .cell(let tight) = cluster.id else { return [] }
+        guard let zoom = expansionZoom(of: cluster), case .cell(let tight) = cluster.id.unfiltered else { return [] }
         let level = max(options.gridLevel(forZoom: zoom), cluster.cell.level)
         let shift = level - tight.level
         guard shift >= 0 else {
@@ -62,14 +62,17 @@ extension GridClustering {
     func cluster(id: ClusterID<Element>) -> Cluster<Element>? {
         let zoom: Double
         let place: MapPoint
-        switch id {
+        switch id.unfiltered {
         case .cell(let tight):
-            guard tight.level < GridCell.maxLevel, let summary = tree.summary(in: tight.keyRange),
-                GridCell.smallest(holding: summary.firstKey, summary.lastKey) == tight
+            let keys =
+                categories.map { pass.categoryTotals(in: tight.keyRange, $0).map { ($0.firstKey, $0.lastKey) } }
+                ?? tree.summary(in: tight.keyRange).map { ($0.firstKey, $0.lastKey) }
+            guard tight.level < GridCell.maxLevel, let (firstKey, lastKey) = keys,
+                GridCell.smallest(holding: firstKey, lastKey) == tight
             else { return nil }
             let deepest = min(max(options.maxZoomLevelForClustering, 0), Self.deepestZoom)
             zoom = min(max(options.zoom(forLevel: tight.level + 1).nextDown, 0), deepest)
-            let first = GridPosition(key: summary.firstKey)
+            let first = GridPosition(key: firstKey)
             place = first.rect(through: first).center
         case .location(let coordinate):
             zoom = Self.deepestZoom
@@ -78,6 +81,8 @@ extension GridClustering {
             guard let coordinate = index.coordinate(of: element) else { return nil }
             zoom = Self.deepestZoom
             place = coordinate.mapPoint
+        case .filtered:
+            preconditionFailure("an unfiltered id is never filtered")
         }
         let cell = GridCell(containing: place, level: options.gridLevel(forZoom: zoom))
         return clusters(ofCell: cell, zoom: zoom, taking: .all).first { $0.id == id }

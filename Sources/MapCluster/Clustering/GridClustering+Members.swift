@@ -5,18 +5,20 @@ extension GridClustering {
     /// - Complexity: O(log *n* + `skip` + *k*) for *k* members visited; without a ``ClusterOptions/shouldCluster``
     ///   predicate, a cluster of several locations skips in O(log *n*).
     func forEachMember(of cluster: Cluster<Element>, skip: Int = 0, _ body: (Entry) -> Bool) {
-        switch cluster.id {
+        switch cluster.id.unfiltered {
         case .element(let member):
             guard skip == 0, let slot = index.slots.find(member, in: index.store).slot else { return }
             _ = tree.entry(key: index.store[Int(slot)].key) { $0.slot == slot }.map(body)
         case .location(let location):
             pass.forEachEntry(at: location, filter: cluster.filter, skip: skip, body)
         case .cell(let tight):
-            if options.shouldCluster == nil {
+            if options.shouldCluster == nil && options.categories == nil {
                 tree.forEachEntry(in: tight.keyRange, skip: skip, body)
             } else {
                 pass.forEachEntry(in: tight.keyRange, taking: .clusterable, skip: skip, body)
             }
+        case .filtered:
+            preconditionFailure("an unfiltered id is never filtered")
         }
     }
 
@@ -36,7 +38,12 @@ extension GridClustering {
     /// The exact bounds of a cluster's members, from the tree.
     func bounds(of cluster: Cluster<Element>) -> MapRect {
         var summary: Summary?
-        if case .cell(let tight) = cluster.id, options.shouldCluster == nil {
+        if case .cell(let tight) = cluster.id.unfiltered, options.shouldCluster == nil {
+            if let categories {
+                // The selected categories' bounds, from the nodes.
+                let point = GridPosition(cluster.coordinate)
+                return pass.categoryTotals(in: tight.keyRange, categories)?.bounds ?? point.rect(through: point)
+            }
             summary = tree.summary(in: tight.keyRange)
         } else {
             forEachMember(of: cluster) { entry in
@@ -50,13 +57,16 @@ extension GridClustering {
 
     /// Whether `cluster` holds an element of the index, found at `coordinate`.
     func holds(_ cluster: Cluster<Element>, _ element: Element, at coordinate: Coordinate) -> Bool {
-        switch cluster.id {
+        switch cluster.id.unfiltered {
         case .element(let member):
             return member == element
         case .location(let location):
-            return location == coordinate && admits(element, cluster.filter)
+            return location == coordinate && admits(element, cluster.filter) && isSelected(element)
         case .cell(let tight):
             return tight.keyRange.contains(GridPosition(coordinate).key) && admits(element, .clusterable)
+                && isSelected(element)
+        case .filtered:
+            preconditionFailure("an unfiltered id is never filtered")
         }
     }
 

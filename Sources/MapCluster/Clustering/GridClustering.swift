@@ -9,7 +9,39 @@ struct GridClustering<Element: Hashable & Sendable> {
     let index: ClusterIndex<Element>
     let options: ClusterOptions<Element>
 
+    init(index: ClusterIndex<Element>, options: ClusterOptions<Element>) {
+        self.index = index
+        self.options = options
+    }
+
+    /// The clustering that makes a cluster with id `id`: `options` with the category filter the id carries (a filter is
+    /// part of what a cluster is), or without one for an unfiltered cluster of several elements.
+    init(index: ClusterIndex<Element>, options: ClusterOptions<Element>, madeFor id: ClusterID<Element>) {
+        var options = options
+        if !id.isElement {
+            options.categories = id.categoryFilter.map { filter in
+                Set(
+                    index.schema?.categories.indices.filter { filter.contains($0) }.compactMap {
+                        index.schema?.categories[$0]
+                    } ?? [])
+            }
+        }
+        self.init(index: index, options: options)
+    }
+
     var tree: MortonTree { index.tree }
+
+    /// The category filter of the clustering, as a set of the schema's categories.
+    var categories: CategorySet? { options.categories.map(index.categorySet) }
+
+    /// Whether an element of the index is one of the filter's categories (always, without a filter).
+    func isSelected(_ element: Element) -> Bool {
+        guard let categories else { return true }
+        guard let slot = index.slots.find(element, in: index.store).slot,
+            let entry = tree.entry(key: index.store[Int(slot)].key, where: { $0.slot == slot })
+        else { return false }
+        return categories.admits(code: entry.category)
+    }
 
     /// The pass, for its questions about entries.
     var pass: ClusteringPass { ClusteringPass(tree: tree, rules: index.clusteringRules(options)) }

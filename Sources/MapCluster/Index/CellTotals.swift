@@ -12,6 +12,20 @@ struct CellTotals: Sendable {
     /// The slot of the first member, when the fold saw it; `nil` when the first member came in a subtree's summary.
     var firstSlot: UInt32?
 
+    init(
+        count: Int, firstKey: UInt64, lastKey: UInt64, latitudeSum: Int64, longitudeSum: Int64, location: Coordinate,
+        isSameLocation: Bool
+    ) {
+        self.count = count
+        self.firstKey = firstKey
+        self.lastKey = lastKey
+        self.latitudeSum = latitudeSum
+        self.longitudeSum = longitudeSum
+        self.location = location
+        self.isSameLocation = isSameLocation
+        firstSlot = nil
+    }
+
     init(_ entry: IndexEntry) {
         count = 1
         firstKey = entry.key

@@ -19,7 +19,8 @@ extension ClusterIndex {
     @inlinable
     public mutating func insert(contentsOf elements: some Sequence<(Element, Coordinate)>) {
         let batch = Array(elements)
-        guard batch.count > 1 else {
+        // An index with aggregates gives new slots their default values as it inserts: one by one.
+        guard batch.count > 1, !tree.keepsAggregates else {
             for (element, coordinate) in batch { insert(element, at: coordinate) }
             return
         }

@@ -71,8 +71,14 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
     ///
     /// Generic work stays here, specialized in the caller; the rest is concrete and lives in the core. Slots start as
     /// input positions.
+    ///
+    /// With `aggregates` (whose slot tables hold the input's values by position), entries carry `categories` and the
+    /// tree keeps the aggregates from the start.
     @inlinable
-    init(bulk input: [(Element, Coordinate)]) {
+    init(
+        bulk input: [(Element, Coordinate)], categories: ContiguousArray<UInt8>? = nil,
+        aggregates: NodeAggregates? = nil
+    ) {
         precondition(input.count <= Int(SlotTable.maximumSlot) + 1, "an index holds at most 268,435,455 elements")
         let keys = MortonTree.keys(count: input.count) { input[$0].1 }
         let store = PagedArray(count: input.count) { StoredElement(element: input[$0].0, key: keys[$0]) }
@@ -81,7 +87,12 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
         // table's working memory is already free.
         var order = MortonTree.SortedOrder(unsortedKeys: consume keys)
         let (slots, superseded) = Parallel.both(updating: &order, { $0.sort() }, { SlotTable.build(for: store) })
-        tree = MortonTree(order, coordinate: { input[$0].1 })
+        if let categories {
+            tree = MortonTree(order, coordinate: { input[$0].1 }, category: { categories[$0] })
+        } else {
+            tree = MortonTree(order, coordinate: { input[$0].1 })
+        }
+        if let aggregates { tree.attach(aggregates) }
         elementSlots = ElementSlots(store: store, freeSlots: [], slots: slots)
         for slot in superseded { removeSlot(slot, compacting: false) }
         compactIfSparse()
@@ -123,11 +134,17 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
     mutating func insert(_ element: Element, at coordinate: Coordinate, key: UInt64) -> Bool {
         slots.reserve(1, in: store)
         let (slot, previousKey) = elementSlots.place(element, key: key)
+        // A moved element keeps its category (and its other aggregate values, by slot).
+        var category: UInt8 = 0
         if let previousKey {
             let removed = tree.remove(key: previousKey) { $0.slot == slot }
-            precondition(removed != nil, "the index lost track of an element: its slot table and tree disagree")
+            guard let removed else {
+                preconditionFailure("the index lost track of an element: its slot table and tree disagree")
+            }
+            category = removed.category
         }
-        tree.insert(IndexEntry(key: key, coordinate: coordinate, slot: slot))
+        tree.prepareAggregateValues(moving: previousKey != nil)
+        tree.insert(IndexEntry(key: key, coordinate: coordinate, slot: slot, category: category))
         return previousKey == nil
     }
 

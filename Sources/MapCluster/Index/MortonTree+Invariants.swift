@@ -1,6 +1,6 @@
 extension MortonTree {
     /// Checks what the tree promises, and traps naming the first promise broken: every stored summary and the
-    /// coarse cells equal a recomputation from what lies below them, keys are in order within and
+    /// coarse cells (and the categories' node totals) equal a recomputation from what lies below them, keys are in order within and
     /// across nodes, no node is over capacity or empty (but an empty root leaf), and every leaf is at the same depth.
     ///
     /// For tests, after random edits. It visits every entry: O(*n*).
@@ -17,6 +17,15 @@ extension MortonTree {
             precondition(coarseCells.matches(CoarseCells(of: self)), "the coarse cells differ from their recomputation")
         } else {
             precondition(count < CoarseCells.keptFrom, "a large tree keeps coarse cells")
+        }
+        if let categories = aggregates?.categories {
+            // Exact sums and extremes: equal to a recomputation whatever order the merges came in.
+            let rebuilt = NodeColumn<CategoryTotals>(
+                categoryCount: categories.categoryCount, hasAllGroup: false, defaultStored: ())
+            rebuilt.build(self)
+            precondition(
+                categories.matches(rebuilt, from: root, height: height, in: self),
+                "the categories' node totals differ from their recomputation")
         }
     }
 
@@ -82,5 +91,16 @@ extension ClusterIndex {
             return true
         }
         precondition(!seen.contains(false), "every live slot has its entry")
+    }
+}
+
+extension NodeColumn where Value: Equatable {
+    /// Whether the values of every node of the subtree at `node` equal another column's.
+    func matches(_ other: NodeColumn, from node: Int32, height: Int, in tree: MortonTree) -> Bool {
+        let range = (Int(node) * groupCount)..<((Int(node) + 1) * groupCount)
+        let (mine, theirs) = height == 0 ? (leafValues, other.leafValues) : (branchValues, other.branchValues)
+        guard mine[range] == theirs[range] else { return false }
+        guard height > 0 else { return true }
+        return tree.branches[Int(node)].children.allSatisfy { matches(other, from: $0, height: height - 1, in: tree) }
     }
 }

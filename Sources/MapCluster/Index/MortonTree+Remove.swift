@@ -4,6 +4,7 @@ extension MortonTree {
     @usableFromInline
     mutating func remove(key: UInt64, where matches: (Entry) -> Bool) -> Entry? {
         guard let rootSummary, rootSummary.firstKey <= key, key <= rootSummary.lastKey else { return nil }
+        aggregates?.makeUnique()
         guard
             let (removed, summary) = remove(key: key, where: matches, from: root, height: height, summary: rootSummary)
         else { return nil }
@@ -35,7 +36,12 @@ extension MortonTree {
             var position = leaves[n].entries.lowerBound(of: key)
             while position < leaves[n].entries.count, leaves[n].entries[position].key == key {
                 if matches(leaves[n].entries[position]) {
+                    aggregates?.forEachColumn {
+                        $0.removed(at: position, of: node, count: leaves[n].entries.count)
+                    }
                     let removed = leaves[n].entries.remove(at: position)
+                    // Also when the leaf is left empty: it may be the root, which stays.
+                    aggregatesRemoved(removed, from: node, height: 0)
                     guard let first = leaves[n].entries.first, let last = leaves[n].entries.last else {
                         return (removed, nil)
                     }
@@ -68,6 +74,7 @@ extension MortonTree {
                 let remaining = summary.removing(removed, firstKey: first.firstKey, lastKey: last.lastKey) {
                     Summary(nonEmptyCombining: branches[n].summaries)
                 }
+                aggregatesRemoved(removed, from: node, height: height)
                 return (removed, remaining)
             }
             slot += 1
@@ -120,6 +127,8 @@ extension MortonTree {
         }
         let (keep, drop) = (Int(children[left]), children[left + 1])
         if childHeight == 0 {
+            let (keepCount, dropCount) = (leaves[keep].entries.count, leaves[Int(drop)].entries.count)
+            aggregates?.forEachColumn { $0.merged(drop, count: dropCount, into: Int32(keep), count: keepCount) }
             leaves[keep].entries.append(contentsOf: leaves[Int(drop)].entries)
             freeLeaf(drop)
         } else {
@@ -127,6 +136,7 @@ extension MortonTree {
             branches[keep].summaries.append(contentsOf: branches[Int(drop)].summaries)
             freeBranch(drop)
         }
+        rebuildAggregates(of: Int32(keep), height: childHeight)
         branches[n].summaries[left].append(branches[n].summaries[left + 1])
         branches[n].children.remove(at: left + 1)
         branches[n].summaries.remove(at: left + 1)

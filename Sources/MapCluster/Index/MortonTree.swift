@@ -40,6 +40,8 @@ struct MortonTree: Sendable {
     /// The totals of the coarsest levels' cells, in a tree of ``CoarseCells/keptFrom`` entries or more (see
     /// ``updateCoarseCells(inserting:)``).
     var coarseCells: CoarseCells?
+    /// The aggregates of an ``AggregateSchema``, kept for every node; `nil` (the default) keeps none and costs nothing.
+    var aggregates: NodeAggregates?
 
     @usableFromInline var count: Int { rootSummary?.count ?? 0 }
 
@@ -85,6 +87,36 @@ struct MortonTree: Sendable {
             IndexEntry(key: order.keys[i], coordinate: coordinate(Int(order.positions[i])), slot: order.positions[i])
         }
     }
+
+    /// ``init(_:coordinate:)`` with each position's category byte.
+    @usableFromInline
+    init(_ order: SortedOrder, coordinate: @Sendable (Int) -> Coordinate, category: @Sendable (Int) -> UInt8) {
+        self.init(sortedCount: order.keys.count) { i in
+            let position = Int(order.positions[i])
+            return IndexEntry(
+                key: order.keys[i], coordinate: coordinate(position), slot: order.positions[i],
+                category: category(position))
+        }
+    }
+
+    /// Keeps `aggregates` from now on, computing every node's values from the values its columns hold by slot.
+    @usableFromInline
+    mutating func attach(_ aggregates: NodeAggregates) {
+        aggregates.build(self)
+        self.aggregates = aggregates
+    }
+
+    /// Makes the next inserted entry store the default aggregate values (a new element), or what the last removed one
+    /// stored (an element moved); nothing when the tree keeps no aggregates.
+    @usableFromInline
+    mutating func prepareAggregateValues(moving: Bool) {
+        guard aggregates != nil else { return }
+        aggregates?.makeUnique()
+        if moving { aggregates?.prepareLastRemoved() } else { aggregates?.prepareDefaults() }
+    }
+
+    /// Whether the tree keeps aggregates.
+    @usableFromInline var keepsAggregates: Bool { aggregates != nil }
 
     /// Builds the tree from `count` entries in key order, `entry(i)` giving the *i*-th (from several
     /// threads), filling leaves to 15/16 and branches to 7/8:

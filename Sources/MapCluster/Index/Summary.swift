@@ -8,12 +8,17 @@ struct IndexEntry: Sendable {
     @usableFromInline var key: UInt64
     @usableFromInline var coordinate: Coordinate
     @usableFromInline var slot: UInt32
+    /// The element's category in the index's ``AggregateSchema``: 0 for none, else its position + 1.
+    ///
+    /// It sits in what would be the entry's padding, so it costs no memory.
+    @usableFromInline var category: UInt8
 
     @usableFromInline
-    init(key: UInt64, coordinate: Coordinate, slot: UInt32) {
+    init(key: UInt64, coordinate: Coordinate, slot: UInt32, category: UInt8 = 0) {
         self.key = key
         self.coordinate = coordinate
         self.slot = slot
+        self.category = category
     }
 }
 

@@ -54,7 +54,7 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
         var anchors: [GridCell: ClusterSnapshot<Element>.Anchor] = [:]
         var items = clusters.map { cluster -> MarkerLayout<Element>.Item in
             var anchor = ClusterSnapshot<Element>.Anchor(id: cluster.id, coordinate: cluster.coordinate)
-            if case .cell = cluster.id {
+            if case .cell = cluster.id.unfiltered {
                 if reuses, let previous = previous.anchors[cluster.cell] { anchor = previous }
                 anchors[cluster.cell] = anchor
             }
@@ -130,7 +130,7 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
     /// Where a changed element would change a marker's members: its grid cell, for a marker that keeps the id of
     /// another cluster; the key ranges of its members otherwise.
     private func dirtyRanges(of marker: Marker) -> [ClosedRange<UInt64>] {
-        if !marker.isMerged, case .cell = marker.cluster.id, marker.id != .cluster(marker.cluster.id) {
+        if !marker.isMerged, case .cell = marker.cluster.id.unfiltered, marker.id != .cluster(marker.cluster.id) {
             return [marker.cluster.cell.keyRange]
         }
         return marker.keyRanges

@@ -28,6 +28,50 @@ enum BenchmarkData {
         }
     }
 
+    /// The schema of the aggregate workloads: weights, 8 categories and one summed value.
+    static let aggregateSchema: AggregateSchema = {
+        do {
+            return try AggregateSchema(
+                categories: aggregateCategories, weighted: true, reductions: [.sum("population")])
+        } catch {
+            preconditionFailure("the benchmark's schema is valid: \(error)")
+        }
+    }()
+
+    static let aggregateCategories = (0..<8).map { "category\($0)" }
+
+    /// One element's aggregate values: a weight of 0–10, one of the 8 categories, a population of 0–1,000,000.
+    static func aggregateValues(using rng: inout Generator) -> ElementValues {
+        ElementValues(
+            weight: Double(Int.random(in: 0...10, using: &rng)),
+            category: aggregateCategories[Int.random(in: 0..<8, using: &rng)],
+            reductions: [Sum(Double(Int.random(in: 0...1_000_000, using: &rng)))])
+    }
+
+    /// The aggregate values of `count` elements, as the columns a bulk load takes.
+    static func aggregateColumns(count: Int, seed: UInt64) -> ElementValueColumns {
+        var rng = Generator(seed: seed)
+        var weights: [Double] = []
+        var categories: [String?] = []
+        var populations: [Double?] = []
+        for _ in 0..<count {
+            weights.append(Double(Int.random(in: 0...10, using: &rng)))
+            categories.append(aggregateCategories[Int.random(in: 0..<8, using: &rng)])
+            populations.append(Double(Int.random(in: 0...1_000_000, using: &rng)))
+        }
+        return ElementValueColumns(weights: weights, categories: categories, reductions: [.numbers(populations)])
+    }
+
+    /// An index of `points` with the aggregate workloads' values.
+    static func aggregatedIndex(_ points: [(Int, Coordinate)], seed: UInt64) -> ClusterIndex<Int> {
+        do {
+            return try ClusterIndex(
+                points, values: aggregateColumns(count: points.count, seed: seed), schema: aggregateSchema)
+        } catch {
+            preconditionFailure("the benchmark's values are valid: \(error)")
+        }
+    }
+
     static func uniform(using rng: inout Generator) -> Coordinate {
         coordinate(latitude: .random(in: -85...85, using: &rng), longitude: .random(in: -180..<180, using: &rng))
     }

@@ -66,7 +66,58 @@ struct Workload {
                     })
             },
             managerPath(),
+            Workload(name: "load-1M-aggregates", iterations: 7) {
+                let points = BenchmarkData.uniformPoints(count: 1_000_000, seed: 42)
+                let values = BenchmarkData.aggregateColumns(count: points.count, seed: 50)
+                return Iteration {
+                    do {
+                        blackHole(try ClusterIndex(points, values: values, schema: BenchmarkData.aggregateSchema))
+                    } catch {
+                        preconditionFailure("the benchmark's values are valid: \(error)")
+                    }
+                }
+            },
+            aggregateViewport("viewport-1M-z3-aggregates", categories: nil),
+            aggregateViewport("viewport-1M-z3-filtered", categories: Set(BenchmarkData.aggregateCategories.prefix(3))),
+            Workload(name: "update-1M-aggregates", iterations: 21) {
+                var index = BenchmarkData.aggregatedIndex(
+                    BenchmarkData.uniformPoints(count: 1_000_000, seed: 46), seed: 51)
+                let viewport = Viewport(center: standardCenter, zoom: 8, size: screen)
+                var round = 0
+                var added: [(Int, Coordinate, ElementValues)] = []
+                var rng = BenchmarkData.Generator(seed: 52)
+                // As update-1M, each new point with its weight, category and value.
+                return Iteration(
+                    setUp: {
+                        let points = BenchmarkData.uniformPoints(
+                            count: 10_000, seed: 1_000 + UInt64(round), firstID: 1_000_000 + round * 10_000)
+                        added = points.map { ($0.0, $0.1, BenchmarkData.aggregateValues(using: &rng)) }
+                    },
+                    run: {
+                        do {
+                            for (id, coordinate, values) in added {
+                                try index.insert(id, at: coordinate, values: values)
+                            }
+                        } catch {
+                            preconditionFailure("the benchmark's values are valid: \(error)")
+                        }
+                        index.remove(contentsOf: (round * 10_000)..<((round + 1) * 10_000))
+                        blackHole(index.clusters(in: viewport))
+                        round += 1
+                    })
+            },
         ]
+    }
+
+    /// A zoom-3 viewport of 1,000,000 points with weights, 8 categories and a sum, unfiltered or filtered.
+    static func aggregateViewport(_ name: String, categories: Set<String>?) -> Workload {
+        Workload(name: name, iterations: 201) {
+            let index = BenchmarkData.aggregatedIndex(BenchmarkData.uniformPoints(count: 1_000_000, seed: 44), seed: 53)
+            let viewport = Viewport(center: standardCenter, zoom: 3, size: screen)
+            var options = ClusterOptions<Int>()
+            options.categories = categories
+            return Iteration { blackHole(index.clusters(in: viewport, options: options)) }
+        }
     }
 
     /// A user flicking a map of 1,000,000 markers for a second: 60 manager updates, one per frame, panning east,

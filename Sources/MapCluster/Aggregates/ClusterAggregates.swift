@@ -1,0 +1,118 @@
+/// What a cluster's members add up to beyond their count, in an index with an ``AggregateSchema``: their weight,
+/// their count in each category, and each reduction.
+///
+///     if let aggregates = cluster.aggregates {
+///         print(aggregates.weight, aggregates.count(ofCategory: "EU"), aggregates["population_sum"] as? Sum)
+///     }
+///
+/// They come from the index's nodes, not from a visit of the members. In a query filtered by categories they are those
+/// of the selected categories' members.
+public struct ClusterAggregates: Hashable, Sendable {
+    /// The members' total weight (their count, when the index keeps no weights).
+    public let weight: Double
+    /// The members' weighted mean coordinate; `nil` when the index keeps no weights or the total weight is 0.
+    public let weightedCenter: Coordinate?
+    /// The schema's categories, in order.
+    public let categories: [String]
+    /// How many members each category has, in the order of ``categories``.
+    public let categoryCounts: [Int]
+    /// The names of the schema's reductions, in order.
+    public let reductionNames: [String]
+    /// Each reduction's value, in the order of ``reductionNames``.
+    public let reductions: [any ClusterAggregate]
+
+    /// How many members a category has (0 for a category the schema does not have).
+    public func count(ofCategory category: String) -> Int {
+        categories.firstIndex(of: category).map { categoryCounts[$0] } ?? 0
+    }
+
+    /// The value of a reduction by its name, or `nil` if the schema has no such reduction.
+    public subscript(reduction name: String) -> (any ClusterAggregate)? {
+        reductionNames.firstIndex(of: name).map { reductions[$0] }
+    }
+
+    /// The number a numeric reduction (``Sum``, ``Minimum``, ``Maximum``, ``Mean``) comes to: `nil` if no member has a
+    /// value, or the reduction is of another kind.
+    public func number(_ name: String) -> Double? {
+        switch self[reduction: name] {
+        case let sum as Sum: sum.count == 0 ? nil : sum.total
+        case let minimum as Minimum: minimum.value
+        case let maximum as Maximum: maximum.value
+        case let mean as Mean: mean.value
+        default: nil
+        }
+    }
+
+    /// Whether two clusters' members add up to the same.
+    public static func == (lhs: ClusterAggregates, rhs: ClusterAggregates) -> Bool {
+        lhs.weight == rhs.weight && lhs.weightedCenter == rhs.weightedCenter && lhs.categories == rhs.categories
+            && lhs.categoryCounts == rhs.categoryCounts && lhs.reductionNames == rhs.reductionNames
+            && lhs.reductions.map { AnyHashable($0) } == rhs.reductions.map { AnyHashable($0) }
+    }
+
+    /// Hashes the weight, the category counts and the reductions.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(weight)
+        hasher.combine(categoryCounts)
+        for reduction in reductions { hasher.combine(AnyHashable(reduction)) }
+    }
+}
+
+extension NodeAggregates {
+    /// The aggregates of the entries in each of `ranges` (disjoint, in key order), one walk of the tree per column.
+    ///
+    /// They are those of the entries that `categories` selects and `takes` accepts, if given: `counts[r]` of them in
+    /// `ranges[r]`.
+    /// - Complexity: O((*r* *F* log *n* + *e*) · *g*) for *r* ranges, *e* entries in leaves that straddle them and *g*
+    ///   categories counted; with `takes`, every entry in the ranges is visited.
+    func clusterAggregates(
+        inRanges ranges: [ClosedRange<UInt64>], counts: [Int], categories: CategorySet?,
+        where takes: ((IndexEntry) -> Bool)? = nil, tree: MortonTree
+    ) -> [ClusterAggregates] {
+        let counted = categoryGroups(categories)
+        let categoryTotals = self.categories?.reduce(ranges: ranges, groups: counted, where: takes, tree: tree)
+        let groups = valueGroups(categories)
+        let weightTotals = weights?.reduce(ranges: ranges, groups: groups, where: takes, tree: tree)
+        let reduced = reductions.map { $0.reductions(ranges: ranges, groups: groups, where: takes, tree: tree) }
+        return ranges.indices.map { r in
+            make(
+                count: counts[r],
+                categoryCounts: categoryCounts(
+                    categoryTotals.map { Array($0[(r * counted.count)..<((r + 1) * counted.count)]) }, groups: counted),
+                weight: weightTotals.map { merged($0[(r * groups.count)..<((r + 1) * groups.count)]) },
+                reductions: reduced.map { $0[r] })
+        }
+    }
+
+    /// The groups of the categories column counted: every category, or the selected ones.
+    private func categoryGroups(_ categories: CategorySet?) -> [Int] {
+        categories?.positions.filter { $0 < schema.categories.count } ?? everyCategoryGroup
+    }
+
+    /// The groups of the weights and reductions merged: that of all entries, or the selected categories'.
+    private func valueGroups(_ categories: CategorySet?) -> [Int] {
+        categories?.positions.filter { $0 < schema.categories.count } ?? [schema.categories.count]
+    }
+
+    /// The count of each category, in the schema's order, from the totals of `groups`; the others' are 0.
+    private func categoryCounts(_ totals: [CategoryTotals]?, groups: [Int]) -> [Int] {
+        guard let totals else { return [] }
+        var counts = [Int](repeating: 0, count: schema.categories.count)
+        for (total, group) in zip(totals, groups) { counts[group] = total.count }
+        return counts
+    }
+
+    private func merged<Value: NodeValue>(_ values: some Sequence<Value>) -> Value {
+        var total = Value.identity
+        for value in values { total.merge(value) }
+        return total
+    }
+
+    private func make(
+        count: Int, categoryCounts: [Int], weight: WeightTotals?, reductions: [any ClusterAggregate]
+    ) -> ClusterAggregates {
+        ClusterAggregates(
+            weight: weight?.weight ?? Double(count), weightedCenter: weight?.center, categories: schema.categories,
+            categoryCounts: categoryCounts, reductionNames: reductionNames, reductions: reductions)
+    }
+}

@@ -1,0 +1,410 @@
+/// A value the tree keeps for every node and group of a ``NodeColumn``: the merge of its entries' values.
+protocol NodeValue: Sendable {
+    /// What each element stores for it.
+    associatedtype Stored: Sendable
+    /// The value of no entry.
+    static var identity: Self { get }
+    /// Adds another value's entries (associative and commutative).
+    mutating func merge(_ other: Self)
+    /// The value of one entry whose element stores `stored`.
+    init(entry: IndexEntry, stored: Stored)
+}
+
+/// One aggregate of an index, kept for every node of its tree, and what each element stores for it.
+///
+/// The values of a node are `groupCount` consecutive ones: one per category (when the column is kept per category),
+/// then, when ``hasAllGroup``, the value of every entry. A node's values live at `node * groupCount` in the array of
+/// its kind (leaves, branches), so a node keeps its values wherever it sits in its parent, and a freed node's are
+/// overwritten when the node is reused.
+///
+/// What each element stores lies in leaf order, beside the leaf's entries (a window of ``window`` per leaf), so that
+/// the scans of a leaf read consecutive memory: looking values up by slot made a view's aggregates a cache miss per
+/// entry.
+///
+/// The tree tells its columns of each change, bottom-up (``MortonTree/insert(_:)``, ``MortonTree/remove(key:where:)``):
+/// an insert merges the entry's value into its groups in the nodes on its path, O(1) a level; a removal recomputes the
+/// entry's groups of the nodes on its path from what lies below them, O(*F* + *L*) a level, since a merge has no
+/// inverse; a split or a merge of nodes recomputes the nodes it makes.
+///
+/// A class, so that the non-generic tree holds columns of any value type; the tree copies a column before changing it
+/// when another tree shares it (``NodeAggregates/makeUnique()``), so trees keep their value semantics.
+class AggregateColumn: @unchecked Sendable {
+    /// A copy that shares nothing mutable with this one.
+    func copy() -> AggregateColumn { preconditionFailure("abstract") }
+    /// Makes the next inserted entry store the default value.
+    func prepareDefault() { preconditionFailure("abstract") }
+    /// Makes the next inserted entry store what the last removed one stored (a move).
+    func prepareLastRemoved() { preconditionFailure("abstract") }
+    /// An entry was inserted at `position` of a leaf, which now holds `count`: it stores the prepared value.
+    func inserted(at position: Int, of leaf: Int32, count: Int) { preconditionFailure("abstract") }
+    /// The entry at `position` of a leaf, which held `count`, was removed.
+    func removed(at position: Int, of leaf: Int32, count: Int) { preconditionFailure("abstract") }
+    /// A leaf of `count` entries moved those from `half` on to a new sibling.
+    func split(_ leaf: Int32, at half: Int, count: Int, into sibling: Int32) { preconditionFailure("abstract") }
+    /// A leaf of `count` entries took the `dropCount` entries of another.
+    func merged(_ drop: Int32, count dropCount: Int, into keep: Int32, count: Int) { preconditionFailure("abstract") }
+    /// An entry was added below a node.
+    func added(_ entry: IndexEntry, to node: Int32, isLeaf: Bool) { preconditionFailure("abstract") }
+    /// An entry was removed from below a node: its groups are recomputed from the node's entries or children.
+    func removed(_ entry: IndexEntry, from node: Int32, height: Int, in tree: MortonTree) {
+        preconditionFailure("abstract")
+    }
+    /// Recomputes every group of a node, whose children's values are current.
+    func rebuild(_ node: Int32, height: Int, in tree: MortonTree) { preconditionFailure("abstract") }
+    /// Lays out what each entry stores (from ``storeInput``-given values, by slot) and computes every node's values.
+    func build(_ tree: MortonTree) { preconditionFailure("abstract") }
+    /// Stores a reduction's values of a bulk load's elements, by slot (identities for `nil`).
+    func storeInput(_ values: ReductionValues?, count: Int) { preconditionFailure("not a reduction") }
+    /// Makes the next inserted entry store a reduction's value.
+    func prepare(erased value: any ClusterAggregate) { preconditionFailure("not a reduction") }
+    /// A reduction's value over the entries in each of `ranges` (disjoint, in key order) that `takes` accepts, merged
+    /// over `groups`.
+    func reductions(
+        ranges: [ClosedRange<UInt64>], groups: [Int], where takes: ((IndexEntry) -> Bool)?, tree: MortonTree
+    ) -> [any ClusterAggregate] {
+        preconditionFailure("not a reduction")
+    }
+}
+
+class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
+    /// The number of categories whose groups it keeps (0 for none).
+    let categoryCount: Int
+    /// Whether its last group is the value of every entry.
+    let hasAllGroup: Bool
+    /// Values per node.
+    let groupCount: Int
+    /// What a new element stores.
+    let defaultStored: Value.Stored
+    /// The room per leaf in `leafStored`: a leaf holds one entry over its capacity before it splits.
+    static var window: Int { MortonTree.leafCapacity + 1 }
+
+    // Changed only by the tree that owns the column, which copies a shared one first (no access overlaps another):
+    // the dynamic exclusivity checks of class properties would cost more than the work of an update.
+    /// What each entry stores, at `leaf * window + position`.
+    @exclusivity(unchecked) var leafStored: ContiguousArray<Value.Stored> = []
+    @exclusivity(unchecked) var leafValues: ContiguousArray<Value> = []
+    @exclusivity(unchecked) var branchValues: ContiguousArray<Value> = []
+    /// What the next inserted entry stores.
+    @exclusivity(unchecked) var prepared: Value.Stored
+    /// What the last removed entry stored.
+    @exclusivity(unchecked) var lastRemoved: Value.Stored
+    /// A bulk load's values by slot, until ``build(_:)`` lays them out.
+    @exclusivity(unchecked) var input: ContiguousArray<Value.Stored>?
+
+    init(categoryCount: Int, hasAllGroup: Bool, defaultStored: Value.Stored) {
+        precondition(categoryCount > 0 || hasAllGroup, "a column keeps some group")
+        self.categoryCount = categoryCount
+        self.hasAllGroup = hasAllGroup
+        self.groupCount = categoryCount + (hasAllGroup ? 1 : 0)
+        self.defaultStored = defaultStored
+        prepared = defaultStored
+        lastRemoved = defaultStored
+    }
+
+    /// Copies the state of `other` into this new column.
+    func copyState(of other: NodeColumn) {
+        leafStored = other.leafStored
+        leafValues = other.leafValues
+        branchValues = other.branchValues
+        prepared = other.prepared
+        lastRemoved = other.lastRemoved
+        input = other.input
+    }
+
+    override func copy() -> AggregateColumn {
+        let copy = NodeColumn(categoryCount: categoryCount, hasAllGroup: hasAllGroup, defaultStored: defaultStored)
+        copy.copyState(of: self)
+        return copy
+    }
+
+    /// The group of every entry, when the column keeps one.
+    var allGroup: Int? { hasAllGroup ? categoryCount : nil }
+
+    /// The category group of an entry, if it has a category and the column keeps categories.
+    @inline(__always) func categoryGroup(of entry: IndexEntry) -> Int? {
+        categoryCount > 0 && entry.category != 0 ? Int(entry.category) - 1 : nil
+    }
+
+    /// Whether `group` takes an entry.
+    @inline(__always) func takes(_ entry: IndexEntry, group: Int) -> Bool {
+        group == categoryCount || Int(entry.category) - 1 == group
+    }
+
+    /// The value of the entry at `position` of a leaf.
+    @inline(__always) func value(of entry: IndexEntry, at position: Int, of leaf: Int32) -> Value {
+        Value(entry: entry, stored: leafStored[Int(leaf) * Self.window + position])
+    }
+
+    // MARK: Stored values
+
+    override func prepareDefault() { prepared = defaultStored }
+
+    override func prepareLastRemoved() { prepared = lastRemoved }
+
+    func prepare(_ value: Value.Stored) { prepared = value }
+
+    /// Grows `leafStored` to hold a leaf's window.
+    @inline(__always) private func growStored(toHold leaf: Int32) {
+        let needed = (Int(leaf) + 1) * Self.window
+        if leafStored.count < needed {
+            leafStored.append(contentsOf: repeatElement(defaultStored, count: needed - leafStored.count))
+        }
+    }
+
+    @_specialize(where Value == Reduced<Sum>)
+    @_specialize(where Value == Reduced<Minimum>)
+    @_specialize(where Value == Reduced<Maximum>)
+    @_specialize(where Value == Reduced<Mean>)
+    override func inserted(at position: Int, of leaf: Int32, count: Int) {
+        growStored(toHold: leaf)
+        let base = Int(leaf) * Self.window
+        var i = base + count - 1
+        while i > base + position {
+            leafStored[i] = leafStored[i - 1]
+            i -= 1
+        }
+        leafStored[base + position] = prepared
+    }
+
+    @_specialize(where Value == Reduced<Sum>)
+    @_specialize(where Value == Reduced<Minimum>)
+    @_specialize(where Value == Reduced<Maximum>)
+    @_specialize(where Value == Reduced<Mean>)
+    override func removed(at position: Int, of leaf: Int32, count: Int) {
+        let base = Int(leaf) * Self.window
+        lastRemoved = leafStored[base + position]
+        for i in (base + position)..<(base + count - 1) { leafStored[i] = leafStored[i + 1] }
+    }
+
+    override func split(_ leaf: Int32, at half: Int, count: Int, into sibling: Int32) {
+        growStored(toHold: max(leaf, sibling))
+        let from = Int(leaf) * Self.window
+        let to = Int(sibling) * Self.window
+        for i in half..<count { leafStored[to + i - half] = leafStored[from + i] }
+    }
+
+    override func merged(_ drop: Int32, count dropCount: Int, into keep: Int32, count: Int) {
+        let from = Int(drop) * Self.window
+        let to = Int(keep) * Self.window + count
+        for i in 0..<dropCount { leafStored[to + i] = leafStored[from + i] }
+    }
+
+    // MARK: Node values
+
+    /// The values of the nodes of one kind, grown to hold `node`.
+    @inline(__always) private func grow(_ values: inout ContiguousArray<Value>, toHold node: Int32) {
+        let needed = (Int(node) + 1) * groupCount
+        if values.count < needed {
+            values.append(contentsOf: repeatElement(Value.identity, count: needed - values.count))
+        }
+    }
+
+    @_specialize(where Value == Reduced<Sum>)
+    @_specialize(where Value == Reduced<Minimum>)
+    @_specialize(where Value == Reduced<Maximum>)
+    @_specialize(where Value == Reduced<Mean>)
+    override func added(_ entry: IndexEntry, to node: Int32, isLeaf: Bool) {
+        let one = Value(entry: entry, stored: prepared)
+        let base = Int(node) * groupCount
+        if isLeaf {
+            grow(&leafValues, toHold: node)
+            if let group = categoryGroup(of: entry) { leafValues[base + group].merge(one) }
+            if let group = allGroup { leafValues[base + group].merge(one) }
+        } else {
+            grow(&branchValues, toHold: node)
+            if let group = categoryGroup(of: entry) { branchValues[base + group].merge(one) }
+            if let group = allGroup { branchValues[base + group].merge(one) }
+        }
+    }
+
+    @_specialize(where Value == Reduced<Sum>)
+    @_specialize(where Value == Reduced<Minimum>)
+    @_specialize(where Value == Reduced<Maximum>)
+    @_specialize(where Value == Reduced<Mean>)
+    override func removed(_ entry: IndexEntry, from node: Int32, height: Int, in tree: MortonTree) {
+        let category = categoryGroup(of: entry)
+        guard category != nil || hasAllGroup else { return }
+        // The entry's category and the group of all, in one pass over what lies below the node.
+        var ofCategory = Value.identity
+        var ofAll = Value.identity
+        let base = Int(node) * groupCount
+        if height == 0 {
+            for (position, member) in tree.leaves[Int(node)].entries.enumerated() {
+                let isOfCategory = category != nil && member.category == entry.category
+                guard isOfCategory || hasAllGroup else { continue }
+                let one = value(of: member, at: position, of: node)
+                if isOfCategory { ofCategory.merge(one) }
+                ofAll.merge(one)
+            }
+            grow(&leafValues, toHold: node)
+            if let category { leafValues[base + category] = ofCategory }
+            if let all = allGroup { leafValues[base + all] = ofAll }
+        } else {
+            let childValues = height == 1 ? leafValues : branchValues
+            for child in tree.branches[Int(node)].children {
+                let childBase = Int(child) * groupCount
+                if let category { ofCategory.merge(childValues[childBase + category]) }
+                if let all = allGroup { ofAll.merge(childValues[childBase + all]) }
+            }
+            grow(&branchValues, toHold: node)
+            if let category { branchValues[base + category] = ofCategory }
+            if let all = allGroup { branchValues[base + all] = ofAll }
+        }
+    }
+
+    @_specialize(where Value == Reduced<Sum>)
+    @_specialize(where Value == Reduced<Minimum>)
+    @_specialize(where Value == Reduced<Maximum>)
+    @_specialize(where Value == Reduced<Mean>)
+    override func rebuild(_ node: Int32, height: Int, in tree: MortonTree) {
+        // One pass over what lies below the node, each entry or child into its groups.
+        var totals = [Value](repeating: .identity, count: groupCount)
+        if height == 0 {
+            for (position, entry) in tree.leaves[Int(node)].entries.enumerated() {
+                let one = value(of: entry, at: position, of: node)
+                if let group = categoryGroup(of: entry) { totals[group].merge(one) }
+                if let all = allGroup { totals[all].merge(one) }
+            }
+        } else {
+            let childValues = height == 1 ? leafValues : branchValues
+            for child in tree.branches[Int(node)].children {
+                for group in 0..<groupCount { totals[group].merge(childValues[Int(child) * groupCount + group]) }
+            }
+        }
+        let base = Int(node) * groupCount
+        if height == 0 {
+            grow(&leafValues, toHold: node)
+            for group in 0..<groupCount { leafValues[base + group] = totals[group] }
+        } else {
+            grow(&branchValues, toHold: node)
+            for group in 0..<groupCount { branchValues[base + group] = totals[group] }
+        }
+    }
+
+    override func build(_ tree: MortonTree) {
+        leafStored = ContiguousArray(repeating: defaultStored, count: tree.leaves.count * Self.window)
+        if let input {
+            for (leaf, node) in tree.leaves.enumerated() {
+                for (position, entry) in node.entries.enumerated() {
+                    leafStored[leaf * Self.window + position] = input[Int(entry.slot)]
+                }
+            }
+            self.input = nil
+        }
+        leafValues = ContiguousArray(repeating: Value.identity, count: tree.leaves.count * groupCount)
+        branchValues = ContiguousArray(repeating: Value.identity, count: tree.branches.count * groupCount)
+        guard tree.count > 0 else { return }
+        func build(_ node: Int32, height: Int) {
+            if height > 0 {
+                for child in tree.branches[Int(node)].children { build(child, height: height - 1) }
+            }
+            rebuild(node, height: height, in: tree)
+        }
+        build(tree.root, height: tree.height)
+    }
+
+    // MARK: Queries
+
+    /// The values of `groups`, each over the entries with keys in `range`: whole subtrees inside it give their nodes'
+    /// values.
+    /// - Complexity: O((*F* log *n* + *L*) · *g*) for *g* groups.
+    func reduce(in range: ClosedRange<UInt64>, groups: [Int], tree: MortonTree) -> [Value] {
+        reduce(ranges: [range], groups: groups, tree: tree)
+    }
+
+    /// The values of `groups` over each of `ranges` (disjoint, in key order), of the entries `takes` accepts (all
+    /// when `nil`), in one walk of the tree: the value of group `groups[i]` over `ranges[r]` is at
+    /// `r * groups.count + i`.
+    ///
+    /// Without `takes`, a subtree inside one range gives its node's values; a leaf that straddles ranges is visited
+    /// once for all of them. So the clusters of a view cost one walk, whose descents they share. With `takes`, every
+    /// entry in the ranges is visited.
+    /// - Complexity: O((*r* *F* log *n* + *e*) · *g*) for *r* ranges and *e* entries in leaves that straddle them.
+    @_specialize(where Value == Reduced<Sum>)
+    @_specialize(where Value == Reduced<Minimum>)
+    @_specialize(where Value == Reduced<Maximum>)
+    @_specialize(where Value == Reduced<Mean>)
+    func reduce(
+        ranges: [ClosedRange<UInt64>], groups: [Int], where takes: ((IndexEntry) -> Bool)? = nil, tree: MortonTree
+    ) -> [Value] {
+        var totals = [Value](repeating: .identity, count: ranges.count * groups.count)
+        guard let rootSummary = tree.rootSummary, !ranges.isEmpty else { return totals }
+        let walk = RangeWalk(column: self, tree: tree, ranges: ranges, groups: groups, takes: takes)
+        totals.withUnsafeMutableBufferPointer { totals in
+            walk.visit(tree.root, height: tree.height, summary: rootSummary, ranges: 0..<ranges.count, &totals)
+        }
+        return totals
+    }
+
+    /// One walk of ``reduce(ranges:groups:where:tree:)``.
+    private struct RangeWalk {
+        let column: NodeColumn
+        let tree: MortonTree
+        let ranges: [ClosedRange<UInt64>]
+        let groups: [Int]
+        let takes: ((IndexEntry) -> Bool)?
+
+        /// Adds the node's entries to the totals of `candidates`, the ranges that may hold some of them.
+        func visit(
+            _ node: Int32, height: Int, summary: Summary, ranges candidates: Range<Int>,
+            _ totals: inout UnsafeMutableBufferPointer<Value>
+        ) {
+            var first = candidates.lowerBound
+            var end = candidates.upperBound
+            while first < end && ranges[first].upperBound < summary.firstKey { first += 1 }
+            while end > first && ranges[end - 1].lowerBound > summary.lastKey { end -= 1 }
+            guard first < end else { return }
+            let groupCount = groups.count
+            if takes == nil && ranges[first].lowerBound <= summary.firstKey
+                && summary.lastKey <= ranges[first].upperBound
+            {
+                let base = Int(node) * column.groupCount
+                let target = first * groupCount
+                if height == 0 {
+                    for i in 0..<groupCount { totals[target + i].merge(column.leafValues[base + groups[i]]) }
+                } else {
+                    for i in 0..<groupCount { totals[target + i].merge(column.branchValues[base + groups[i]]) }
+                }
+                return
+            }
+            if height == 0 {
+                visitLeaf(node, ranges: first..<end, &totals)
+                return
+            }
+            let branch = tree.branches[Int(node)]
+            var slot = branch.firstSlot(reaching: ranges[first].lowerBound)
+            while slot < branch.children.count, branch.summaries[slot].firstKey <= ranges[end - 1].upperBound {
+                let child = branch.summaries[slot]
+                while first < end && ranges[first].upperBound < child.firstKey { first += 1 }
+                var childEnd = first
+                while childEnd < end && ranges[childEnd].lowerBound <= child.lastKey { childEnd += 1 }
+                if first < childEnd {
+                    visit(branch.children[slot], height: height - 1, summary: child, ranges: first..<childEnd, &totals)
+                }
+                slot += 1
+            }
+        }
+
+        private func visitLeaf(
+            _ leaf: Int32, ranges candidates: Range<Int>, _ totals: inout UnsafeMutableBufferPointer<Value>
+        ) {
+            let entries = tree.leaves[Int(leaf)].entries
+            let groupCount = groups.count
+            var range = candidates.lowerBound
+            var position = entries.lowerBound(of: ranges[range].lowerBound)
+            while position < entries.count {
+                let entry = entries[position]
+                while range < candidates.upperBound && ranges[range].upperBound < entry.key { range += 1 }
+                guard range < candidates.upperBound else { return }
+                if entry.key >= ranges[range].lowerBound && takes?(entry) != false {
+                    var one: Value?
+                    for i in 0..<groupCount where column.takes(entry, group: groups[i]) {
+                        if one == nil { one = column.value(of: entry, at: position, of: leaf) }
+                        if let one { totals[range * groupCount + i].merge(one) }
+                    }
+                }
+                position += 1
+            }
+        }
+    }
+}

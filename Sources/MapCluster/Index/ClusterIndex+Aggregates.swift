@@ -1,0 +1,64 @@
+extension ClusterIndex {
+    /// An empty index that keeps the aggregates of `schema` for every cluster: categories, weights, reductions.
+    public init(schema: AggregateSchema) {
+        self.init()
+        if !schema.isEmpty { tree.aggregates = NodeAggregates(schema: schema) }
+    }
+
+    /// Builds an index of elements and their aggregate values in one pass.
+    ///
+    ///     let index = try ClusterIndex(
+    ///         cities.map { ($0.id, $0.coordinate) },
+    ///         values: ElementValueColumns(
+    ///             categories: cities.map(\.continent), reductions: [.numbers(cities.map(\.population))]),
+    ///         schema: AggregateSchema(categories: continents, reductions: [.sum("population")]))
+    ///
+    /// The values come by position, a column each. Nothing is built when a value is refused: the error names the
+    /// element's position and the value.
+    /// - Complexity: O(*n*), as ``init(_:)``.
+    @inlinable
+    public init(
+        _ elements: some Sequence<(Element, Coordinate)>, values: ElementValueColumns, schema: AggregateSchema
+    ) throws(AggregateError) {
+        guard !schema.isEmpty else {
+            self.init(elements)
+            return
+        }
+        let input = elements as? [(Element, Coordinate)] ?? Array(elements)
+        let aggregates = NodeAggregates(schema: schema)
+        let categories = try aggregates.validate(values, count: input.count)
+        aggregates.store(values, count: input.count)
+        self.init(bulk: input, categories: categories, aggregates: aggregates)
+    }
+
+    /// The schema of the aggregates the index keeps, or `nil` if it keeps none.
+    public var schema: AggregateSchema? { tree.aggregates?.schema }
+
+    /// Adds `element` at `coordinate` with its aggregate values, or moves it there and gives it these values if the
+    /// index already holds it.
+    ///
+    /// Values the schema refuses (a negative or non-finite weight, an unknown category, a reduction value of the wrong
+    /// type) throw, and the index is unchanged. ``insert(_:at:)`` keeps a present element's values and gives a new one
+    /// the defaults.
+    /// - Returns: `true` if the element is new.
+    /// - Complexity: O(log *n*).
+    @discardableResult
+    public mutating func insert(_ element: Element, at coordinate: Coordinate, values: ElementValues)
+        throws(AggregateError) -> Bool
+    {
+        // Validated before anything changes. (No copy of the aggregates outlives this line: it would make the tree's
+        // columns look shared, and the first change copy them.)
+        guard let category = try tree.aggregates?.validate(values) else { throw .noSchema }
+        slots.reserve(1, in: store)
+        let key = GridPosition(coordinate).key
+        let (slot, previousKey) = elementSlots.place(element, key: key)
+        if let previousKey {
+            let removed = tree.remove(key: previousKey) { $0.slot == slot }
+            precondition(removed != nil, "the index lost track of an element: its slot table and tree disagree")
+        }
+        tree.aggregates?.makeUnique()
+        tree.aggregates?.prepare(values)
+        tree.insert(IndexEntry(key: key, coordinate: coordinate, slot: slot, category: category))
+        return previousKey == nil
+    }
+}

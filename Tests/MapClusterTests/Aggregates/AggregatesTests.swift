@@ -1,0 +1,299 @@
+import MapClusterTestSupport
+import Testing
+
+@testable import MapCluster
+
+/// A user's reduction of the general form: the union of bit flags (which no numeric reduction expresses).
+struct Flags: ClusterAggregate {
+    var bits: UInt32 = 0
+    static var identity: Flags { Flags() }
+    mutating func merge(_ other: Flags) { bits |= other.bits }
+}
+
+/// Weights, categories and reductions: every cluster's aggregates, filtered or not, equal a recomputation from its
+/// members, after bulk loads and after thousands of edits.
+struct AggregatesTests {
+    static let categories = ["AF", "AS", "EU", "NA", "OC", "SA", "AN"]
+    static let schema: AggregateSchema = {
+        do {
+            return try AggregateSchema(
+                categories: categories, weighted: true,
+                reductions: [
+                    .sum("value"), .min("value"), .max("value"), .mean("value"), Reduction("flags", Flags.self),
+                ])
+        } catch { fatalError("\(error)") }
+    }()
+
+    /// One element's values, the brute-force model's copy.
+    struct Point: Equatable {
+        var coordinate: Coordinate
+        var weight: Double
+        var category: Int?
+        var value: Double?
+        var flags: UInt32
+
+        var values: ElementValues {
+            ElementValues(
+                weight: weight, category: category.map { AggregatesTests.categories[$0] },
+                reductions: [Sum(value), Minimum(value), Maximum(value), Mean(value), Flags(bits: flags)])
+        }
+    }
+
+    static func randomPoint(_ shape: DataShape, using rng: inout SplitMix64) -> Point {
+        // The last category ("AN") is left empty; one element in ten has no category, one in five no value.
+        let category = Int.random(in: 0..<10, using: &rng)
+        let value = Int.random(in: 0..<5, using: &rng) == 0 ? nil : Double(Int.random(in: -1_000...1_000, using: &rng))
+        return Point(
+            coordinate: shape.coordinate(using: &rng), weight: Double(Int.random(in: 0...4, using: &rng)),
+            category: category < 6 ? category : (category == 9 ? nil : category % 6), value: value,
+            flags: 1 << UInt32.random(in: 0..<8, using: &rng))
+    }
+
+    static func bulkIndex(_ points: [Int: Point]) throws -> ClusterIndex<Int> {
+        let ordered = points.sorted { $0.key < $1.key }
+        let values = ordered.map(\.value.value)
+        return try ClusterIndex(
+            ordered.map { ($0.key, $0.value.coordinate) },
+            values: ElementValueColumns(
+                weights: ordered.map(\.value.weight),
+                categories: ordered.map { $0.value.category.map { categories[$0] } },
+                reductions: [
+                    .numbers(values), .numbers(values), .numbers(values), .numbers(values),
+                    .values(ordered.map { Flags(bits: $0.value.flags) }),
+                ]),
+            schema: schema)
+    }
+
+    /// Every cluster of random viewports, filtered and not, against its members' values.
+    static func expectAggregatesMatch(
+        _ index: ClusterIndex<Int>, _ points: [Int: Point], using rng: inout SplitMix64, viewports: Int = 12
+    ) {
+        for _ in 0..<viewports {
+            var options = ClusterOptions<Int>()
+            if Bool.random(using: &rng) {
+                options.categories = Set(categories.filter { _ in Bool.random(using: &rng) })
+            }
+            let zoom = Double(Int.random(in: 0...9, using: &rng))
+            let center = DataShape.clustered.coordinate(using: &rng)
+            let viewport = Viewport(center: center, zoom: zoom, size: testScreen)
+            let clusters = index.clusters(in: viewport, options: options)
+            let selected = options.categories.map { names in Set(names.compactMap { categories.firstIndex(of: $0) }) }
+            // Conservation: the clusters hold exactly the selected points of the covered cells.
+            let inCells = elementsInCells(index, viewport, options).filter { id in
+                selected.map { set in points[id]?.category.map(set.contains) ?? false } ?? true
+            }
+            #expect(clusters.reduce(0) { $0 + $1.count } == inCells.count, "zoom \(zoom), filter \(selected ?? [])")
+            for cluster in clusters {
+                let members = index.members(of: cluster, options: options)
+                #expect(members.count == cluster.count, "\(cluster.id)")
+                if options.categories != nil, !cluster.id.isElement {
+                    #expect(cluster.id.categoryFilter != nil, "a filtered cluster's id carries its filter")
+                }
+                expect(cluster, hasAggregatesOf: members.compactMap { points[$0] }, selected: selected)
+            }
+        }
+    }
+
+    static func expect(_ cluster: Cluster<Int>, hasAggregatesOf members: [Point], selected: Set<Int>?) {
+        guard let aggregates = cluster.aggregates else {
+            Issue.record("\(cluster.id) has no aggregates")
+            return
+        }
+        if let selected, !cluster.id.isElement {
+            #expect(members.allSatisfy { $0.category.map(selected.contains) ?? false }, "only selected members")
+        }
+        let weight = members.reduce(0) { $0 + $1.weight }
+        #expect(abs(aggregates.weight - weight) <= 1e-9 * max(1, weight), "\(cluster.id) weight")
+        var counts = [Int](repeating: 0, count: categories.count)
+        for member in members { if let category = member.category { counts[category] += 1 } }
+        #expect(aggregates.categoryCounts == counts, "\(cluster.id) category counts")
+        let values = members.compactMap(\.value)
+        let sum = aggregates[reduction: "value_sum"] as? Sum
+        #expect(sum?.count == values.count)
+        #expect(sum?.total == values.reduce(0, +), "sums of integers are exact")
+        #expect((aggregates[reduction: "value_min"] as? Minimum)?.value == values.min())
+        #expect((aggregates[reduction: "value_max"] as? Maximum)?.value == values.max())
+        #expect(aggregates.number("value_mean") == (values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)))
+        #expect((aggregates[reduction: "flags"] as? Flags)?.bits == members.reduce(0) { $0 | $1.flags })
+        if weight > 0, let center = aggregates.weightedCenter {
+            let latitude = members.reduce(0) { $0 + $1.weight * $1.coordinate.latitude } / weight
+            #expect(abs(center.latitude - latitude) < 1e-9)
+        } else {
+            #expect(aggregates.weightedCenter == nil, "weight 0: no weighted center")
+        }
+    }
+
+    @Test(arguments: [DataShape.uniform, .clustered, .antimeridian, .oneLocation])
+    func aggregatesOfABulkLoadEqualTheirMembers(shape: DataShape) throws {
+        var rng = SplitMix64(seed: 101)
+        let points = Dictionary(uniqueKeysWithValues: (0..<3_000).map { ($0, Self.randomPoint(shape, using: &rng)) })
+        let index = try Self.bulkIndex(points)
+        index._checkInvariants()
+        Self.expectAggregatesMatch(index, points, using: &rng)
+    }
+
+    @Test(arguments: [DataShape.uniform, .clustered])
+    func aggregatesFollowThousandsOfInsertsRemovesAndMoves(shape: DataShape) throws {
+        var rng = SplitMix64(seed: 202)
+        var points = Dictionary(uniqueKeysWithValues: (0..<2_000).map { ($0, Self.randomPoint(shape, using: &rng)) })
+        var index = try Self.bulkIndex(points)
+        let snapshot = index
+        let snapshotClusters = snapshot.clusters(in: Viewport(rect: .world, size: testScreen))
+        var nextID = points.count
+        for step in 0..<4_000 {
+            switch Int.random(in: 0..<5, using: &rng) {
+            case 0, 1:
+                let point = Self.randomPoint(shape, using: &rng)
+                try index.insert(nextID, at: point.coordinate, values: point.values)
+                points[nextID] = point
+                nextID += 1
+            case 2:
+                guard let victim = points.keys.randomElement(using: &rng) else { continue }
+                let removed = index.remove(victim)
+                #expect(removed)
+                points[victim] = nil
+            case 3:
+                // A move keeps the element's values.
+                guard let mover = points.keys.randomElement(using: &rng) else { continue }
+                let coordinate = shape.coordinate(using: &rng)
+                let moved = index.move(mover, to: coordinate)
+                #expect(moved)
+                points[mover]?.coordinate = coordinate
+            default:
+                // New values in place, or somewhere else.
+                guard let changed = points.keys.randomElement(using: &rng) else { continue }
+                var point = Self.randomPoint(shape, using: &rng)
+                if Bool.random(using: &rng), let old = points[changed] { point.coordinate = old.coordinate }
+                try index.insert(changed, at: point.coordinate, values: point.values)
+                points[changed] = point
+            }
+            if step % 1_000 == 999 {
+                index._checkInvariants()
+                Self.expectAggregatesMatch(index, points, using: &rng, viewports: 4)
+            }
+        }
+        Self.expectAggregatesMatch(index, points, using: &rng)
+        #expect(snapshot.clusters(in: Viewport(rect: .world, size: testScreen)) == snapshotClusters)
+    }
+
+    @Test func plainInsertsOfNewElementsGetTheDefaultValues() throws {
+        var index = ClusterIndex<Int>(schema: Self.schema)
+        index.insert(1, at: .checked(10, 10))
+        index.insert(contentsOf: [(2, .checked(10.001, 10)), (3, .checked(10, 10.001))])
+        let cluster = try #require(
+            index.clusters(in: Viewport(center: .checked(10, 10), zoom: 3, size: testScreen)).first)
+        #expect(cluster.count == 3)
+        #expect(cluster.aggregates?.weight == 3, "weight 1 each")
+        #expect(cluster.aggregates?.categoryCounts == [0, 0, 0, 0, 0, 0, 0], "no category")
+        #expect(cluster.aggregates?.number("value_sum") == nil, "no value")
+        #expect((cluster.aggregates?[reduction: "flags"] as? Flags) == Flags.identity)
+    }
+
+    @Test func refusedValuesThrowAndChangeNothing() throws {
+        var index = ClusterIndex<Int>(schema: Self.schema)
+        try index.insert(1, at: .checked(1, 1), values: ElementValues(weight: 2, category: "EU"))
+        let before = index.clusters(in: Viewport(rect: .world, size: testScreen))
+        #expect(throws: AggregateError.invalidWeight(-1)) {
+            try index.insert(2, at: .checked(2, 2), values: ElementValues(weight: -1))
+        }
+        #expect(throws: AggregateError.self) {
+            try index.insert(2, at: .checked(2, 2), values: ElementValues(weight: .nan))
+        }
+        #expect(throws: AggregateError.unknownCategory("XX", known: Self.categories)) {
+            try index.insert(1, at: .checked(2, 2), values: ElementValues(category: "XX"))
+        }
+        #expect(throws: AggregateError.wrongReductionValue(reduction: "value_sum", expected: "Sum")) {
+            try index.insert(2, at: .checked(2, 2), values: ElementValues(reductions: [Maximum(3)]))
+        }
+        #expect(index.count == 1)
+        #expect(index.clusters(in: Viewport(rect: .world, size: testScreen)) == before)
+        #expect(throws: AggregateError.noSchema) {
+            var plain = ClusterIndex<Int>()
+            try plain.insert(1, at: .checked(0, 0), values: ElementValues())
+        }
+        #expect(throws: AggregateError.element(position: 1, .invalidWeight(-2))) {
+            try ClusterIndex(
+                [(1, Coordinate.checked(0, 0)), (2, .checked(1, 1))], values: ElementValueColumns(weights: [1, -2]),
+                schema: Self.schema)
+        }
+    }
+
+    @Test func moreThanSixtyFourCategoriesIsAnErrorThatNamesTheLimit() {
+        let names = (0..<65).map { "c\($0)" }
+        #expect(throws: AggregateError.tooManyCategories(count: 65)) { try AggregateSchema(categories: names) }
+        #expect(AggregateError.tooManyCategories(count: 65).description.contains("at most 64"))
+        #expect(throws: Never.self) { try AggregateSchema(categories: Array(names.prefix(64))) }
+    }
+
+    @Test func negativeZeroIsReadAsZero() throws {
+        var index = ClusterIndex<Int>(schema: Self.schema)
+        try index.insert(
+            1, at: .checked(5, 5), values: ElementValues(reductions: [Sum(-0.0), Minimum(-0.0), Maximum(-0.0)]))
+        try index.insert(
+            2, at: .checked(5, 5.001), values: ElementValues(reductions: [Sum(0), Minimum(0), Maximum(0)]))
+        for cluster in index.clusters(in: Viewport(center: .checked(5, 5), zoom: 1, size: testScreen)) {
+            let minimum = try #require((cluster.aggregates?[reduction: "value_min"] as? Minimum)?.value)
+            #expect(minimum == 0 && minimum.sign == .plus)
+            let sum = try #require(cluster.aggregates?.number("value_sum"))
+            #expect(sum.sign == .plus)
+        }
+    }
+
+    @Test func weightZeroPlacesAtTheCenterOfMassAndWeightsMoveTheWeightedCenter() throws {
+        var index = ClusterIndex<Int>(schema: Self.schema)
+        try index.insert(1, at: .checked(0, 0), values: ElementValues(weight: 0))
+        try index.insert(2, at: .checked(0, 1), values: ElementValues(weight: 0))
+        var options = ClusterOptions<Int>()
+        options.position = .weightedCenterOfMass
+        let viewport = Viewport(center: .checked(0, 0.5), zoom: 1, size: testScreen)
+        var cluster = try #require(index.clusters(in: viewport, options: options).first)
+        #expect(cluster.aggregates?.weight == 0)
+        #expect(cluster.aggregates?.weightedCenter == nil)
+        #expect(cluster.coordinate == .checked(0, 0.5), "weight 0 in all: the center of mass")
+        try index.insert(2, at: .checked(0, 1), values: ElementValues(weight: 3))
+        cluster = try #require(index.clusters(in: viewport, options: options).first)
+        #expect(cluster.coordinate.longitude == 1, "all the weight on one member")
+        #expect(index.clusters(in: viewport).first?.coordinate == .checked(0, 0.5), "the default ignores weights")
+    }
+
+    @Test func filtersThatSelectNothingOrAnEmptyCategoryGiveNoClusters() throws {
+        var rng = SplitMix64(seed: 5)
+        let points = Dictionary(uniqueKeysWithValues: (0..<500).map { ($0, Self.randomPoint(.uniform, using: &rng)) })
+        let index = try Self.bulkIndex(points)
+        var options = ClusterOptions<Int>()
+        for filter in [Set<String>(), ["AN"], ["nowhere"]] {
+            options.categories = filter
+            #expect(index.clusters(in: Viewport(rect: .world, size: testScreen), options: options).isEmpty, "\(filter)")
+        }
+        let world = index.clusters(in: Viewport(rect: .world, size: testScreen))
+        #expect(world.allSatisfy { $0.aggregates?.count(ofCategory: "AN") == 0 }, "the empty category counts 0")
+    }
+
+    @Test func filteredClustersHaveIdsOfTheirOwnAndAnswerForTheirMembers() throws {
+        var rng = SplitMix64(seed: 9)
+        let points = Dictionary(
+            uniqueKeysWithValues: (0..<4_000).map { ($0, Self.randomPoint(.clustered, using: &rng)) })
+        let index = try Self.bulkIndex(points)
+        var options = ClusterOptions<Int>()
+        options.categories = ["EU", "AS"]
+        let viewport = Viewport(center: .checked(48.8, 2.3), zoom: 4, size: testScreen)
+        let filtered = index.clusters(in: viewport, options: options)
+        let unfiltered = Set(index.clusters(in: viewport).map(\.id))
+        let selected: Set<Int> = [1, 2]
+        for cluster in filtered where cluster.isCluster {
+            #expect(!unfiltered.contains(cluster.id), "\(cluster.id)")
+            let text = try #require(cluster.id.text)
+            #expect(text.hasPrefix("f6-"), "\(text)")
+            #expect(ClusterID<Int>(text: text) == cluster.id, "the text reads back")
+            // Asked with the default options, the id's own filter answers.
+            let found = index.cluster(id: cluster.id)
+            #expect(found?.count == cluster.count && found?.aggregates == cluster.aggregates, "\(cluster.id)")
+            let children = index.children(of: cluster)
+            #expect(children.reduce(0) { $0 + $1.count } == cluster.count, "children add up")
+            let members = index.membersWithCoordinates(of: cluster)
+            #expect(members.allSatisfy { points[$0.element]?.category.map(selected.contains) == true })
+            let bounds = index.bounds(of: cluster)
+            #expect(members.allSatisfy { bounds.insetBy(dx: -1, dy: -1).contains($0.coordinate.mapPoint) })
+        }
+    }
+}
