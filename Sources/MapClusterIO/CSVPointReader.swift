@@ -110,11 +110,41 @@ public struct CSVPointReader: Sendable {
             records.append(
                 PointRecord(
                     id: identity, coordinate: coordinate,
-                    properties: propertyColumns.map { .string(record.fields[$0]) })
+                    properties: propertyColumns.map { .string(record.fields[$0]) },
+                    origin: PointOrigin(file: file, line: record.line))
             )
         }
+        Self.typeNumericColumns(of: &records)
         progress?(1)
         return PointSet(propertyNames: propertyColumns.map { names[$0] }, records: records)
+    }
+
+    /// Makes every column whose present (non-empty) values all read as finite numbers a column of numbers.
+    ///
+    /// Its empty fields become `null`, so that a population reaches JSON as `18146`, not `"18146"`. Other columns stay
+    /// text.
+    ///
+    /// A column of codes with leading zeros (postal codes) reads as numbers too, and loses the zeros: keep such values
+    /// as strings in a GeoJSON file when the zeros matter.
+    static func typeNumericColumns(of records: inout [PointRecord]) {
+        guard let columns = records.first?.properties.count else { return }
+        for column in 0..<columns {
+            var numbers = [Double?](repeating: nil, count: records.count)
+            var isNumeric = false
+            for (i, record) in records.enumerated() {
+                guard case .string(let text) = record.properties[column] else { continue }
+                let trimmed = text.trimmingSpacesAndTabs
+                if trimmed.isEmpty { continue }
+                guard let number = Double(trimmed), number.isFinite else {
+                    isNumeric = false
+                    break
+                }
+                numbers[i] = number
+                isNumeric = true
+            }
+            guard isNumeric else { continue }
+            for i in records.indices { records[i].properties[column] = numbers[i].map(PropertyValue.number) ?? .null }
+        }
     }
 
     private func column(_ given: String?, defaults: [String], role: String, in names: [String], file: String)

@@ -4,8 +4,8 @@ public import MapCluster
 /// them.
 ///
 /// Each cluster is a Point feature. A cluster of several elements has the properties `cluster: true`, `cluster_id`,
-/// `point_count`, `point_count_abbreviated` and `expansion_zoom`; a single element is its own feature: its id and
-/// properties as read. `cluster_id` is a string (see ``MapCluster/ClusterID/text``): cells deep in the grid don't fit in the
+/// `point_count`, `point_count_abbreviated` and `expansion_zoom` (and, from an index with aggregates, each reduction by
+/// its name, `weight` and `categories`); a single element is its own feature: its id and properties as read. `cluster_id` is a string (see ``MapCluster/ClusterID/text``): cells deep in the grid don't fit in the
 /// 53 bits a JavaScript number holds exactly.
 public struct ClusterGeoJSON: Sendable {
     /// The points the clusters' elements (indices into ``PointSet/records``) refer to.
@@ -67,7 +67,43 @@ public struct ClusterGeoJSON: Sendable {
             json.raw(#","expansion_zoom":"#)
             json.number(zoom)
         }
+        if let aggregates = cluster.aggregates {
+            Self.write(aggregates, weighted: index.schema?.isWeighted == true, into: &json)
+        }
         json.raw("}}")
+    }
+
+    /// A cluster's aggregates as properties: each reduction by its name (`population_sum`), `weight` when the index
+    /// keeps weights, and `categories`, the count of each category that has members (`{"EU":31,"AS":4}`).
+    package static func write(_ aggregates: ClusterAggregates, weighted: Bool, into json: inout JSONText) {
+        for (name, position) in zip(aggregates.reductionNames, aggregates.reductionNames.indices) {
+            json.raw(",")
+            json.string(name)
+            json.raw(":")
+            if let number = aggregates.number(name) {
+                json.number(number)
+            } else if aggregates.reductions[position] is any NumericAggregate {
+                json.raw("null")
+            } else {
+                json.string(String(describing: aggregates.reductions[position]))
+            }
+        }
+        if weighted {
+            json.raw(#","weight":"#)
+            json.number(aggregates.weight)
+        }
+        if !aggregates.categories.isEmpty {
+            json.raw(#","categories":{"#)
+            var first = true
+            for (category, count) in zip(aggregates.categories, aggregates.categoryCounts) where count > 0 {
+                if !first { json.raw(",") }
+                first = false
+                json.string(category)
+                json.raw(":")
+                json.raw(String(count))
+            }
+            json.raw("}")
+        }
     }
 
     private func pointFeature(_ record: Int, at coordinate: Coordinate, into json: inout JSONText) {

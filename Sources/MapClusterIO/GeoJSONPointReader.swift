@@ -148,7 +148,9 @@ private struct FeatureCollector {
             values.append(.null)
         }
         for (name, value) in properties { if let position = positionOfName[name] { values[position] = value } }
-        records.append(PointRecord(id: id, coordinate: coordinate, properties: values))
+        records.append(
+            PointRecord(
+                id: id, coordinate: coordinate, properties: values, origin: PointOrigin(file: file, feature: index)))
     }
 
     /// The points, each with a value for every property name.

@@ -55,7 +55,9 @@ public struct PointSet: Sendable {
                 }
                 var properties = [PropertyValue](repeating: .null, count: names.count)
                 for (position, value) in zip(positions, record.properties) { properties[position] = value }
-                records.append(PointRecord(id: record.id, coordinate: record.coordinate, properties: properties))
+                records.append(
+                    PointRecord(
+                        id: record.id, coordinate: record.coordinate, properties: properties, origin: record.origin))
             }
         }
         return PointSet(propertyNames: names, records: records)
@@ -70,12 +72,37 @@ public struct PointRecord: Sendable, Hashable {
     public var coordinate: Coordinate
     /// The values of the other columns, in the order of ``PointSet/propertyNames``.
     public var properties: [PropertyValue]
+    /// Where in its file it was read, for errors about its values.
+    public var origin: PointOrigin
 
     /// Makes a record.
-    public init(id: String, coordinate: Coordinate, properties: [PropertyValue]) {
+    public init(id: String, coordinate: Coordinate, properties: [PropertyValue], origin: PointOrigin = PointOrigin()) {
         self.id = id
         self.coordinate = coordinate
         self.properties = properties
+        self.origin = origin
+    }
+}
+
+/// Where a point was read: its file, and its line (CSV) or feature (GeoJSON).
+public struct PointOrigin: Sendable, Hashable {
+    /// The file, as the reader was given it; empty for a point that came from no file.
+    public var file: String
+    /// The 1-based line its record starts on.
+    public var line: Int?
+    /// Its 0-based index among the GeoJSON features.
+    public var feature: Int?
+
+    /// An origin.
+    public init(file: String = "", line: Int? = nil, feature: Int? = nil) {
+        self.file = file
+        self.line = line
+        self.feature = feature
+    }
+
+    /// An error about a field of the point.
+    public func error(field: String, _ message: String) -> PointFileError {
+        PointFileError(file: file, line: line, feature: feature, field: field, message: message)
     }
 }
 

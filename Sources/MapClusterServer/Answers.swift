@@ -44,9 +44,15 @@ public struct StatsAnswer: ResponseEncodable, Sendable {
     public let memoryMB: Double?
     /// How long building the index took, in milliseconds.
     public let buildMS: Double
+    /// The categories clusters count, in order.
+    public let categories: [String]
+    /// The reductions clusters carry, by name.
+    public let reductions: [String]
+    /// Whether points carry weights.
+    public let weighted: Bool
 
     enum CodingKeys: String, CodingKey {
-        case points, skipped
+        case points, skipped, categories, reductions, weighted
         case memoryMB = "memory_mb"
         case buildMS = "build_ms"
     }
@@ -58,6 +64,9 @@ public struct StatsAnswer: ResponseEncodable, Sendable {
         try container.encode(skipped, forKey: .skipped)
         try container.encode(memoryMB.map { ($0 * 10).rounded() / 10 }, forKey: .memoryMB)
         try container.encode((buildMS * 10).rounded() / 10, forKey: .buildMS)
+        try container.encode(categories, forKey: .categories)
+        try container.encode(reductions, forKey: .reductions)
+        try container.encode(weighted, forKey: .weighted)
     }
 }
 
@@ -67,14 +76,20 @@ public struct ConfigurationAnswer: ResponseEncodable, Sendable {
     public let tiles: String?
     /// The points served.
     public let points: Int
+    /// The categories clusters count, in order: the legend's.
+    public let categories: [String]
+    /// The reductions clusters carry, by name: what a popup shows.
+    public let reductions: [String]
 
-    enum CodingKeys: String, CodingKey { case tiles, points }
+    enum CodingKeys: String, CodingKey { case tiles, points, categories, reductions }
 
     /// Writes `null` when there is no tile URL.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(tiles, forKey: .tiles)
         try container.encode(points, forKey: .points)
+        try container.encode(categories, forKey: .categories)
+        try container.encode(reductions, forKey: .reductions)
     }
 }
 
@@ -82,6 +97,7 @@ public struct ConfigurationAnswer: ResponseEncodable, Sendable {
 struct ClustersQuery: Decodable {
     var bbox: String?
     var zoom: String?
+    var categories: String?
 }
 
 /// The query of `/api/clusters/{id}/leaves`.

@@ -25,13 +25,17 @@ public struct ClusterService: Sendable {
     /// The highest zoom the API takes.
     public static let zoomRange = 0.0...24.0
 
-    /// Indexes `points`.
-    public init(points: PointSet, tileURL: String? = nil) {
+    /// Indexes `points`, keeping the aggregates `aggregation` asks for.
+    ///
+    /// - Throws: ``MapClusterIO/PointFileError`` for a value the aggregation can't take, naming its file, line and
+    ///   field.
+    public init(points: PointSet, aggregation: PointAggregation = PointAggregation(), tileURL: String? = nil)
+        throws(PointFileError)
+    {
         let clock = ContinuousClock()
-        var index = ClusterIndex<Int>()
-        buildTime = clock.measure {
-            index = points.indexByRecord()
-        }
+        let start = clock.now
+        let index = try points.indexByRecord(aggregating: aggregation)
+        buildTime = clock.now - start
         self.points = points
         self.index = index
         self.tileURL = tileURL
@@ -48,8 +52,14 @@ public struct ClusterService: Sendable {
     ///
     /// The bbox is `W,S,E,N` in degrees; east below west crosses the antimeridian. The viewport's size in points
     /// follows from the bbox and the zoom.
-    public func clusters(bbox: String?, zoom: String?) throws(RequestError) -> GeoJSONAnswer {
+    ///
+    /// `categories`, a comma-separated list of the index's categories, shows only the points of those categories, and
+    /// their clusters (with ids of their own).
+    public func clusters(bbox: String?, zoom: String?, categories: String? = nil) throws(RequestError) -> GeoJSONAnswer
+    {
         let zoom = try Self.zoom(zoom)
+        var options = options
+        options.categories = try self.categories(categories)
         guard let bbox else { throw RequestError(.badRequest, "bbox is missing (bbox=west,south,east,north)") }
         let rect: MapRect
         do {
@@ -87,23 +97,42 @@ public struct ClusterService: Sendable {
         ExpansionZoomAnswer(clusterID: id, expansionZoom: index.expansionZoom(of: try cluster(id), options: options))
     }
 
-    /// The number of points, memory in use, and how long the index took to build.
+    /// The number of points, memory in use, how long the index took to build, and its categories and reductions.
     public func stats() -> StatsAnswer {
         StatsAnswer(
             points: index.count, skipped: points.skipped.count, memoryMB: ProcessMemory.residentMegabytes,
-            buildMS: buildTime.milliseconds)
+            buildMS: buildTime.milliseconds, categories: index.schema?.categories ?? [],
+            reductions: index.schema?.reductions.map(\.name) ?? [], weighted: index.schema?.isWeighted ?? false)
     }
 
-    /// What the page needs to know: the tile URL, if any.
+    /// What the page needs to know: the tile URL, if any, and the categories and reductions clusters carry.
     public func configuration() -> ConfigurationAnswer {
-        ConfigurationAnswer(tiles: tileURL, points: index.count)
+        ConfigurationAnswer(
+            tiles: tileURL, points: index.count, categories: index.schema?.categories ?? [],
+            reductions: index.schema?.reductions.map(\.name) ?? [])
     }
 
     // MARK: - Checking input
 
+    /// The categories of a `categories` parameter, `nil` when it is absent; an empty list selects nothing.
+    private func categories(_ text: String?) throws(RequestError) -> Set<String>? {
+        guard let text else { return nil }
+        let known = index.schema?.categories ?? []
+        let names = text.split(separator: ",", omittingEmptySubsequences: true).map(String.init)
+        if let unknown = names.first(where: { !known.contains($0) }) {
+            throw RequestError(
+                .badRequest,
+                known.isEmpty
+                    ? "categories: the points have none (serve them with --category COLUMN)"
+                    : "categories: unknown category '\(unknown)'; the categories are \(known.joined(separator: ", "))")
+        }
+        return Set(names)
+    }
+
     private func cluster(_ text: String) throws(RequestError) -> Cluster<Int> {
         guard let id = ClusterID<Int>(text: text) else {
-            throw RequestError(.badRequest, "'\(text)' is not a cluster id (such as c12.2200.1343 or l48.85_2.35)")
+            throw RequestError(
+                .badRequest, "'\(text)' is not a cluster id (such as c12.2200.1343, l48.85_2.35 or f6-c12.2200.1343)")
         }
         guard let cluster = index.cluster(id: id, options: options), cluster.isCluster else {
             throw RequestError(.notFound, "no cluster has the id '\(text)'")

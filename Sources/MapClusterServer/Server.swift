@@ -24,7 +24,7 @@ public enum MapClusterServer {
 
         router.get("/api/clusters") { request, context in
             let query = try request.uri.decodeQuery(as: ClustersQuery.self, context: context)
-            return try service.clusters(bbox: query.bbox, zoom: query.zoom)
+            return try service.clusters(bbox: query.bbox, zoom: query.zoom, categories: query.categories)
         }
         router.get("/api/clusters/:id/leaves") { request, context in
             let query = try request.uri.decodeQuery(as: LeavesQuery.self, context: context)

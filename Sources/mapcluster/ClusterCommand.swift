@@ -66,24 +66,24 @@ struct ClusterCommand: ParsableCommand {
 
     func run() throws {
         let points = try input.load()
-        let index = ClusterIndex(points.records.map { ($0.id, $0.coordinate) })
-        var options = ClusterOptions<String>()
+        let index = try input.index(of: points)
+        var options = ClusterOptions<Int>()
         options.cellSize = cellSize
         options.marginFactor = marginFactor
         options.minCountForClustering = minCount
         let rect = try area()
         let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: zoom))
         let clusters = index.clusters(in: viewport, options: options)
-        let names = Dictionary(
-            points.records.map { ($0.id, points.property("name", of: $0)?.description) },
-            uniquingKeysWith: { first, _ in first })
+        let weighted = index.schema?.isWeighted == true
         let rows = clusters.map { cluster in
-            // A single element's id is the element: its name needs no member lookup.
-            let expansionZoom = index.expansionZoom(of: cluster, options: options)
-            guard case .element(let id) = cluster.id else {
-                return ClusterRow(cluster, name: nil, expansionZoom: expansionZoom)
+            // A single element is its record: its id and name need no member lookup.
+            var row = ClusterRow(
+                cluster, expansionZoom: index.expansionZoom(of: cluster, options: options), weighted: weighted)
+            if case .element(let record) = cluster.id {
+                row.id = points.records[record].id
+                row.name = points.property("name", of: points.records[record])?.description
             }
-            return ClusterRow(cluster, name: names[id] ?? nil, expansionZoom: expansionZoom)
+            return row
         }
         let level = options.gridLevel(forZoom: zoom)
         if json {
@@ -105,24 +105,53 @@ struct ClusterRow: Encodable {
     var longitude: Double
     var count: Int
     var expansionZoom: Double?
+    /// What the cluster's members add up to, with an aggregation; `weighted` says whether `weight` is printed.
+    var aggregates: ClusterAggregates?
+    var weighted: Bool
 
-    init(_ cluster: Cluster<String>, name: String?, expansionZoom: Double?) {
-        self.name = name
+    /// The row of a cluster; a single element's row takes its record's id and name afterwards.
+    init(_ cluster: Cluster<Int>, expansionZoom: Double?, weighted: Bool) {
         switch cluster.id.unfiltered {
         case .cell(let cell): (id, kind) = ("cell \(cell)", "cluster")
         case .location(let coordinate): (id, kind) = ("location \(coordinate)", "location")
-        case .element(let element): (id, kind) = (element, "single")
+        case .element(let element): (id, kind) = (String(element), "single")
         case .filtered: preconditionFailure("an unfiltered id is never filtered")
         }
         latitude = cluster.coordinate.latitude
         longitude = cluster.coordinate.longitude
         count = cluster.count
         self.expansionZoom = expansionZoom
+        aggregates = cluster.aggregates
+        self.weighted = weighted
     }
 
-    enum CodingKeys: String, CodingKey {
-        case id, kind, name, latitude, longitude, count
-        case expansionZoom = "expansion_zoom"
+    /// A JSON key, fixed or a reduction's name.
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.init(stringValue) }
+        init?(intValue: Int) { nil }
+    }
+
+    /// The fixed fields, then the aggregates as the GeoJSON writer names them: each reduction (`population_sum`),
+    /// `weight`, and `categories` with the count of each category that has members.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(id, forKey: Key("id"))
+        try container.encode(kind, forKey: Key("kind"))
+        try container.encodeIfPresent(name, forKey: Key("name"))
+        try container.encode(latitude, forKey: Key("latitude"))
+        try container.encode(longitude, forKey: Key("longitude"))
+        try container.encode(count, forKey: Key("count"))
+        try container.encodeIfPresent(expansionZoom, forKey: Key("expansion_zoom"))
+        guard let aggregates else { return }
+        for name in aggregates.reductionNames { try container.encode(aggregates.number(name), forKey: Key(name)) }
+        if weighted { try container.encode(aggregates.weight, forKey: Key("weight")) }
+        if !aggregates.categories.isEmpty {
+            let counts = zip(aggregates.categories, aggregates.categoryCounts).filter { $0.1 > 0 }
+            try container.encode(Dictionary(uniqueKeysWithValues: counts), forKey: Key("categories"))
+        }
     }
 
     static func table(_ rows: [ClusterRow], zoom: Double, level: Int, points: Int) -> String {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MapCluster
 import MapClusterIO
 
 /// The point files a subcommand reads, how to find their columns, and the loading itself.
@@ -19,6 +20,45 @@ struct PointInput: ParsableArguments {
 
     @Option(name: .customLong("lon-column"), help: "The CSV column of the longitudes.")
     var longitudeColumn: String?
+
+    @Option(help: "A numeric column of weights (not negative; a point without one weighs 1).")
+    var weight: String?
+
+    @Option(help: "A column of categories (at most 64 distinct values): clusters count each.")
+    var category: String?
+
+    @Option(
+        name: .customLong("reduce"),
+        help: ArgumentHelp(
+            "A numeric column and what clusters carry of it: sum, min, max or mean. Repeatable.",
+            valueName: "column:operation"))
+    var reductions: [String] = []
+
+    /// The aggregation the options ask for: for the bundled sample without any, its continents and the sum of its
+    /// populations, so that the first map a user sees shows them.
+    func aggregation() throws -> PointAggregation {
+        let reductions = try reductions.map { text in
+            guard let reduction = PointAggregation.ColumnReduction(text: text) else {
+                throw ValidationError(
+                    "--reduce '\(text)' is not COLUMN:OPERATION, the operation one of "
+                        + PointAggregation.Operation.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            return reduction
+        }
+        let asked = PointAggregation(weight: weight, category: category, reductions: reductions)
+        guard files.isEmpty && asked.isEmpty else { return asked }
+        return PointAggregation(category: "continent", reductions: [.init("population", .sum)])
+    }
+
+    /// The index of `points` by record, with the aggregation the options ask for; bad values are a validation error
+    /// that names the file, line and field.
+    func index(of points: PointSet) throws -> ClusterIndex<Int> {
+        do {
+            return try points.indexByRecord(aggregating: try aggregation())
+        } catch let error as PointFileError {
+            throw ValidationError("\(error)")
+        }
+    }
 
     /// The files' URLs, or the bundled sample's.
     var urls: [URL] {

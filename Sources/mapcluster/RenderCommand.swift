@@ -48,7 +48,7 @@ struct RenderCommand: ParsableCommand {
         let points = try input.load()
         let rect = try ClusterCommand.area(bbox)
         let (width, height) = try pixels()
-        let index = points.indexByRecord()
+        let index = try input.index(of: points)
         var options = ClusterOptions<Int>()
         options.marginFactor = 0
         let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: zoom))

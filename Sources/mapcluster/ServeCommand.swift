@@ -13,7 +13,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Without FILES, serves the bundled sample: the 34,006 cities of 15,000 or more people (contains data from \
             GeoNames, geonames.org, CC BY 4.0). Open the printed address in a browser. The API: \
-            /api/clusters?bbox=W,S,E,N&zoom=Z, /api/clusters/{id}/leaves?limit=&offset=, /api/clusters/{id}/children, \
+            /api/clusters?bbox=W,S,E,N&zoom=Z[&categories=A,B], /api/clusters/{id}/leaves?limit=&offset=, /api/clusters/{id}/children, \
             /api/clusters/{id}/expansion-zoom, /api/stats. Stops cleanly on SIGINT (Ctrl-C) and SIGTERM.
             """)
 
@@ -39,7 +39,12 @@ struct ServeCommand: AsyncParsableCommand {
         var logger = Logger(label: "mapcluster")
         logger.logLevel = .info
         let points = try input.load()
-        let service = ClusterService(points: points, tileURL: tiles)
+        let service: ClusterService
+        do {
+            service = try ClusterService(points: points, aggregation: try input.aggregation(), tileURL: tiles)
+        } catch let error as PointFileError {
+            throw ValidationError("\(error)")
+        }
         logger.info(
             "indexed \(points.records.count) points in \(service.buildTime.formatted(.units(allowed: [.milliseconds])))"
         )

@@ -7,7 +7,7 @@ struct CSVPointReaderTests {
     @Test func readsTheBundledSampleData() throws {
         let points = try CSVPointReader().read(contentsOf: SampleData.worldCitiesURL)
         #expect(points.records.count == 34_006)
-        #expect(points.propertyNames == ["name", "population", "country"])
+        #expect(points.propertyNames == ["name", "population", "country", "continent"])
         let first = try #require(points.records.first)
         #expect(first.id == "362")
         #expect(first.coordinate == (try Coordinate(latitude: 35.75936, longitude: 51.37601)))

@@ -11,7 +11,9 @@ import Testing
 struct ServerTests {
     /// The bundled cities, indexed once for every test; a load error fails each test that needs them.
     static let loaded = Result {
-        ClusterService(points: try CSVPointReader().read(contentsOf: SampleData.worldCitiesURL))
+        try ClusterService(
+            points: try CSVPointReader().read(contentsOf: SampleData.worldCitiesURL),
+            aggregation: PointAggregation(category: "continent", reductions: [.init("population", .sum)]))
     }
 
     static func withClient(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
@@ -214,6 +216,78 @@ struct ServerTests {
                     #expect(Self.features(children).reduce(0) { $0 + Self.count($1) } == Self.count(feature), "\(id)")
                 }
             }
+        }
+    }
+
+    @Test func clustersCarryTheirCategoriesAndTheSumOfTheirPopulations() async throws {
+        try await Self.withClient { client in
+            let (_, json, _) = try await Self.get(client, "/api/clusters?bbox=-180,-85,180,85&zoom=2")
+            let points = try CSVPointReader().read(contentsOf: SampleData.worldCitiesURL)
+            var total = 0.0
+            for feature in Self.features(json) {
+                let properties = try #require(feature["properties"] as? [String: Any])
+                if properties["cluster"] as? Bool == true {
+                    let categories = try #require(properties["categories"] as? [String: Int])
+                    #expect(categories.values.reduce(0, +) == properties["point_count"] as? Int, "every city has one")
+                    total += try #require(properties["population_sum"] as? Double)
+                } else {
+                    // A single city's properties keep their types: a number column is a number.
+                    total += try #require(properties["population"] as? Double)
+                    #expect(properties["continent"] is String)
+                }
+            }
+            let expected = points.records.reduce(0.0) { sum, record in
+                guard case .number(let population) = points.property("population", of: record) else { return sum }
+                return sum + population
+            }
+            #expect(total == expected)
+        }
+    }
+
+    @Test func aCategoryFilterShowsOnlyThoseCategoriesWithIdsOfTheirOwn() async throws {
+        try await Self.withClient { client in
+            let (status, json, _) = try await Self.get(
+                client, "/api/clusters?bbox=-180,-85,180,85&zoom=2&categories=EU,OC")
+            #expect(status == .ok)
+            let features = Self.features(json)
+            let total = features.reduce(0) { $0 + Self.count($1) }
+            let points = try CSVPointReader().read(contentsOf: SampleData.worldCitiesURL)
+            let expected = points.records.filter {
+                ["EU", "OC"].contains(points.property("continent", of: $0)?.description)
+            }.count
+            #expect(total == expected)
+            let cluster = try #require(
+                features.first { ($0["properties"] as? [String: Any])?["point_count"] as? Int ?? 0 > 20 })
+            let id = try #require((cluster["properties"] as? [String: Any])?["cluster_id"] as? String)
+            #expect(id.hasPrefix("f"), "a filtered cluster's id carries its filter: \(id)")
+            let (leavesStatus, leaves, _) = try await Self.get(client, "/api/clusters/\(id)/leaves?limit=50")
+            #expect(leavesStatus == .ok)
+            for leaf in Self.features(leaves) {
+                let continent = (leaf["properties"] as? [String: Any])?["continent"] as? String
+                #expect(continent == "EU" || continent == "OC")
+            }
+            let (_, children, _) = try await Self.get(client, "/api/clusters/\(id)/children")
+            #expect(
+                Self.features(children).reduce(0) { $0 + Self.count($1) }
+                    == (cluster["properties"] as? [String: Any])?["point_count"] as? Int)
+        }
+    }
+
+    @Test func anUnknownCategoryIsABadRequestThatListsTheKnownOnes() async throws {
+        try await Self.withClient { client in
+            let (status, json, _) = try await Self.get(
+                client, "/api/clusters?bbox=-180,-85,180,85&zoom=2&categories=EU,XX")
+            #expect(status == .badRequest)
+            let message = json["error"] as? String ?? ""
+            #expect(message.contains("'XX'") && message.contains("AF, AN, AS, EU, NA, OC, SA"), "\(message)")
+        }
+    }
+
+    @Test func statsListTheCategoriesAndReductions() async throws {
+        try await Self.withClient { client in
+            let (_, json, _) = try await Self.get(client, "/api/stats")
+            #expect(json["categories"] as? [String] == ["AF", "AN", "AS", "EU", "NA", "OC", "SA"])
+            #expect(json["reductions"] as? [String] == ["population_sum"])
         }
     }
 }

@@ -113,4 +113,30 @@ struct CommandLineTests {
         #expect(run.status != 0)
         #expect(run.error.contains("\(file):3 (field lat): 'abc' is not a number"), "\(run.error)")
     }
+
+    @Test func clusterJSONCarriesTheAggregatesTheOptionsAskFor() throws {
+        let file = try Self.temporaryFile(
+            "id,lat,lon,kind,people,w\na,48.85,2.35,x,100,1\nb,48.86,2.36,y,50,3\nc,48.87,2.37,x,,0\n")
+        let run = try Self.run(
+            "cluster", file, "--zoom", "3", "--json", "--category", "kind", "--reduce", "people:sum", "--reduce",
+            "people:max", "--weight", "w")
+        #expect(run.status == 0, "\(run.error)")
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        let cluster = try #require((json["clusters"] as? [[String: Any]])?.first)
+        #expect(cluster["count"] as? Int == 3)
+        #expect(cluster["people_sum"] as? Double == 150)
+        #expect(cluster["people_max"] as? Double == 100)
+        #expect(cluster["weight"] as? Double == 4)
+        #expect(cluster["categories"] as? [String: Int] == ["x": 2, "y": 1])
+    }
+
+    @Test func aReductionOfTextIsAnErrorThatNamesTheFileLineAndField() throws {
+        let file = try Self.temporaryFile("id,lat,lon,kind\na,1,1,x\n")
+        let run = try Self.run("cluster", file, "--zoom", "3", "--reduce", "kind:sum")
+        #expect(run.status != 0)
+        #expect(run.error.contains(":2 (field kind): 'x' is not a number"), "\(run.error)")
+        let bad = try Self.run("cluster", file, "--zoom", "3", "--reduce", "kind")
+        #expect(bad.status != 0 && bad.error.contains("COLUMN:OPERATION"), "\(bad.error)")
+    }
 }
