@@ -92,7 +92,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "mapclusterTests", dependencies: ["mapcluster"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "mapclusterTests", dependencies: ["mapcluster", "MapClusterIO"], swiftSettings: strictSettings),
     ]
 )
 

@@ -80,8 +80,13 @@ public struct ConfigurationAnswer: ResponseEncodable, Sendable {
     public let categories: [String]
     /// The reductions clusters carry, by name: what a popup shows.
     public let reductions: [String]
+    /// The property of a single point that holds its category, if points have categories.
+    public let categoryColumn: String?
 
-    enum CodingKeys: String, CodingKey { case tiles, points, categories, reductions }
+    enum CodingKeys: String, CodingKey {
+        case tiles, points, categories, reductions
+        case categoryColumn = "category_column"
+    }
 
     /// Writes `null` when there is no tile URL.
     public func encode(to encoder: any Encoder) throws {
@@ -90,6 +95,7 @@ public struct ConfigurationAnswer: ResponseEncodable, Sendable {
         try container.encode(points, forKey: .points)
         try container.encode(categories, forKey: .categories)
         try container.encode(reductions, forKey: .reductions)
+        try container.encode(categoryColumn, forKey: .categoryColumn)
     }
 }
 

@@ -15,6 +15,8 @@ public struct ClusterService: Sendable {
     public let buildTime: Duration
     /// The raster tile URL template the page offers as a basemap, if any.
     public let tileURL: String?
+    /// What clusters add up, by column.
+    public let aggregation: PointAggregation
     let options: ClusterOptions<Int>
     let writer: ClusterGeoJSON
 
@@ -39,6 +41,7 @@ public struct ClusterService: Sendable {
         self.points = points
         self.index = index
         self.tileURL = tileURL
+        self.aggregation = aggregation
         // The API's bbox is the area asked for: no margin around it.
         var options = ClusterOptions<Int>()
         options.marginFactor = 0
@@ -109,7 +112,7 @@ public struct ClusterService: Sendable {
     public func configuration() -> ConfigurationAnswer {
         ConfigurationAnswer(
             tiles: tileURL, points: index.count, categories: index.schema?.categories ?? [],
-            reductions: index.schema?.reductions.map(\.name) ?? [])
+            reductions: index.schema?.reductions.map(\.name) ?? [], categoryColumn: aggregation.category)
     }
 
     // MARK: - Checking input

@@ -1,4 +1,5 @@
 import Foundation
+import MapClusterIO
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -130,12 +131,64 @@ struct ServeAndRenderTests {
         // Cluster markers carry their counts.
         let counts = dom.matches(of: /data-count="(\d+)"/).compactMap { Int($0.1) }
         #expect(!counts.isEmpty && counts.allSatisfy { $0 > 1 })
+        // The bundled cities are served by continent: each cluster is a donut whose arcs add up to its count.
+        let donuts = Self.donuts(in: dom)
+        #expect(donuts.count == counts.count, "every cluster is a donut")
+        for donut in donuts {
+            #expect(donut.arcs.values.reduce(0, +) == donut.count, "arcs \(donut.arcs) of a cluster of \(donut.count)")
+        }
 
         // A picture for people: MAPCLUSTER_SCREENSHOT=path keeps one.
         if let path = ProcessInfo.processInfo.environment["MAPCLUSTER_SCREENSHOT"] {
             _ = try Self.headless(["--screenshot=\(path)", "http://127.0.0.1:\(server.port)/"])
             #expect(FileManager.default.fileExists(atPath: path))
         }
+    }
+
+    /// The donut clusters of a page: each one's count and the value of each category's arc.
+    static func donuts(in dom: String) -> [(count: Int, arcs: [String: Int])] {
+        dom.matches(of: /data-count="(\d+)"><svg class="donut"(.*?)<\/svg>/).map { match in
+            let arcs = String(match.2).matches(of: /data-category="([^"]+)" data-value="(\d+)"/).map {
+                (String($0.1), Int($0.2) ?? 0)
+            }
+            return (Int(match.1) ?? 0, Dictionary(arcs, uniquingKeysWith: +))
+        }
+    }
+
+    /// The cities of the bundled sample on each continent.
+    static func citiesByContinent() throws -> [String: Int] {
+        let points = try CSVPointReader().read(contentsOf: SampleData.worldCitiesURL)
+        return points.records.reduce(into: [:]) { counts, record in
+            counts[points.property("continent", of: record)?.description ?? "", default: 0] += 1
+        }
+    }
+
+    @Test(.enabled(if: chromium != nil || browserRequired, "needs Chromium (apt-get install chromium)"))
+    func aLegendClickFiltersTheMapAndTheURLKeepsTheFilter() async throws {
+        try #require(Self.chromium != nil, "MAPCLUSTER_REQUIRE_BROWSER=1, but Chromium is not installed")
+        let server = try Server()
+        defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
+        let byContinent = try Self.citiesByContinent()
+        let page = "http://127.0.0.1:\(server.port)/"
+        func drawn(_ dom: String) -> Int? { dom.firstMatch(of: /data-drawn="(\d+)"/).flatMap { Int($0.1) } }
+        func link(_ category: String, in dom: String) -> String? {
+            dom.matches(of: /<a class="legend-entry[^"]*" data-category="([^"]+)" href="([^"]*)"/)
+                .first { $0.1 == category }.map { String($0.2) }
+        }
+
+        // The legend has an entry per continent; clicking Europe's (following its link) hides Europe.
+        let all = try Self.headless(["--dump-dom", page])
+        let europe = try #require(link("EU", in: all), "the legend has Europe")
+        #expect(europe == "#categories=AF,AN,AS,NA,OC,SA")
+        let withoutEurope = try Self.headless(["--dump-dom", page + europe])
+        #expect(drawn(withoutEurope) == 34_006 - (byContinent["EU"] ?? 0))
+        for donut in Self.donuts(in: withoutEurope) { #expect(donut.arcs["EU"] == nil, "no European arc") }
+
+        // A URL with a filter opens filtered: Oceania alone, and its legend entry turns it off again.
+        let oceania = try Self.headless(["--dump-dom", page + "#categories=OC"])
+        #expect(drawn(oceania) == byContinent["OC"])
+        #expect(Self.donuts(in: oceania).allSatisfy { Set($0.arcs.keys) == ["OC"] })
+        #expect(link("EU", in: oceania) == "#categories=OC,EU")
     }
 
     // MARK: - Render

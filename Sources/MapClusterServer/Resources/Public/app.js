@@ -17,12 +17,18 @@
         style: { color: "#8a9a8c", weight: 0.8, fillColor: "#f4f1ea", fillOpacity: 1 },
       }).addTo(map).bringToBack();
     });
-  fetch("/api/config")
+  // What clusters carry (the categories, drawn as donuts, and the reductions, in their tooltips) comes from the
+  // config; the first request waits for it.
+  let config = { categories: [], reductions: [], category_column: null };
+  const configured = fetch("/api/config")
     .then((response) => response.json())
-    .then((config) => {
+    .then((answer) => {
+      config = answer;
       const tiles = new URLSearchParams(location.search).get("tiles") || config.tiles;
       if (tiles) L.tileLayer(tiles, { maxZoom: 19, attribution: "tiles: " + new URL(tiles.replace(/[{}]/g, "")).host }).addTo(map);
-    });
+      drawLegend();
+    })
+    .catch(() => {});
   map.attributionControl.addAttribution("Made with Natural Earth · GeoNames, CC BY 4.0");
 
   const layer = L.layerGroup().addTo(map);
@@ -58,14 +64,93 @@
     return L.latLng(lat, lon);
   }
 
+  // One colour per category, in the config's order (a qualitative palette that stays apart for the colour-blind).
+  const palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
+  function colour(category) {
+    const index = config.categories.indexOf(category);
+    return index < 0 ? "#1f5f99" : palette[index % palette.length];
+  }
+
+  // The categories shown: null for all of them. The URL's hash keeps them (#categories=EU,AS), so a filtered map
+  // can be shared, and the legend's entries are links to the hash with their category toggled.
+  function selectedCategories() {
+    const match = /(?:^#|&)categories=([^&]*)/.exec(location.hash);
+    return match ? decodeURIComponent(match[1]).split(",").filter((name) => name) : null;
+  }
+
+  function filterHash(categories) {
+    return categories === null ? "#" : "#categories=" + categories.map(encodeURIComponent).join(",");
+  }
+
+  const legend = L.control({ position: "topright" });
+  legend.onAdd = () => L.DomUtil.create("div", "legend");
+  function drawLegend() {
+    if (!config.categories.length) return;
+    if (!legend.getContainer()) legend.addTo(map);
+    const selected = selectedCategories();
+    const shown = (name) => selected === null || selected.includes(name);
+    const entries = config.categories.map((name) => {
+      const toggled = shown(name)
+        ? (selected || config.categories).filter((other) => other !== name)
+        : [...selected, name];
+      // Every category shown again is no filter at all.
+      const target = toggled.length === config.categories.length ? null : toggled;
+      return `<a class="legend-entry${shown(name) ? "" : " off"}" data-category="${escape(name)}" href="${filterHash(target)}">` +
+        `<span class="swatch" style="background:${colour(name)}"></span>${escape(name)}</a>`;
+    });
+    const all = selected === null ? "" : `<a class="legend-entry all" href="#">show all</a>`;
+    legend.getContainer().innerHTML = `<div class="legend-title">${escape(config.category_column || "categories")}</div>${entries.join("")}${all}`;
+    L.DomEvent.disableClickPropagation(legend.getContainer());
+  }
+
+  // A cluster with categories is a donut: one arc per category, sized by its share of the count, the count inside.
+  function donut(feature, size) {
+    const categories = feature.properties.categories || {};
+    const total = feature.properties.point_count;
+    const radius = size / 2;
+    const inner = radius * 0.62;
+    let angle = -Math.PI / 2;
+    const arcs = config.categories.filter((name) => categories[name] > 0).map((name) => {
+      const value = categories[name];
+      const sweep = (value / total) * 2 * Math.PI;
+      const start = angle;
+      angle += sweep;
+      const attributes = `data-category="${escape(name)}" data-value="${value}" fill="${colour(name)}"`;
+      if (value === total) {
+        // The whole ring: two half arcs, since one arc can't start and end at one point.
+        return `<path ${attributes} fill-rule="evenodd" d="M${radius},0 A${radius},${radius} 0 1 1 ${radius},${size} A${radius},${radius} 0 1 1 ${radius},0 Z ` +
+          `M${radius},${radius - inner} A${inner},${inner} 0 1 0 ${radius},${radius + inner} A${inner},${inner} 0 1 0 ${radius},${radius - inner} Z"/>`;
+      }
+      const point = (r, a) => `${(radius + r * Math.cos(a)).toFixed(2)},${(radius + r * Math.sin(a)).toFixed(2)}`;
+      const large = sweep > Math.PI ? 1 : 0;
+      return `<path ${attributes} d="M${point(radius, start)} A${radius},${radius} 0 ${large} 1 ${point(radius, angle)} ` +
+        `L${point(inner, angle)} A${inner},${inner} 0 ${large} 0 ${point(inner, start)} Z"/>`;
+    });
+    return `<svg class="donut" width="${size}" height="${size}" viewBox="0 0 ${size} ${size}">${arcs.join("")}` +
+      `<circle cx="${radius}" cy="${radius}" r="${inner}" fill="#fff"/></svg>`;
+  }
+
   function icon(feature) {
     if (!feature.properties.cluster) {
-      return L.divIcon({ className: "", html: '<div class="single" style="width:12px;height:12px"></div>', iconSize: [12, 12] });
+      const category = config.category_column ? feature.properties[config.category_column] : null;
+      return L.divIcon({
+        className: "",
+        html: `<div class="single" style="width:12px;height:12px;background:${colour(category)}"></div>`,
+        iconSize: [12, 12],
+      });
     }
     const n = feature.properties.point_count;
+    const label = feature.properties.point_count_abbreviated;
+    if (feature.properties.categories) {
+      const size = Math.round(26 + 8 * Math.log10(n));
+      return L.divIcon({
+        className: "",
+        html: `<div class="cluster donut-cluster" style="width:${size}px;height:${size}px" data-count="${n}">${donut(feature, size)}<span>${label}</span></div>`,
+        iconSize: [size, size],
+      });
+    }
     const size = Math.round(20 + 7 * Math.log10(n));
     const kind = n < 100 ? "small" : n < 1000 ? "medium" : "large";
-    const label = feature.properties.point_count_abbreviated;
     return L.divIcon({
       className: "",
       html: `<div class="cluster ${kind}" style="width:${size}px;height:${size}px" data-count="${n}">${label}</div>`,
@@ -77,16 +162,35 @@
     return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
   }
 
+  function formatted(value) {
+    return typeof value === "number" ? value.toLocaleString("en-US", { maximumFractionDigits: 2 }) : value;
+  }
+
   function popup(feature) {
     const rows = Object.entries(feature.properties)
-      .map(([name, value]) => `<tr><td>${escape(name)}</td><td>${escape(typeof value === "object" ? JSON.stringify(value) : value)}</td></tr>`)
+      .map(([name, value]) => `<tr><td>${escape(name)}</td><td>${escape(typeof value === "object" ? JSON.stringify(value) : formatted(value))}</td></tr>`)
       .join("");
-    return `<strong>${escape(feature.id)}</strong><table class="popup-table">${rows}</table>`;
+    return `<strong>${escape(feature.properties.name || feature.id)}</strong><table class="popup-table">${rows}</table>`;
+  }
+
+  // What a cluster's members add up to: its count, each reduction (as "population sum"), its categories.
+  function summary(feature) {
+    const properties = feature.properties;
+    const rows = [`<tr><td>points</td><td>${formatted(properties.point_count)}</td></tr>`];
+    for (const name of config.reductions) {
+      if (properties[name] != null) rows.push(`<tr><td>${escape(name.replace(/_/g, " "))}</td><td>${escape(formatted(properties[name]))}</td></tr>`);
+    }
+    if (properties.weight != null) rows.push(`<tr><td>weight</td><td>${escape(formatted(properties.weight))}</td></tr>`);
+    for (const [name, value] of Object.entries(properties.categories || {})) {
+      rows.push(`<tr><td><span class="swatch" style="background:${colour(name)}"></span>${escape(name)}</td><td>${formatted(value)}</td></tr>`);
+    }
+    return `<table class="popup-table">${rows.join("")}</table>`;
   }
 
   function makeMarker(feature, from) {
     const marker = L.marker(from || latLng(feature), { icon: icon(feature), keyboard: false });
     if (feature.properties.cluster) {
+      marker.bindTooltip(summary(feature), { direction: "top", offset: [0, -12] });
       marker.on("click", () => {
         const zoom = feature.properties.expansion_zoom;
         map.flyTo(latLng(feature), zoom == null ? map.getZoom() + 1 : Math.min(Math.ceil(zoom), map.getMaxZoom()));
@@ -171,7 +275,9 @@
     lastZoom = zoom;
     hook.requests += 1;
     hook.pending = true;
-    fetch(`/api/clusters?bbox=${bbox()}&zoom=${zoom}`, { signal: controller.signal })
+    const categories = selectedCategories();
+    const filter = categories === null ? "" : "&categories=" + categories.map(encodeURIComponent).join(",");
+    fetch(`/api/clusters?bbox=${bbox()}&zoom=${zoom}${filter}`, { signal: controller.signal })
       .then((response) => response.json().then((body) => {
         if (!response.ok) throw new Error(body.error || response.statusText);
         return body;
@@ -185,5 +291,7 @@
   }
 
   map.on("moveend", refresh);
-  refresh();
+  // A legend click changes the hash: the legend and the clusters follow it.
+  window.addEventListener("hashchange", () => { drawLegend(); refresh(); });
+  configured.then(refresh);
 })();
