@@ -118,9 +118,12 @@ struct NodeAggregates: Sendable {
             throw .columnLength("categories", count: categories.count, elements: count)
         }
         var codes = ContiguousArray<UInt8>(repeating: 0, count: count)
+        // A few categories are found by comparing short strings, faster than hashing each.
+        let names = schema.categories
+        let scans = names.count <= 16
         for (position, category) in categories.enumerated() {
             guard let category else { continue }
-            guard let code = schema.categoryPositions[category] else {
+            guard let code = scans ? names.firstIndex(of: category) : schema.categoryPositions[category] else {
                 throw .element(position: position, .unknownCategory(category, known: schema.categories))
             }
             codes[position] = UInt8(code + 1)
@@ -141,15 +144,35 @@ struct NodeAggregates: Sendable {
 extension ClusterAggregate {
     /// A column of this reduction for an index with `categoryCount` categories.
     static func column(categoryCount: Int) -> AggregateColumn {
-        ReductionColumn<Self>(categoryCount: categoryCount, hasAllGroup: true, defaultStored: .identity)
+        if let numeric = Self.self as? any NumericAggregate.Type {
+            return numeric.numericColumn(categoryCount: categoryCount)
+        }
+        return ReductionColumn<Self>(categoryCount: categoryCount, hasAllGroup: true, defaultStored: .identity)
+    }
+}
+
+extension NumericAggregate {
+    /// A column of this numeric reduction, which makes a bulk load's values from numbers in specialized code.
+    @_specialize(where Self == Sum)
+    @_specialize(where Self == Minimum)
+    @_specialize(where Self == Maximum)
+    @_specialize(where Self == Mean)
+    static func numericColumn(categoryCount: Int) -> AggregateColumn {
+        let column = ReductionColumn<Self>(categoryCount: categoryCount, hasAllGroup: true, defaultStored: .identity)
+        column.fromNumbers = { numbers in ContiguousArray(numbers.lazy.map(Self.init)) }
+        return column
     }
 }
 
 /// A column of a user's reduction, which answers with its values type-erased.
 final class ReductionColumn<Value: ClusterAggregate>: NodeColumn<Reduced<Value>>, @unchecked Sendable {
+    /// The values of numbers, for a ``NumericAggregate`` reduction.
+    var fromNumbers: (@Sendable ([Double?]) -> ContiguousArray<Value>)?
+
     override func copy() -> AggregateColumn {
         let copy = ReductionColumn(categoryCount: categoryCount, hasAllGroup: hasAllGroup, defaultStored: defaultStored)
         copy.copyState(of: self)
+        copy.fromNumbers = fromNumbers
         return copy
     }
 
@@ -165,18 +188,9 @@ final class ReductionColumn<Value: ClusterAggregate>: NodeColumn<Reduced<Value>>
         case .values(let values):
             input = ContiguousArray(values.lazy.map { $0 as? Value ?? .identity })
         case .numbers(let numbers):
-            guard let numeric = Value.self as? any NumericAggregate.Type else {
-                preconditionFailure("values are validated before they are stored")
-            }
-            input = Self.stored(numbers, as: numeric) ?? []
+            guard let fromNumbers else { preconditionFailure("values are validated before they are stored") }
+            input = fromNumbers(numbers)
         }
-    }
-
-    /// The stored values of numbers, made by `Numeric`, which is `Value`.
-    private static func stored<Numeric: NumericAggregate>(_ numbers: [Double?], as type: Numeric.Type)
-        -> ContiguousArray<Value>?
-    {
-        ContiguousArray(numbers.lazy.map(Numeric.init)) as? ContiguousArray<Value>
     }
 
     override func reductions(

@@ -8,6 +8,13 @@ protocol NodeValue: Sendable {
     mutating func merge(_ other: Self)
     /// The value of one entry whose element stores `stored`.
     init(entry: IndexEntry, stored: Stored)
+    /// Takes out the value of one of its entries, when that can be done exactly; returns false (and changes nothing)
+    /// when the value must be recomputed from the rest instead, as for a merge without an inverse.
+    mutating func remove(_ one: Self) -> Bool
+}
+
+extension NodeValue {
+    func remove(_ one: Self) -> Bool { false }
 }
 
 /// One aggregate of an index, kept for every node of its tree, and what each element stores for it.
@@ -224,6 +231,7 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
     override func removed(_ entry: IndexEntry, from node: Int32, height: Int, in tree: MortonTree) {
         let category = categoryGroup(of: entry)
         guard category != nil || hasAllGroup else { return }
+        if removeExactly(entry, category: category, from: node, isLeaf: height == 0) { return }
         // The entry's category and the group of all, in one pass over what lies below the node.
         var ofCategory = Value.identity
         var ofAll = Value.identity
@@ -250,6 +258,34 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
             if let category { branchValues[base + category] = ofCategory }
             if let all = allGroup { branchValues[base + all] = ofAll }
         }
+    }
+
+    /// Takes the removed entry's value out of its groups of a node by ``NodeValue/remove(_:)``; false when a group
+    /// must be recomputed instead (then nothing changed).
+    @inline(__always) private func removeExactly(_ entry: IndexEntry, category: Int?, from node: Int32, isLeaf: Bool)
+        -> Bool
+    {
+        let one = Value(entry: entry, stored: lastRemoved)
+        let base = Int(node) * groupCount
+        // Both groups or neither: they are written back only when every group took the removal.
+        var ofCategory = category.map { isLeaf ? leafValues[base + $0] : branchValues[base + $0] }
+        var ofAll = allGroup.map { isLeaf ? leafValues[base + $0] : branchValues[base + $0] }
+        if var value = ofCategory {
+            guard value.remove(one) else { return false }
+            ofCategory = value
+        }
+        if var value = ofAll {
+            guard value.remove(one) else { return false }
+            ofAll = value
+        }
+        if isLeaf {
+            if let category, let ofCategory { leafValues[base + category] = ofCategory }
+            if let all = allGroup, let ofAll { leafValues[base + all] = ofAll }
+        } else {
+            if let category, let ofCategory { branchValues[base + category] = ofCategory }
+            if let all = allGroup, let ofAll { branchValues[base + all] = ofAll }
+        }
+        return true
     }
 
     @_specialize(where Value == Reduced<Sum>)

@@ -58,6 +58,18 @@ struct CategoryTotals: NodeValue, Equatable {
         maxLongitude = max(maxLongitude, other.maxLongitude)
     }
 
+    /// Counts and fixed-point sums subtract exactly; the key span and the extremes only while the entry attains none
+    /// of them (else the group is recomputed).
+    mutating func remove(_ one: CategoryTotals) -> Bool {
+        guard count > 1, one.firstKey != firstKey, one.lastKey != lastKey, one.minLatitude != minLatitude,
+            one.maxLatitude != maxLatitude, one.minLongitude != minLongitude, one.maxLongitude != maxLongitude
+        else { return false }
+        count -= 1
+        latitudeSum &-= one.latitudeSum
+        longitudeSum &-= one.longitudeSum
+        return true
+    }
+
     /// Whether every entry has the same coordinate (and there is one).
     var isSameLocation: Bool {
         count > 0 && minLatitude == maxLatitude && minLongitude == maxLongitude

@@ -61,4 +61,44 @@ extension ClusterIndex {
         tree.insert(IndexEntry(key: key, coordinate: coordinate, slot: slot, category: category))
         return previousKey == nil
     }
+
+    /// Adds (or moves) each element with its aggregate values, all or nothing: values the schema refuses throw, naming
+    /// the element's position in the batch, and the index is unchanged.
+    ///
+    /// The changes reach the tree in the order of their keys along the Z-order curve, so that consecutive ones touch
+    /// neighbouring nodes. An identity that occurs more than once ends with its last coordinate and values.
+    /// - Complexity: O(*m* log *n*) for *m* elements.
+    public mutating func insert(contentsOf elements: [(Element, Coordinate, ElementValues)]) throws(AggregateError) {
+        guard tree.keepsAggregates else { throw .noSchema }
+        var categories: [UInt8] = []
+        categories.reserveCapacity(elements.count)
+        for (position, element) in elements.enumerated() {
+            do throws(AggregateError) {
+                guard let category = try tree.aggregates?.validate(element.2) else { throw .noSchema }
+                categories.append(category)
+            } catch {
+                throw .element(position: position, error)
+            }
+        }
+        let replaced = Self.earlierOccurrences(in: elements.map { ($0.0, $0.1) })
+        slots.reserve(elements.count, in: store)
+        var removals = TreeChanges()
+        var insertions: [(entry: IndexEntry, position: Int)] = []
+        insertions.reserveCapacity(elements.count)
+        for (position, (element, coordinate, _)) in elements.enumerated() where !replaced[position] {
+            let key = GridPosition(coordinate).key
+            let (slot, previousKey) = elementSlots.place(element, key: key)
+            if let previousKey { removals.remove(key: previousKey, slot: slot) }
+            insertions.append(
+                (IndexEntry(key: key, coordinate: coordinate, slot: slot, category: categories[position]), position))
+        }
+        removals.sort()
+        removals.apply(to: &tree)
+        insertions.sort { $0.entry.key < $1.entry.key }
+        tree.aggregates?.makeUnique()
+        for (entry, position) in insertions {
+            tree.aggregates?.prepare(elements[position].2)
+            tree.insert(entry)
+        }
+    }
 }

@@ -95,9 +95,7 @@ struct Workload {
                     },
                     run: {
                         do {
-                            for (id, coordinate, values) in added {
-                                try index.insert(id, at: coordinate, values: values)
-                            }
+                            try index.insert(contentsOf: added)
                         } catch {
                             preconditionFailure("the benchmark's values are valid: \(error)")
                         }
