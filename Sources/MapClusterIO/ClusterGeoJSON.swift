@@ -26,9 +26,10 @@ public struct ClusterGeoJSON: Sendable {
     public func featureCollection(_ clusters: [Cluster<Int>]) -> String {
         var json = JSONText()
         json.raw(#"{"type":"FeatureCollection","features":["#)
+        let aggregates = index.aggregates(of: clusters, options: options)
         for (offset, cluster) in clusters.enumerated() {
             if offset > 0 { json.raw(",") }
-            feature(cluster, into: &json)
+            feature(cluster, aggregates: aggregates?[offset], into: &json)
         }
         json.raw("]}")
         return json.text
@@ -46,7 +47,7 @@ public struct ClusterGeoJSON: Sendable {
         return json.text
     }
 
-    func feature(_ cluster: Cluster<Int>, into json: inout JSONText) {
+    func feature(_ cluster: Cluster<Int>, aggregates: ClusterAggregates?, into json: inout JSONText) {
         if case .element(let record) = cluster.id {
             pointFeature(record, at: cluster.coordinate, into: &json)
             return
@@ -67,9 +68,7 @@ public struct ClusterGeoJSON: Sendable {
             json.raw(#","expansion_zoom":"#)
             json.number(zoom)
         }
-        if let aggregates = cluster.aggregates {
-            Self.write(aggregates, weighted: index.schema?.isWeighted == true, into: &json)
-        }
+        if let aggregates { Self.write(aggregates, weighted: index.schema?.isWeighted == true, into: &json) }
         json.raw("}}")
     }
 

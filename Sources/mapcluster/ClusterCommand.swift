@@ -75,10 +75,12 @@ struct ClusterCommand: ParsableCommand {
         let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: zoom))
         let clusters = index.clusters(in: viewport, options: options)
         let weighted = index.schema?.isWeighted == true
-        let rows = clusters.map { cluster in
+        let aggregates = index.aggregates(of: clusters, options: options)
+        let rows = clusters.enumerated().map { position, cluster in
             // A single element is its record: its id and name need no member lookup.
             var row = ClusterRow(
-                cluster, expansionZoom: index.expansionZoom(of: cluster, options: options), weighted: weighted)
+                cluster, expansionZoom: index.expansionZoom(of: cluster, options: options),
+                aggregates: aggregates?[position], weighted: weighted)
             if case .element(let record) = cluster.id {
                 row.id = points.records[record].id
                 row.name = points.property("name", of: points.records[record])?.description
@@ -110,18 +112,18 @@ struct ClusterRow: Encodable {
     var weighted: Bool
 
     /// The row of a cluster; a single element's row takes its record's id and name afterwards.
-    init(_ cluster: Cluster<Int>, expansionZoom: Double?, weighted: Bool) {
+    init(_ cluster: Cluster<Int>, expansionZoom: Double?, aggregates: ClusterAggregates?, weighted: Bool) {
         switch cluster.id.unfiltered {
         case .cell(let cell): (id, kind) = ("cell \(cell)", "cluster")
         case .location(let coordinate): (id, kind) = ("location \(coordinate)", "location")
         case .element(let element): (id, kind) = (String(element), "single")
-        case .filtered: preconditionFailure("an unfiltered id is never filtered")
+        case .filteredCell, .filteredLocation: preconditionFailure("an unfiltered id is never filtered")
         }
         latitude = cluster.coordinate.latitude
         longitude = cluster.coordinate.longitude
         count = cluster.count
         self.expansionZoom = expansionZoom
-        aggregates = cluster.aggregates
+        self.aggregates = aggregates
         self.weighted = weighted
     }
 

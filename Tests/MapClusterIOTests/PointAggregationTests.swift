@@ -36,7 +36,7 @@ struct PointAggregationTests {
         var options = ClusterOptions<Int>()
         options.cellSize = 256
         let cluster = try #require(index.clusters(in: world, options: options).first)
-        let aggregates = try #require(cluster.aggregates)
+        let aggregates = try #require(index.aggregates(of: cluster, options: options))
         #expect(cluster.count == 4)
         #expect(aggregates.number("population_sum") == 19_300_000)
         #expect(aggregates.number("population_max") == 8_900_000)

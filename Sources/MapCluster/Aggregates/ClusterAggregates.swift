@@ -1,13 +1,15 @@
 /// What a cluster's members add up to beyond their count, in an index with an ``AggregateSchema``: their weight,
 /// their count in each category, and each reduction.
 ///
-///     if let aggregates = cluster.aggregates {
-///         print(aggregates.weight, aggregates.count(ofCategory: "EU"), aggregates["population_sum"] as? Sum)
+///     let clusters = index.clusters(in: viewport)
+///     for (cluster, aggregates) in zip(clusters, index.aggregates(of: clusters) ?? []) {
+///         print(cluster.count, aggregates.count(ofCategory: "EU"), aggregates.number("population_sum") ?? 0)
 ///     }
 ///
-/// They come from the index's nodes, not from a visit of the members. In a query filtered by categories they are those
-/// of the selected categories' members.
-public struct ClusterAggregates: Hashable, Sendable {
+/// They are asked of the index (``ClusterIndex/aggregates(of:options:)-5ve6m``), as a cluster's members and bounds are,
+/// and come from its nodes, not from a visit of the members: a ``Cluster`` stays plain data that copies as bytes. For a
+/// cluster of a query filtered by categories they are those of the selected categories' members.
+public final class ClusterAggregates: Hashable, Sendable {
     /// The members' total weight (their count, when the index keeps no weights).
     public let weight: Double
     /// The members' weighted mean coordinate; `nil` when the index keeps no weights or the total weight is 0.
@@ -20,6 +22,18 @@ public struct ClusterAggregates: Hashable, Sendable {
     public let reductionNames: [String]
     /// Each reduction's value, in the order of ``reductionNames``.
     public let reductions: [any ClusterAggregate]
+
+    init(
+        weight: Double, weightedCenter: Coordinate?, categories: [String], categoryCounts: [Int],
+        reductionNames: [String], reductions: [any ClusterAggregate]
+    ) {
+        self.weight = weight
+        self.weightedCenter = weightedCenter
+        self.categories = categories
+        self.categoryCounts = categoryCounts
+        self.reductionNames = reductionNames
+        self.reductions = reductions
+    }
 
     /// How many members a category has (0 for a category the schema does not have).
     public func count(ofCategory category: String) -> Int {
@@ -70,14 +84,18 @@ extension NodeAggregates {
         where takes: ((IndexEntry) -> Bool)? = nil, tree: MortonTree
     ) -> [ClusterAggregates] {
         let counted = categoryGroups(categories)
-        let categoryTotals = self.categories?.reduce(ranges: ranges, groups: counted, where: takes, tree: tree)
+        // Unfiltered, the counts alone; filtered, the totals, whose counts are the same.
+        let categoryTotals: [Int]? =
+            categories == nil
+            ? categoryCounts?.reduce(ranges: ranges, groups: counted, where: takes, tree: tree).map(\.count)
+            : self.categories?.reduce(ranges: ranges, groups: counted, where: takes, tree: tree).map(\.count)
         let groups = valueGroups(categories)
         let weightTotals = weights?.reduce(ranges: ranges, groups: groups, where: takes, tree: tree)
         let reduced = reductions.map { $0.reductions(ranges: ranges, groups: groups, where: takes, tree: tree) }
         return ranges.indices.map { r in
             make(
                 count: counts[r],
-                categoryCounts: categoryCounts(
+                categoryCounts: countsByCategory(
                     categoryTotals.map { Array($0[(r * counted.count)..<((r + 1) * counted.count)]) }, groups: counted),
                 weight: weightTotals.map { merged($0[(r * groups.count)..<((r + 1) * groups.count)]) },
                 reductions: reduced.map { $0[r] })
@@ -95,10 +113,10 @@ extension NodeAggregates {
     }
 
     /// The count of each category, in the schema's order, from the totals of `groups`; the others' are 0.
-    private func categoryCounts(_ totals: [CategoryTotals]?, groups: [Int]) -> [Int] {
+    private func countsByCategory(_ totals: [Int]?, groups: [Int]) -> [Int] {
         guard let totals else { return [] }
         var counts = [Int](repeating: 0, count: schema.categories.count)
-        for (total, group) in zip(totals, groups) { counts[group] = total.count }
+        for (total, group) in zip(totals, groups) { counts[group] = total }
         return counts
     }
 

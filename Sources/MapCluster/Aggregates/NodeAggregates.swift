@@ -5,6 +5,8 @@ struct NodeAggregates: Sendable {
     let schema: AggregateSchema
     /// Per category (no group of all: the tree's summaries are that).
     var categories: NodeColumn<CategoryTotals>?
+    /// Per category: the counts alone, for unfiltered queries.
+    var categoryCounts: NodeColumn<CategoryCount>?
     /// Per category and all.
     var weights: NodeColumn<WeightTotals>?
     /// Per category and all, in the schema's order.
@@ -20,6 +22,8 @@ struct NodeAggregates: Sendable {
         let categoryCount = schema.categories.count
         categories =
             categoryCount > 0 ? NodeColumn(categoryCount: categoryCount, hasAllGroup: false, defaultStored: ()) : nil
+        categoryCounts =
+            categoryCount > 0 ? NodeColumn(categoryCount: categoryCount, hasAllGroup: false, defaultStored: ()) : nil
         weights =
             schema.isWeighted ? NodeColumn(categoryCount: categoryCount, hasAllGroup: true, defaultStored: 1) : nil
         reductions = schema.reductions.map { $0.valueType.column(categoryCount: categoryCount) }
@@ -30,6 +34,7 @@ struct NodeAggregates: Sendable {
     /// Calls `body` with every column.
     func forEachColumn(_ body: (AggregateColumn) -> Void) {
         if let categories { body(categories) }
+        if let categoryCounts { body(categoryCounts) }
         if let weights { body(weights) }
         for column in reductions { body(column) }
     }
@@ -37,6 +42,9 @@ struct NodeAggregates: Sendable {
     /// Copies each column that another tree shares: what every mutation of the tree does first.
     mutating func makeUnique() {
         if categories != nil, !isKnownUniquelyReferenced(&categories) { categories = categories?.copy() as? NodeColumn }
+        if categoryCounts != nil, !isKnownUniquelyReferenced(&categoryCounts) {
+            categoryCounts = categoryCounts?.copy() as? NodeColumn
+        }
         if weights != nil, !isKnownUniquelyReferenced(&weights) { weights = weights?.copy() as? NodeColumn }
         for i in reductions.indices where !isKnownUniquelyReferenced(&reductions[i]) {
             reductions[i] = reductions[i].copy()

@@ -91,6 +91,27 @@ struct CategoryTotals: NodeValue, Equatable {
     }
 }
 
+/// How many entries of one category lie below a node: what an unfiltered query counts, eight to a cache line, where
+/// ``CategoryTotals`` would read nine lines for eight categories.
+struct CategoryCount: NodeValue, Equatable {
+    typealias Stored = Void
+
+    var count: Int
+
+    static var identity: CategoryCount { CategoryCount(count: 0) }
+
+    init(count: Int) { self.count = count }
+
+    init(entry: IndexEntry, stored: Void) { count = 1 }
+
+    mutating func merge(_ other: CategoryCount) { count &+= other.count }
+
+    mutating func remove(_ one: CategoryCount) -> Bool {
+        count &-= one.count
+        return true
+    }
+}
+
 /// The total weight of the entries below a node and their weighted coordinate sums, for the weighted center of mass.
 struct WeightTotals: NodeValue, Equatable {
     typealias Stored = Double

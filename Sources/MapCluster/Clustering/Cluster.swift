@@ -5,8 +5,9 @@
 ///         let firstTen = index.members(of: cluster, limit: 10)
 ///     }
 ///
-/// A cluster is plain data: what it is, not a handle to the index. Its members, children, parent, bounds and expansion
-/// zoom are asked of the index it came from (or a copy of it: a snapshot), with the options it was made with.
+/// A cluster is plain data: what it is, not a handle to the index. Its members, children, parent, bounds, expansion
+/// zoom and aggregates are asked of the index it came from (or a copy of it: a snapshot), with the options it was made
+/// with.
 public struct Cluster<Element: Hashable & Sendable>: Identifiable, Hashable, Sendable {
     /// A stable identity: the same members give the same id at every zoom and viewport that shows them.
     public let id: ClusterID<Element>
@@ -20,8 +21,6 @@ public struct Cluster<Element: Hashable & Sendable>: Identifiable, Hashable, Sen
     public let cell: GridCell
     /// The zoom level it was made for.
     public let zoom: Double
-    /// What its members add up to, in an index with an ``AggregateSchema``; `nil` in an index without one.
-    public let aggregates: ClusterAggregates?
     /// Which of the elements its id names it holds: for a ``ClusterID/location(_:)``, those that
     /// ``ClusterOptions/shouldCluster`` admits, rejects, or all of them.
     @usableFromInline let filter: MemberFilter
@@ -29,7 +28,7 @@ public struct Cluster<Element: Hashable & Sendable>: Identifiable, Hashable, Sen
     @usableFromInline
     init(
         id: ClusterID<Element>, coordinate: Coordinate, count: Int, isSameLocation: Bool, cell: GridCell, zoom: Double,
-        filter: MemberFilter, aggregates: ClusterAggregates? = nil
+        filter: MemberFilter
     ) {
         self.id = id
         self.coordinate = coordinate
@@ -38,7 +37,6 @@ public struct Cluster<Element: Hashable & Sendable>: Identifiable, Hashable, Sen
         self.cell = cell
         self.zoom = zoom
         self.filter = filter
-        self.aggregates = aggregates
     }
 
     /// Whether it stands for more than one element.
@@ -52,7 +50,7 @@ public struct Cluster<Element: Hashable & Sendable>: Identifiable, Hashable, Sen
     func placed(at coordinate: Coordinate) -> Cluster {
         Cluster(
             id: id, coordinate: coordinate, count: count, isSameLocation: isSameLocation, cell: cell, zoom: zoom,
-            filter: filter, aggregates: aggregates)
+            filter: filter)
     }
 
     /// A member of a same-location cluster on its own, as a manager's fan-out draws it.
@@ -80,10 +78,21 @@ public enum ClusterID<Element: Hashable & Sendable>: Hashable, Sendable, CustomS
     case location(Coordinate)
     /// One element on its own.
     case element(Element)
-    /// A cell or location cluster of a query filtered by categories (``ClusterOptions/categories``): the filter is
-    /// part of what the cluster is, so the same cell's clusters with and without it differ. A single element is itself
-    /// whatever the filter, and is never wrapped.
-    indirect case filtered(ClusterID, categories: CategorySet)
+    /// A ``cell(_:)`` cluster of a query filtered by categories (``ClusterOptions/categories``): the filter is part of
+    /// what the cluster is, so the same cell's clusters with and without it differ. (A single element is itself
+    /// whatever the filter.)
+    case filteredCell(GridCell, categories: CategorySet)
+    /// A ``location(_:)`` cluster of a query filtered by categories.
+    case filteredLocation(Coordinate, categories: CategorySet)
+
+    /// The id of `id`'s cluster in a query filtered by `categories`: a single element's id is its own.
+    public static func filtered(_ id: ClusterID, categories: CategorySet) -> ClusterID {
+        switch id.unfiltered {
+        case .cell(let cell): .filteredCell(cell, categories: categories)
+        case .location(let coordinate): .filteredLocation(coordinate, categories: categories)
+        default: id
+        }
+    }
 
     /// The kind of identity and its value, as in `cell 12/2200/1343`.
     public var description: String {
@@ -91,14 +100,18 @@ public enum ClusterID<Element: Hashable & Sendable>: Hashable, Sendable, CustomS
         case .cell(let cell): "cell \(cell)"
         case .location(let coordinate): "location \(coordinate)"
         case .element(let element): "element \(element)"
-        case .filtered(let id, let categories): "\(id) of categories \(categories)"
+        case .filteredCell(let cell, let categories): "cell \(cell) of categories \(categories)"
+        case .filteredLocation(let coordinate, let categories): "location \(coordinate) of categories \(categories)"
         }
     }
 
-    /// The id without its category filter.
+    /// The id without its category filter: ``cell(_:)``, ``location(_:)`` or ``element(_:)``.
     public var unfiltered: ClusterID {
-        if case .filtered(let id, _) = self { return id.unfiltered }
-        return self
+        switch self {
+        case .filteredCell(let cell, _): .cell(cell)
+        case .filteredLocation(let coordinate, _): .location(coordinate)
+        default: self
+        }
     }
 
     /// Whether it names one element.
@@ -109,8 +122,10 @@ public enum ClusterID<Element: Hashable & Sendable>: Hashable, Sendable, CustomS
 
     /// The categories of a filtered cluster's id; `nil` for an unfiltered one.
     public var categoryFilter: CategorySet? {
-        if case .filtered(_, let categories) = self { return categories }
-        return nil
+        switch self {
+        case .filteredCell(_, let categories), .filteredLocation(_, let categories): categories
+        default: nil
+        }
     }
 }
 
@@ -125,7 +140,8 @@ extension ClusterID {
         case .cell(let cell): "c\(cell.level).\(cell.x).\(cell.y)"
         case .location(let coordinate): "l\(coordinate.latitude)_\(coordinate.longitude)"
         case .element: nil
-        case .filtered(let id, let categories): id.text.map { "f\(categories)-\($0)" }
+        case .filteredCell, .filteredLocation:
+            unfiltered.text.map { "f\(categoryFilter.map(String.init(describing:)) ?? "")-\($0)" }
         }
     }
 
@@ -152,6 +168,7 @@ extension ClusterID {
                 let id = ClusterID(text: String(body[body.index(after: dash)...])), id.categoryFilter == nil
             else { return nil }
             self = .filtered(id, categories: CategorySet(bits: bits))
+            guard categoryFilter != nil else { return nil }
         default:
             return nil
         }

@@ -1,6 +1,6 @@
 /// A cluster as the clustering pass makes it, before it names elements.
 ///
-/// A single element is its slot in the index's store; ``Cluster/init(_:zoom:store:)`` turns the draft into a
+/// A single element is its slot in the index's store; ``Cluster/init(_:zoom:store:categories:)`` turns the draft into a
 /// ``Cluster``, in the caller's specialization.
 @usableFromInline
 struct ClusterDraft {
@@ -17,31 +17,12 @@ struct ClusterDraft {
     @usableFromInline let isSameLocation: Bool
     @usableFromInline let cell: GridCell
     @usableFromInline let filter: MemberFilter
-    /// What the members add up to, in an index with aggregates.
-    @usableFromInline var aggregates: ClusterAggregates?
-    /// The query's category filter, which a cluster of several elements carries in its id.
-    @usableFromInline var categories: CategorySet?
-
-    init(
-        identity: Identity, coordinate: Coordinate, count: Int, isSameLocation: Bool, cell: GridCell,
-        filter: MemberFilter
-    ) {
-        self.identity = identity
-        self.coordinate = coordinate
-        self.count = count
-        self.isSameLocation = isSameLocation
-        self.cell = cell
-        self.filter = filter
-    }
 
     /// The same draft at another coordinate.
     func placed(at coordinate: Coordinate) -> ClusterDraft {
-        var draft = ClusterDraft(
+        ClusterDraft(
             identity: identity, coordinate: coordinate, count: count, isSameLocation: isSameLocation, cell: cell,
             filter: filter)
-        draft.aggregates = aggregates
-        draft.categories = categories
-        return draft
     }
 }
 
@@ -68,7 +49,7 @@ struct ClusteringRules {
     /// Whether the element in a slot takes part in clustering (``ClusterOptions/shouldCluster``); `nil` when all do.
     let isClusterable: ((UInt32) -> Bool)?
     /// The categories shown (``ClusterOptions/categories``); `nil` when every element is.
-    let categories: CategorySet?
+    @usableFromInline let categories: CategorySet?
 
     @usableFromInline
     init(
@@ -126,9 +107,10 @@ extension ClusterIndex {
     ) -> [Cluster<Element>]? {
         var result: [Cluster<Element>] = []
         let store = store
-        let pass = ClusteringPass(tree: tree, rules: clusteringRules(options))
+        let rules = clusteringRules(options)
+        let pass = ClusteringPass(tree: tree, rules: rules)
         let finished = pass.forEachCluster(in: region, zoom: zoom, taking: filter, stop: stop) { draft in
-            var cluster = Cluster(draft, zoom: zoom, store: store)
+            var cluster = Cluster(draft, zoom: zoom, store: store, categories: rules.categories)
             if case .custom(let place) = options.position, case .cell = draft.identity {
                 cluster = cluster.placed(at: place(cluster))
             }
@@ -139,18 +121,21 @@ extension ClusterIndex {
 }
 
 extension Cluster {
-    /// The cluster a draft stands for, with its element read from the index's store.
+    /// The cluster a draft stands for, with its element read from the index's store; a cluster of several elements of
+    /// a query filtered by `categories` carries them in its id.
     @inlinable
-    init(_ draft: ClusterDraft, zoom: Double, store: PagedArray<StoredElement<Element>>) {
+    init(
+        _ draft: ClusterDraft, zoom: Double, store: PagedArray<StoredElement<Element>>, categories: CategorySet?
+    ) {
         var id: ClusterID<Element> =
             switch draft.identity {
             case .cell(let tight): .cell(tight)
             case .location(let location): .location(location)
             case .element(let slot): .element(store[Int(slot)].element)
             }
-        if let categories = draft.categories, !id.isElement { id = .filtered(id, categories: categories) }
+        if let categories, !id.isElement { id = .filtered(id, categories: categories) }
         self.init(
             id: id, coordinate: draft.coordinate, count: draft.count, isSameLocation: draft.isSameLocation,
-            cell: draft.cell, zoom: zoom, filter: draft.filter, aggregates: draft.aggregates)
+            cell: draft.cell, zoom: zoom, filter: draft.filter)
     }
 }

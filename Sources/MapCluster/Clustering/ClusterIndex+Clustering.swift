@@ -132,6 +132,43 @@ extension ClusterIndex {
         GridClustering(index: self, options: options, madeFor: cluster.id).expansionZoom(of: cluster)
     }
 
+    /// What each cluster's members add up to, in an index with an ``AggregateSchema``: their weight, their count in
+    /// each category, and each reduction; `nil` for an index without a schema.
+    ///
+    ///     let clusters = index.clusters(in: viewport, options: options)
+    ///     for (cluster, aggregates) in zip(clusters, index.aggregates(of: clusters, options: options) ?? []) { … }
+    ///
+    /// The answers are in the order of `clusters`, each for the cluster's own category filter (its id carries it).
+    /// - Complexity: One walk of the tree for all the clusters of several locations, O((*c* *F* log *n* + *e*) · *g*)
+    ///   for *c* clusters, *e* entries in leaves their cells share and *g* categories counted; a cluster of one location
+    ///   or element, or any with a ``ClusterOptions/shouldCluster`` predicate, visits its members.
+    public func aggregates(of clusters: [Cluster<Element>], options: ClusterOptions<Element> = .init())
+        -> [ClusterAggregates]?
+    {
+        guard tree.keepsAggregates else { return nil }
+        // Clusters of different filters are clusterings of their own: each asked of its own.
+        var byFilter: [CategorySet?: [Int]] = [:]
+        for (position, cluster) in clusters.enumerated() {
+            byFilter[cluster.id.categoryFilter, default: []].append(position)
+        }
+        var results = [ClusterAggregates?](repeating: nil, count: clusters.count)
+        for (_, positions) in byFilter {
+            let clustering = GridClustering(index: self, options: options, madeFor: clusters[positions[0]].id)
+            let answers = clustering.aggregates(of: positions.map { clusters[$0] }) ?? []
+            for (position, answer) in zip(positions, answers) { results[position] = answer }
+        }
+        return results.compactMap { $0 }
+    }
+
+    /// What a cluster's members add up to, as the array form answers it; `nil` for an index without an
+    /// ``AggregateSchema``.
+    /// - Complexity: O(*F* log *n* + *L*) for a cluster of several locations.
+    public func aggregates(of cluster: Cluster<Element>, options: ClusterOptions<Element> = .init())
+        -> ClusterAggregates?
+    {
+        aggregates(of: [cluster], options: options)?.first
+    }
+
     /// The clusters a cluster splits into at its ``expansionZoom(of:options:)``, whose counts add up to its own; empty
     /// if it never splits.
     /// - Complexity: O(*c* log *n*) for its *c* children.

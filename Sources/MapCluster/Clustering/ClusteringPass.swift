@@ -45,8 +45,8 @@ struct ClusteringPass {
                 }
             }
         }
-        // With aggregates or a category filter the work comes in three steps, each one walk of the tree for all the
-        // cells: the cells; with a filter, the selected categories' totals of each; the aggregates of their clusters.
+        // With a category filter or a weighted position the work comes in steps, each one walk of the tree for all the
+        // cells: the cells; with a filter, the selected categories' totals of each; the weighted positions.
         var cells = CellCollector()
         tree.forEachCell(in: region, into: &cells)
         if let categories = rules.categories {
@@ -117,8 +117,10 @@ struct ClusteringPass {
         }
     }
 
-    /// Whether drafts need aggregates, a category filter or a weighted position added before they are handed out.
-    private var needsFinishing: Bool { tree.aggregates != nil || rules.categories != nil }
+    /// Whether the cells need a category filter, or the drafts a weighted position, before they are handed out.
+    private var needsFinishing: Bool {
+        rules.categories != nil || (rules.placement == .weightedCenterOfMass && tree.keepsAggregates)
+    }
 
     /// The totals of the members of `categories` with keys in `range`; `nil` when there are none.
     /// - Complexity: O((*F* log *n* + *L*) · *g*) for *g* categories.
@@ -130,55 +132,32 @@ struct ClusteringPass {
         return total.count > 0 ? total : nil
     }
 
-    /// Gives drafts their category filter, their aggregates (the clusters of cells in one walk of the tree) and, for
-    /// ``ClusterPosition/weightedCenterOfMass``, their weighted positions.
+    /// Gives drafts, for ``ClusterPosition/weightedCenterOfMass``, their weighted positions (the clusters of cells in
+    /// one walk of the nodes' weights).
     private func finish(_ drafts: inout [ClusterDraft]) {
-        for i in drafts.indices { drafts[i].categories = rules.categories }
-        guard let nodeAggregates = tree.aggregates else { return }
-        var cellDrafts: [Int] = []
-        for i in drafts.indices {
-            switch drafts[i].identity {
-            case .cell where rules.isClusterable == nil:
-                cellDrafts.append(i)
-            case .cell(let tight):
-                drafts[i].aggregates = aggregates(of: drafts[i], in: tight.keyRange) { admits($0, .clusterable) }
-            case .location(let location):
-                let key = GridPosition(location).key
-                let filter = drafts[i].filter
-                drafts[i].aggregates = aggregates(of: drafts[i], in: key...key) {
-                    $0.coordinate == location && admits($0, filter)
-                }
-            case .element(let slot):
-                let key = GridPosition(drafts[i].coordinate).key
-                drafts[i].aggregates = aggregates(of: drafts[i], in: key...key) { $0.slot == slot }
-            }
-        }
-        let ranges = cellDrafts.map { i -> ClosedRange<UInt64> in
+        guard rules.placement == .weightedCenterOfMass, let weights = tree.aggregates?.weights else { return }
+        let cells = drafts.indices.filter { if case .cell = drafts[$0].identity { true } else { false } }
+        let ranges = cells.map { i -> ClosedRange<UInt64> in
             guard case .cell(let tight) = drafts[i].identity else { preconditionFailure("a cell's draft") }
             return tight.keyRange
         }
-        let cellAggregates = nodeAggregates.clusterAggregates(
-            inRanges: ranges, counts: cellDrafts.map { drafts[$0].count }, categories: rules.categories, tree: tree)
-        for (i, values) in zip(cellDrafts, cellAggregates) { drafts[i].aggregates = values }
-        if rules.placement == .weightedCenterOfMass {
-            for i in drafts.indices {
-                guard case .cell = drafts[i].identity, let center = drafts[i].aggregates?.weightedCenter else {
-                    continue
-                }
-                drafts[i] = drafts[i].placed(at: center)
-            }
+        let groups = rules.categories?.positions.filter { $0 < weights.categoryCount } ?? [weights.categoryCount]
+        let clusterable: ((IndexEntry) -> Bool)? = rules.isClusterable == nil ? nil : { admits($0, .clusterable) }
+        let totals = weights.reduce(ranges: ranges, groups: groups, where: clusterable, tree: tree)
+        for (r, i) in cells.enumerated() {
+            var total = WeightTotals.identity
+            for value in totals[(r * groups.count)..<((r + 1) * groups.count)] { total.merge(value) }
+            if let center = total.center { drafts[i] = drafts[i].placed(at: center) }
         }
     }
 
-    /// The aggregates of a draft whose members are the entries in `range` that `takes` accepts, visited.
-    private func aggregates(of draft: ClusterDraft, in range: ClosedRange<UInt64>, where takes: (IndexEntry) -> Bool)
-        -> ClusterAggregates?
-    {
-        withoutActuallyEscaping(takes) { takes in
-            tree.aggregates?.clusterAggregates(
-                inRanges: [range], counts: [draft.count], categories: rules.categories, where: takes, tree: tree
-            ).first
-        }
+    /// The aggregates of clusters whose members are the entries in `ranges` (disjoint, in key order) that `takes`
+    /// accepts (all, when `nil`) and the pass's category filter selects: `counts[r]` of them in `ranges[r]`.
+    func aggregates(
+        inRanges ranges: [ClosedRange<UInt64>], counts: [Int], where takes: ((IndexEntry) -> Bool)? = nil
+    ) -> [ClusterAggregates]? {
+        tree.aggregates?.clusterAggregates(
+            inRanges: ranges, counts: counts, categories: rules.categories, where: takes, tree: tree)
     }
 
     /// The clusters of one non-empty cell, whose members `totals` adds up.

@@ -81,7 +81,7 @@ extension GridClustering {
             guard let coordinate = index.coordinate(of: element) else { return nil }
             zoom = Self.deepestZoom
             place = coordinate.mapPoint
-        case .filtered:
+        case .filteredCell, .filteredLocation:
             preconditionFailure("an unfiltered id is never filtered")
         }
         let cell = GridCell(containing: place, level: options.gridLevel(forZoom: zoom))

@@ -17,7 +17,7 @@ extension GridClustering {
             } else {
                 pass.forEachEntry(in: tight.keyRange, taking: .clusterable, skip: skip, body)
             }
-        case .filtered:
+        case .filteredCell, .filteredLocation:
             preconditionFailure("an unfiltered id is never filtered")
         }
     }
@@ -65,7 +65,7 @@ extension GridClustering {
         case .cell(let tight):
             return tight.keyRange.contains(GridPosition(coordinate).key) && admits(element, .clusterable)
                 && isSelected(element)
-        case .filtered:
+        case .filteredCell, .filteredLocation:
             preconditionFailure("an unfiltered id is never filtered")
         }
     }
@@ -74,5 +74,59 @@ extension GridClustering {
     func admits(_ element: Element, _ filter: MemberFilter) -> Bool {
         guard filter != .all, let shouldCluster = options.shouldCluster else { return filter != .optedOut }
         return shouldCluster(element) == (filter == .clusterable)
+    }
+}
+
+extension GridClustering {
+    /// The aggregates of clusters made with this clustering's options (and category filter), in the order given; `nil`
+    /// when the index keeps none.
+    ///
+    /// Clusters of several locations without a ``ClusterOptions/shouldCluster`` predicate are reduced in one walk of the
+    /// tree for all of them; the others visit their members.
+    func aggregates(of clusters: [Cluster<Element>]) -> [ClusterAggregates]? {
+        guard tree.keepsAggregates else { return nil }
+        let pass = pass
+        var results = [ClusterAggregates?](repeating: nil, count: clusters.count)
+        // The cells' ranges in key order, each once (the same cluster may be asked for twice).
+        var cells: [(range: ClosedRange<UInt64>, count: Int, positions: [Int])] = []
+        var cellOfTight: [GridCell: Int] = [:]
+        for (position, cluster) in clusters.enumerated() {
+            switch cluster.id.unfiltered {
+            case .cell(let tight) where options.shouldCluster == nil:
+                if let cell = cellOfTight[tight] {
+                    cells[cell].positions.append(position)
+                } else {
+                    cellOfTight[tight] = cells.count
+                    cells.append((tight.keyRange, cluster.count, [position]))
+                }
+            case .cell(let tight):
+                results[position] =
+                    pass.aggregates(inRanges: [tight.keyRange], counts: [cluster.count]) {
+                        pass.admits($0, .clusterable)
+                    }?.first
+            case .location(let location):
+                let key = GridPosition(location).key
+                results[position] =
+                    pass.aggregates(inRanges: [key...key], counts: [cluster.count]) {
+                        $0.coordinate == location && pass.admits($0, cluster.filter)
+                    }?.first
+            case .element(let element):
+                // An element the index no longer holds (a stale cluster) adds up to nothing.
+                let slot = index.slots.find(element, in: index.store).slot
+                let key = slot.map { index.store[Int($0)].key } ?? 0
+                results[position] =
+                    pass.aggregates(inRanges: [key...key], counts: [slot == nil ? 0 : 1]) {
+                        $0.slot == slot
+                    }?.first
+            case .filteredCell, .filteredLocation:
+                preconditionFailure("an unfiltered id is never filtered")
+            }
+        }
+        cells.sort { $0.range.lowerBound < $1.range.lowerBound }
+        let reduced = pass.aggregates(inRanges: cells.map(\.range), counts: cells.map(\.count)) ?? []
+        for (cell, aggregates) in zip(cells, reduced) {
+            for position in cell.positions { results[position] = aggregates }
+        }
+        return results.compactMap { $0 }
     }
 }

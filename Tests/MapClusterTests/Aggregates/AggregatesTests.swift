@@ -83,22 +83,25 @@ struct AggregatesTests {
                 selected.map { set in points[id]?.category.map(set.contains) ?? false } ?? true
             }
             #expect(clusters.reduce(0) { $0 + $1.count } == inCells.count, "zoom \(zoom), filter \(selected ?? [])")
-            for cluster in clusters {
+            // Asked in one batch, and in reverse with each cluster twice (the batch's walk must not care).
+            let aggregates = index.aggregates(of: clusters, options: options) ?? []
+            #expect(aggregates.count == clusters.count)
+            let doubled = index.aggregates(of: (clusters + clusters).reversed(), options: options) ?? []
+            #expect(Array(doubled.reversed().prefix(clusters.count)) == aggregates)
+            for (cluster, aggregates) in zip(clusters, aggregates) {
                 let members = index.members(of: cluster, options: options)
                 #expect(members.count == cluster.count, "\(cluster.id)")
                 if options.categories != nil, !cluster.id.isElement {
                     #expect(cluster.id.categoryFilter != nil, "a filtered cluster's id carries its filter")
                 }
-                expect(cluster, hasAggregatesOf: members.compactMap { points[$0] }, selected: selected)
+                expect(cluster, aggregates, hasAggregatesOf: members.compactMap { points[$0] }, selected: selected)
             }
         }
     }
 
-    static func expect(_ cluster: Cluster<Int>, hasAggregatesOf members: [Point], selected: Set<Int>?) {
-        guard let aggregates = cluster.aggregates else {
-            Issue.record("\(cluster.id) has no aggregates")
-            return
-        }
+    static func expect(
+        _ cluster: Cluster<Int>, _ aggregates: ClusterAggregates, hasAggregatesOf members: [Point], selected: Set<Int>?
+    ) {
         if let selected, !cluster.id.isElement {
             #expect(members.allSatisfy { $0.category.map(selected.contains) ?? false }, "only selected members")
         }
@@ -176,6 +179,13 @@ struct AggregatesTests {
         #expect(snapshot.clusters(in: Viewport(rect: .world, size: testScreen)) == snapshotClusters)
     }
 
+    @Test func anIndexWithoutASchemaHasNoAggregates() {
+        let index = ClusterIndex([(1, Coordinate.checked(0, 0)), (2, .checked(0, 0.001))])
+        let clusters = index.clusters(in: Viewport(rect: .world, size: testScreen))
+        #expect(index.aggregates(of: clusters) == nil)
+        #expect(index.schema == nil)
+    }
+
     @Test func plainInsertsOfNewElementsGetTheDefaultValues() throws {
         var index = ClusterIndex<Int>(schema: Self.schema)
         index.insert(1, at: .checked(10, 10))
@@ -183,10 +193,11 @@ struct AggregatesTests {
         let cluster = try #require(
             index.clusters(in: Viewport(center: .checked(10, 10), zoom: 3, size: testScreen)).first)
         #expect(cluster.count == 3)
-        #expect(cluster.aggregates?.weight == 3, "weight 1 each")
-        #expect(cluster.aggregates?.categoryCounts == [0, 0, 0, 0, 0, 0, 0], "no category")
-        #expect(cluster.aggregates?.number("value_sum") == nil, "no value")
-        #expect((cluster.aggregates?[reduction: "flags"] as? Flags) == Flags.identity)
+        let aggregates = index.aggregates(of: cluster)
+        #expect(aggregates?.weight == 3, "weight 1 each")
+        #expect(aggregates?.categoryCounts == [0, 0, 0, 0, 0, 0, 0], "no category")
+        #expect(aggregates?.number("value_sum") == nil, "no value")
+        #expect((aggregates?[reduction: "flags"] as? Flags) == Flags.identity)
     }
 
     @Test func refusedValuesThrowAndChangeNothing() throws {
@@ -232,9 +243,10 @@ struct AggregatesTests {
         try index.insert(
             2, at: .checked(5, 5.001), values: ElementValues(reductions: [Sum(0), Minimum(0), Maximum(0)]))
         for cluster in index.clusters(in: Viewport(center: .checked(5, 5), zoom: 1, size: testScreen)) {
-            let minimum = try #require((cluster.aggregates?[reduction: "value_min"] as? Minimum)?.value)
+            let aggregates = index.aggregates(of: cluster)
+            let minimum = try #require((aggregates?[reduction: "value_min"] as? Minimum)?.value)
             #expect(minimum == 0 && minimum.sign == .plus)
-            let sum = try #require(cluster.aggregates?.number("value_sum"))
+            let sum = try #require(aggregates?.number("value_sum"))
             #expect(sum.sign == .plus)
         }
     }
@@ -247,8 +259,8 @@ struct AggregatesTests {
         options.position = .weightedCenterOfMass
         let viewport = Viewport(center: .checked(0, 0.5), zoom: 1, size: testScreen)
         var cluster = try #require(index.clusters(in: viewport, options: options).first)
-        #expect(cluster.aggregates?.weight == 0)
-        #expect(cluster.aggregates?.weightedCenter == nil)
+        #expect(index.aggregates(of: cluster, options: options)?.weight == 0)
+        #expect(index.aggregates(of: cluster, options: options)?.weightedCenter == nil)
         #expect(cluster.coordinate == .checked(0, 0.5), "weight 0 in all: the center of mass")
         try index.insert(2, at: .checked(0, 1), values: ElementValues(weight: 3))
         cluster = try #require(index.clusters(in: viewport, options: options).first)
@@ -266,7 +278,8 @@ struct AggregatesTests {
             #expect(index.clusters(in: Viewport(rect: .world, size: testScreen), options: options).isEmpty, "\(filter)")
         }
         let world = index.clusters(in: Viewport(rect: .world, size: testScreen))
-        #expect(world.allSatisfy { $0.aggregates?.count(ofCategory: "AN") == 0 }, "the empty category counts 0")
+        let aggregates = index.aggregates(of: world) ?? []
+        #expect(aggregates.count == world.count && aggregates.allSatisfy { $0.count(ofCategory: "AN") == 0 })
     }
 
     @Test func filteredClustersHaveIdsOfTheirOwnAndAnswerForTheirMembers() throws {
@@ -287,7 +300,10 @@ struct AggregatesTests {
             #expect(ClusterID<Int>(text: text) == cluster.id, "the text reads back")
             // Asked with the default options, the id's own filter answers.
             let found = index.cluster(id: cluster.id)
-            #expect(found?.count == cluster.count && found?.aggregates == cluster.aggregates, "\(cluster.id)")
+            #expect(found?.count == cluster.count, "\(cluster.id)")
+            #expect(
+                found.flatMap { index.aggregates(of: $0) } == index.aggregates(of: cluster, options: options),
+                "asked with the default options, the id's own filter answers")
             let children = index.children(of: cluster)
             #expect(children.reduce(0) { $0 + $1.count } == cluster.count, "children add up")
             let members = index.membersWithCoordinates(of: cluster)
