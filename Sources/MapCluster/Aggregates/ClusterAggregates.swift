@@ -6,7 +6,7 @@
 ///         print(cluster.count, aggregates.count(ofCategory: "EU"), aggregates.number("population_sum") ?? 0)
 ///     }
 ///
-/// They are asked of the index (``ClusterIndex/aggregates(of:options:)-5ve6m``), as a cluster's members and bounds are,
+/// They are asked of the index (``ClusterIndex/aggregates(of:options:)``), as a cluster's members and bounds are,
 /// and come from its nodes, not from a visit of the members: a ``Cluster`` stays plain data that copies as bytes. For a
 /// cluster of a query filtered by categories they are those of the selected categories' members.
 public final class ClusterAggregates: Hashable, Sendable {
@@ -84,11 +84,9 @@ extension NodeAggregates {
         where takes: ((IndexEntry) -> Bool)? = nil, tree: MortonTree
     ) -> [ClusterAggregates] {
         let counted = categoryGroups(categories)
-        // Unfiltered, the counts alone; filtered, the totals, whose counts are the same.
-        let categoryTotals: [Int]? =
-            categories == nil
-            ? categoryCounts?.reduce(ranges: ranges, groups: counted, where: takes, tree: tree).map(\.count)
-            : self.categories?.reduce(ranges: ranges, groups: counted, where: takes, tree: tree).map(\.count)
+        // The counts alone, filtered or not: eight categories to a cache line.
+        let categoryTotals = categoryCounts?.reduce(ranges: ranges, groups: counted, where: takes, tree: tree).map(
+            \.count)
         let groups = valueGroups(categories)
         let weightTotals = weights?.reduce(ranges: ranges, groups: groups, where: takes, tree: tree)
         let reduced = reductions.map { $0.reductions(ranges: ranges, groups: groups, where: takes, tree: tree) }

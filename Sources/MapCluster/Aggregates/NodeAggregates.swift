@@ -201,6 +201,10 @@ final class ReductionColumn<Value: ClusterAggregate>: NodeColumn<Reduced<Value>>
         }
     }
 
+    @_specialize(where Value == Sum)
+    @_specialize(where Value == Minimum)
+    @_specialize(where Value == Maximum)
+    @_specialize(where Value == Mean)
     override func reductions(
         ranges: [ClosedRange<UInt64>], groups: [Int], where takes: ((IndexEntry) -> Bool)?, tree: MortonTree
     ) -> [any ClusterAggregate] {
@@ -208,7 +212,11 @@ final class ReductionColumn<Value: ClusterAggregate>: NodeColumn<Reduced<Value>>
         return ranges.indices.map { merged(totals[($0 * groups.count)..<(($0 + 1) * groups.count)]) }
     }
 
-    private func merged(_ totals: some Sequence<Reduced<Value>>) -> Value {
+    @_specialize(where Value == Sum)
+    @_specialize(where Value == Minimum)
+    @_specialize(where Value == Maximum)
+    @_specialize(where Value == Mean)
+    private func merged(_ totals: ArraySlice<Reduced<Value>>) -> Value {
         var total = Value.identity
         for value in totals { total.merge(value.value) }
         return total

@@ -100,21 +100,27 @@ struct Workload {
                             preconditionFailure("the benchmark's values are valid: \(error)")
                         }
                         index.remove(contentsOf: (round * 10_000)..<((round + 1) * 10_000))
-                        blackHole(index.clusters(in: viewport))
+                        let clusters = index.clusters(in: viewport)
+                        blackHole((clusters, index.aggregates(of: clusters)))
                         round += 1
                     })
             },
         ]
     }
 
-    /// A zoom-3 viewport of 1,000,000 points with weights, 8 categories and a sum, unfiltered or filtered.
+    /// A zoom-3 viewport of 1,000,000 points with weights, 8 categories and a sum, unfiltered or filtered: its clusters
+    /// and their aggregates.
     static func aggregateViewport(_ name: String, categories: Set<String>?) -> Workload {
         Workload(name: name, iterations: 201) {
             let index = BenchmarkData.aggregatedIndex(BenchmarkData.uniformPoints(count: 1_000_000, seed: 44), seed: 53)
             let viewport = Viewport(center: standardCenter, zoom: 3, size: screen)
             var options = ClusterOptions<Int>()
             options.categories = categories
-            return Iteration { blackHole(index.clusters(in: viewport, options: options)) }
+            return Iteration {
+                // The clusters and what they add up to: what a map with aggregates draws.
+                let clusters = index.clusters(in: viewport, options: options)
+                blackHole((clusters, index.aggregates(of: clusters, options: options)))
+            }
         }
     }
 
