@@ -142,7 +142,7 @@ struct NodeAggregates: Sendable {
     /// Stores validated columns as the values of slots 0..<count, for ``MortonTree/attach(_:)`` to lay out.
     @usableFromInline
     func store(_ columns: ElementValueColumns, count: Int) {
-        weights?.input = columns.weights.map(ContiguousArray.init) ?? ContiguousArray(repeating: 1, count: count)
+        weights?.input = columns.weights.map { weights in { weights[$0] } }
         for (i, column) in reductions.enumerated() {
             column.storeInput(i < columns.reductions.count ? columns.reductions[i] : nil, count: count)
         }
@@ -167,7 +167,7 @@ extension NumericAggregate {
     @_specialize(where Self == Mean)
     static func numericColumn(categoryCount: Int) -> AggregateColumn {
         let column = ReductionColumn<Self>(categoryCount: categoryCount, hasAllGroup: true, defaultStored: .identity)
-        column.fromNumbers = { numbers in ContiguousArray(numbers.lazy.map(Self.init)) }
+        column.fromNumbers = { numbers in { Self(numbers[$0]) } }
         return column
     }
 }
@@ -175,7 +175,7 @@ extension NumericAggregate {
 /// A column of a user's reduction, which answers with its values type-erased.
 final class ReductionColumn<Value: ClusterAggregate>: NodeColumn<Reduced<Value>>, @unchecked Sendable {
     /// The values of numbers, for a ``NumericAggregate`` reduction.
-    var fromNumbers: (@Sendable ([Double?]) -> ContiguousArray<Value>)?
+    var fromNumbers: (@Sendable ([Double?]) -> (Int) -> Value)?
 
     override func copy() -> AggregateColumn {
         let copy = ReductionColumn(categoryCount: categoryCount, hasAllGroup: hasAllGroup, defaultStored: defaultStored)
@@ -192,9 +192,9 @@ final class ReductionColumn<Value: ClusterAggregate>: NodeColumn<Reduced<Value>>
     override func storeInput(_ values: ReductionValues?, count: Int) {
         switch values {
         case nil:
-            input = ContiguousArray(repeating: .identity, count: count)
+            input = nil
         case .values(let values):
-            input = ContiguousArray(values.lazy.map { $0 as? Value ?? .identity })
+            input = { values[$0] as? Value ?? .identity }
         case .numbers(let numbers):
             guard let fromNumbers else { preconditionFailure("values are validated before they are stored") }
             input = fromNumbers(numbers)

@@ -95,8 +95,9 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
     @exclusivity(unchecked) var prepared: Value.Stored
     /// What the last removed entry stored.
     @exclusivity(unchecked) var lastRemoved: Value.Stored
-    /// A bulk load's values by slot, until ``build(_:)`` lays them out.
-    @exclusivity(unchecked) var input: ContiguousArray<Value.Stored>?
+    /// A bulk load's value of a slot, until ``build(_:)`` lays them out: read from the caller's columns, so that no
+    /// copy of them by slot is made on the way.
+    @exclusivity(unchecked) var input: ((Int) -> Value.Stored)?
 
     init(categoryCount: Int, hasAllGroup: Bool, defaultStored: Value.Stored) {
         precondition(categoryCount > 0 || hasAllGroup, "a column keeps some group")
@@ -322,7 +323,7 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
         if let input {
             for (leaf, node) in tree.leaves.enumerated() {
                 for (position, entry) in node.entries.enumerated() {
-                    leafStored[leaf * Self.window + position] = input[Int(entry.slot)]
+                    leafStored[leaf * Self.window + position] = input(Int(entry.slot))
                 }
             }
             self.input = nil
