@@ -88,14 +88,14 @@ extension NodeAggregates {
         let categoryTotals = categoryCounts?.reduce(ranges: ranges, groups: counted, where: takes, tree: tree).map(
             \.count)
         let groups = valueGroups(categories)
-        let weightTotals = weights?.reduce(ranges: ranges, groups: groups, where: takes, tree: tree)
+        let weightTotals = weights?.merged(ranges: ranges, groups: groups, where: takes, tree: tree)
         let reduced = reductions.map { $0.reductions(ranges: ranges, groups: groups, where: takes, tree: tree) }
         return ranges.indices.map { r in
             make(
                 count: counts[r],
                 categoryCounts: countsByCategory(
-                    categoryTotals.map { Array($0[(r * counted.count)..<((r + 1) * counted.count)]) }, groups: counted),
-                weight: weightTotals.map { merged($0[(r * groups.count)..<((r + 1) * groups.count)]) },
+                    categoryTotals.map { $0[(r * counted.count)..<((r + 1) * counted.count)] }, groups: counted),
+                weight: weightTotals?[r],
                 reductions: reduced.map { $0[r] })
         }
     }
@@ -111,17 +111,11 @@ extension NodeAggregates {
     }
 
     /// The count of each category, in the schema's order, from the totals of `groups`; the others' are 0.
-    private func countsByCategory(_ totals: [Int]?, groups: [Int]) -> [Int] {
+    private func countsByCategory(_ totals: ArraySlice<Int>?, groups: [Int]) -> [Int] {
         guard let totals else { return [] }
         var counts = [Int](repeating: 0, count: schema.categories.count)
         for (total, group) in zip(totals, groups) { counts[group] = total }
         return counts
-    }
-
-    private func merged<Value: NodeValue>(_ values: some Sequence<Value>) -> Value {
-        var total = Value.identity
-        for value in values { total.merge(value) }
-        return total
     }
 
     private func make(

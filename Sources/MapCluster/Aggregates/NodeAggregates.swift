@@ -208,17 +208,6 @@ final class ReductionColumn<Value: ClusterAggregate>: NodeColumn<Reduced<Value>>
     override func reductions(
         ranges: [ClosedRange<UInt64>], groups: [Int], where takes: ((IndexEntry) -> Bool)?, tree: MortonTree
     ) -> [any ClusterAggregate] {
-        let totals = reduce(ranges: ranges, groups: groups, where: takes, tree: tree)
-        return ranges.indices.map { merged(totals[($0 * groups.count)..<(($0 + 1) * groups.count)]) }
-    }
-
-    @_specialize(where Value == Sum)
-    @_specialize(where Value == Minimum)
-    @_specialize(where Value == Maximum)
-    @_specialize(where Value == Mean)
-    private func merged(_ totals: ArraySlice<Reduced<Value>>) -> Value {
-        var total = Value.identity
-        for value in totals { total.merge(value.value) }
-        return total
+        merged(ranges: ranges, groups: groups, where: takes, tree: tree).map(\.value)
     }
 }

@@ -342,13 +342,6 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
 
     // MARK: Queries
 
-    /// The values of `groups`, each over the entries with keys in `range`: whole subtrees inside it give their nodes'
-    /// values.
-    /// - Complexity: O((*F* log *n* + *L*) · *g*) for *g* groups.
-    func reduce(in range: ClosedRange<UInt64>, groups: [Int], tree: MortonTree) -> [Value] {
-        reduce(ranges: [range], groups: groups, tree: tree)
-    }
-
     /// The values of `groups` over each of `ranges` (disjoint, in key order), of the entries `takes` accepts (all
     /// when `nil`), in one walk of the tree: the value of group `groups[i]` over `ranges[r]` is at
     /// `r * groups.count + i`.
@@ -371,6 +364,23 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
             walk.visit(tree.root, height: tree.height, summary: rootSummary, ranges: 0..<ranges.count, &totals)
         }
         return totals
+    }
+
+    /// The value over each of `ranges` (disjoint, in key order) of the entries `takes` accepts (all when `nil`),
+    /// merged over `groups`: ``reduce(ranges:groups:where:tree:)`` with each range's groups added up.
+    @_specialize(where Value == Reduced<Sum>)
+    @_specialize(where Value == Reduced<Minimum>)
+    @_specialize(where Value == Reduced<Maximum>)
+    @_specialize(where Value == Reduced<Mean>)
+    func merged(
+        ranges: [ClosedRange<UInt64>], groups: [Int], where takes: ((IndexEntry) -> Bool)? = nil, tree: MortonTree
+    ) -> [Value] {
+        let totals = reduce(ranges: ranges, groups: groups, where: takes, tree: tree)
+        return ranges.indices.map { range in
+            var total = Value.identity
+            for value in totals[(range * groups.count)..<((range + 1) * groups.count)] { total.merge(value) }
+            return total
+        }
     }
 
     /// One walk of ``reduce(ranges:groups:where:tree:)``.

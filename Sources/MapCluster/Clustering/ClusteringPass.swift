@@ -83,13 +83,9 @@ struct ClusteringPass {
         guard let column = tree.aggregates?.categories else { return [] }
         let groups = categories.positions.filter { $0 < column.categoryCount }
         guard !groups.isEmpty else { return [] }
-        let ranges = cells.map { GridCell(level: level, code: $0.code).keyRange }
-        let totals = column.reduce(ranges: ranges, groups: groups, tree: tree)
-        return cells.indices.compactMap { i in
-            var total = CategoryTotals.identity
-            for value in totals[(i * groups.count)..<((i + 1) * groups.count)] { total.merge(value) }
-            return total.count > 0 ? (cells[i].code, total.cellTotals) : nil
-        }
+        let totals = column.merged(
+            ranges: cells.map { GridCell(level: level, code: $0.code).keyRange }, groups: groups, tree: tree)
+        return zip(cells, totals).compactMap { cell, total in total.count > 0 ? (cell.code, total.cellTotals) : nil }
     }
 
     /// The pass's receiver of the tree's cells: it asks `stop` every few cells, and drafts the clusters of each.
@@ -127,9 +123,7 @@ struct ClusteringPass {
     func categoryTotals(in range: ClosedRange<UInt64>, _ categories: CategorySet) -> CategoryTotals? {
         guard let column = tree.aggregates?.categories else { return nil }
         let groups = categories.positions.filter { $0 < column.categoryCount }
-        var total = CategoryTotals.identity
-        for value in column.reduce(in: range, groups: groups, tree: tree) { total.merge(value) }
-        return total.count > 0 ? total : nil
+        return column.merged(ranges: [range], groups: groups, tree: tree).first.flatMap { $0.count > 0 ? $0 : nil }
     }
 
     /// Gives drafts, for ``ClusterPosition/weightedCenterOfMass``, their weighted positions (the clusters of cells in
@@ -143,10 +137,8 @@ struct ClusteringPass {
         }
         let groups = rules.categories?.positions.filter { $0 < weights.categoryCount } ?? [weights.categoryCount]
         let clusterable: ((IndexEntry) -> Bool)? = rules.isClusterable == nil ? nil : { admits($0, .clusterable) }
-        let totals = weights.reduce(ranges: ranges, groups: groups, where: clusterable, tree: tree)
-        for (r, i) in cells.enumerated() {
-            var total = WeightTotals.identity
-            for value in totals[(r * groups.count)..<((r + 1) * groups.count)] { total.merge(value) }
+        let totals = weights.merged(ranges: ranges, groups: groups, where: clusterable, tree: tree)
+        for (i, total) in zip(cells, totals) {
             if let center = total.center { drafts[i] = drafts[i].placed(at: center) }
         }
     }
