@@ -120,14 +120,20 @@ public struct ClusterService: Sendable {
     /// The categories of a `categories` parameter, `nil` when it is absent; an empty list selects nothing.
     private func categories(_ text: String?) throws(RequestError) -> Set<String>? {
         guard let text else { return nil }
-        let known = index.schema?.categories ?? []
         let names = text.split(separator: ",", omittingEmptySubsequences: true).map(String.init)
-        if let unknown = names.first(where: { !known.contains($0) }) {
-            throw RequestError(
-                .badRequest,
-                known.isEmpty
-                    ? "categories: the points have none (serve them with --category COLUMN)"
-                    : "categories: unknown category '\(unknown)'; the categories are \(known.joined(separator: ", "))")
+        guard let schema = index.schema, !schema.categories.isEmpty else {
+            if names.isEmpty { return [] }
+            throw RequestError(.badRequest, "categories: the points have none (serve them with --category COLUMN)")
+        }
+        do {
+            _ = try schema.categorySet(names)
+        } catch {
+            if case .unknownCategory(let unknown, let known) = error {
+                throw RequestError(
+                    .badRequest,
+                    "categories: unknown category '\(unknown)'; the categories are \(known.joined(separator: ", "))")
+            }
+            throw RequestError(.badRequest, "categories: \(error)")
         }
         return Set(names)
     }

@@ -51,12 +51,22 @@ public struct AggregateSchema: Sendable {
 
     /// The categories named in `names`, as a set; throws for a name the schema does not have.
     public func categorySet(_ names: some Sequence<String>) throws(AggregateError) -> CategorySet {
-        var set = CategorySet()
-        for name in names {
-            guard let position = categoryPositions[name] else { throw .unknownCategory(name, known: categories) }
-            set.insert(position)
+        if let unknown = names.first(where: { categoryPositions[$0] == nil }) {
+            throw .unknownCategory(unknown, known: categories)
         }
+        return selection(of: names)
+    }
+
+    /// The set of the categories named in `names` that the schema has; the others select nothing.
+    func selection(of names: some Sequence<String>) -> CategorySet {
+        var set = CategorySet()
+        for name in names { if let position = categoryPositions[name] { set.insert(position) } }
         return set
+    }
+
+    /// The names of the categories in `set`.
+    func names(in set: CategorySet) -> Set<String> {
+        Set(set.positions.filter { $0 < categories.count }.map { categories[$0] })
     }
 
     /// The category byte an entry carries: 0 for none, else the category's position + 1.
@@ -88,18 +98,6 @@ public struct Reduction: Sendable {
     public static func max(_ column: String) -> Reduction { Reduction("\(column)_max", Maximum.self) }
     /// The mean of a number, reported as `<column>_mean`.
     public static func mean(_ column: String) -> Reduction { Reduction("\(column)_mean", Mean.self) }
-
-    /// One element's value of a numeric reduction (``Sum``, ``Minimum``, ``Maximum``, ``Mean``) from its number, or
-    /// `nil` for a reduction of another type.
-    public func value(ofNumber number: Double?) -> (any ClusterAggregate)? {
-        switch valueType {
-        case is Sum.Type: Sum(number)
-        case is Minimum.Type: Minimum(number)
-        case is Maximum.Type: Maximum(number)
-        case is Mean.Type: Mean(number)
-        default: nil
-        }
-    }
 }
 
 /// What one element brings to its clusters' aggregates.

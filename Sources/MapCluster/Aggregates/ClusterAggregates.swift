@@ -83,11 +83,13 @@ extension NodeAggregates {
         inRanges ranges: [ClosedRange<UInt64>], counts: [Int], categories: CategorySet?,
         where takes: ((IndexEntry) -> Bool)? = nil, tree: MortonTree
     ) -> [ClusterAggregates] {
-        let counted = categoryGroups(categories)
+        let counted = categoryCounts?.groups(for: categories) ?? []
         // The counts alone, filtered or not: eight categories to a cache line.
         let categoryTotals = categoryCounts?.reduce(ranges: ranges, groups: counted, where: takes, tree: tree).map(
             \.count)
-        let groups = valueGroups(categories)
+        // The weights and every reduction keep the same groups: each category's and all.
+        let groups = AggregateColumn.groups(
+            for: categories, categoryCount: schema.categories.count, hasAllGroup: true)
         let weightTotals = weights?.merged(ranges: ranges, groups: groups, where: takes, tree: tree)
         let reduced = reductions.map { $0.reductions(ranges: ranges, groups: groups, where: takes, tree: tree) }
         return ranges.indices.map { r in
@@ -98,16 +100,6 @@ extension NodeAggregates {
                 weight: weightTotals?[r],
                 reductions: reduced.map { $0[r] })
         }
-    }
-
-    /// The groups of the categories column counted: every category, or the selected ones.
-    private func categoryGroups(_ categories: CategorySet?) -> [Int] {
-        categories?.positions.filter { $0 < schema.categories.count } ?? everyCategoryGroup
-    }
-
-    /// The groups of the weights and reductions merged: that of all entries, or the selected categories'.
-    private func valueGroups(_ categories: CategorySet?) -> [Int] {
-        categories?.positions.filter { $0 < schema.categories.count } ?? [schema.categories.count]
     }
 
     /// The count of each category, in the schema's order, from the totals of `groups`; the others' are 0.

@@ -13,8 +13,6 @@ struct NodeAggregates: Sendable {
     var reductions: [AggregateColumn]
     /// The reductions' names, in order, for every cluster's aggregates to share.
     let reductionNames: [String]
-    /// The group of every category, in order.
-    let everyCategoryGroup: [Int]
 
     @usableFromInline
     init(schema: AggregateSchema) {
@@ -28,7 +26,6 @@ struct NodeAggregates: Sendable {
             schema.isWeighted ? NodeColumn(categoryCount: categoryCount, hasAllGroup: true, defaultStored: 1) : nil
         reductions = schema.reductions.map { $0.valueType.column(categoryCount: categoryCount) }
         reductionNames = schema.reductions.map(\.name)
-        everyCategoryGroup = Array(0..<categoryCount)
     }
 
     /// Calls `body` with every column.
@@ -141,10 +138,10 @@ struct NodeAggregates: Sendable {
 
     /// Stores validated columns as the values of slots 0..<count, for ``MortonTree/attach(_:)`` to lay out.
     @usableFromInline
-    func store(_ columns: ElementValueColumns, count: Int) {
+    func store(_ columns: ElementValueColumns) {
         weights?.input = columns.weights.map { weights in { weights[$0] } }
         for (i, column) in reductions.enumerated() {
-            column.storeInput(i < columns.reductions.count ? columns.reductions[i] : nil, count: count)
+            column.storeInput(i < columns.reductions.count ? columns.reductions[i] : nil)
         }
     }
 }
@@ -189,7 +186,7 @@ final class ReductionColumn<Value: ClusterAggregate>: NodeColumn<Reduced<Value>>
         prepare(value)
     }
 
-    override func storeInput(_ values: ReductionValues?, count: Int) {
+    override func storeInput(_ values: ReductionValues?) {
         switch values {
         case nil:
             input = nil

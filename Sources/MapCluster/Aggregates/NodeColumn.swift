@@ -36,6 +36,14 @@ extension NodeValue {
 /// A class, so that the non-generic tree holds columns of any value type; the tree copies a column before changing it
 /// when another tree shares it (``NodeAggregates/makeUnique()``), so trees keep their value semantics.
 class AggregateColumn: @unchecked Sendable {
+    /// The groups a query reads of a column that keeps `categoryCount` categories' groups (and a group of all, if
+    /// `hasAllGroup`): those of the selected categories, or, without a filter, the group of all when there is one and
+    /// every category's otherwise.
+    static func groups(for categories: CategorySet?, categoryCount: Int, hasAllGroup: Bool) -> [Int] {
+        guard let categories else { return hasAllGroup ? [categoryCount] : Array(0..<categoryCount) }
+        return categories.positions.filter { $0 < categoryCount }
+    }
+
     /// A copy that shares nothing mutable with this one.
     func copy() -> AggregateColumn { preconditionFailure("abstract") }
     /// Makes the next inserted entry store the default value.
@@ -61,7 +69,7 @@ class AggregateColumn: @unchecked Sendable {
     /// Lays out what each entry stores (from ``storeInput``-given values, by slot) and computes every node's values.
     func build(_ tree: MortonTree) { preconditionFailure("abstract") }
     /// Stores a reduction's values of a bulk load's elements, by slot (identities for `nil`).
-    func storeInput(_ values: ReductionValues?, count: Int) { preconditionFailure("not a reduction") }
+    func storeInput(_ values: ReductionValues?) { preconditionFailure("not a reduction") }
     /// Makes the next inserted entry store a reduction's value.
     func prepare(erased value: any ClusterAggregate) { preconditionFailure("not a reduction") }
     /// A reduction's value over the entries in each of `ranges` (disjoint, in key order) that `takes` accepts, merged
@@ -127,6 +135,11 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
 
     /// The group of every entry, when the column keeps one.
     var allGroup: Int? { hasAllGroup ? categoryCount : nil }
+
+    /// The groups a query filtered by `categories` (or not, when `nil`) reads.
+    func groups(for categories: CategorySet?) -> [Int] {
+        Self.groups(for: categories, categoryCount: categoryCount, hasAllGroup: hasAllGroup)
+    }
 
     /// The category group of an entry, if it has a category and the column keeps categories.
     @inline(__always) func categoryGroup(of entry: IndexEntry) -> Int? {

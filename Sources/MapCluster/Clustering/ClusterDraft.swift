@@ -90,10 +90,7 @@ extension ClusterIndex {
     /// The set of the named categories of the index's schema; names it does not have select nothing.
     @usableFromInline
     func categorySet(_ names: Set<String>) -> CategorySet {
-        guard let schema else { return CategorySet() }
-        var set = CategorySet()
-        for name in names { if let position = schema.categoryPositions[name] { set.insert(position) } }
-        return set
+        schema?.selection(of: names) ?? CategorySet()
     }
 
     /// The clusters of every cell of `region`, at `zoom`, in key order of their cells, of the elements `filter` takes;

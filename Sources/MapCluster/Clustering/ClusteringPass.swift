@@ -81,7 +81,7 @@ struct ClusteringPass {
         -> [(code: UInt64, totals: CellTotals)]
     {
         guard let column = tree.aggregates?.categories else { return [] }
-        let groups = categories.positions.filter { $0 < column.categoryCount }
+        let groups = column.groups(for: categories)
         guard !groups.isEmpty else { return [] }
         let totals = column.merged(
             ranges: cells.map { GridCell(level: level, code: $0.code).keyRange }, groups: groups, tree: tree)
@@ -122,7 +122,7 @@ struct ClusteringPass {
     /// - Complexity: O((*F* log *n* + *L*) · *g*) for *g* categories.
     func categoryTotals(in range: ClosedRange<UInt64>, _ categories: CategorySet) -> CategoryTotals? {
         guard let column = tree.aggregates?.categories else { return nil }
-        let groups = categories.positions.filter { $0 < column.categoryCount }
+        let groups = column.groups(for: categories)
         return column.merged(ranges: [range], groups: groups, tree: tree).first.flatMap { $0.count > 0 ? $0 : nil }
     }
 
@@ -135,7 +135,7 @@ struct ClusteringPass {
             guard case .cell(let tight) = drafts[i].identity else { preconditionFailure("a cell's draft") }
             return tight.keyRange
         }
-        let groups = rules.categories?.positions.filter { $0 < weights.categoryCount } ?? [weights.categoryCount]
+        let groups = weights.groups(for: rules.categories)
         let clusterable: ((IndexEntry) -> Bool)? = rules.isClusterable == nil ? nil : { admits($0, .clusterable) }
         let totals = weights.merged(ranges: ranges, groups: groups, where: clusterable, tree: tree)
         for (i, total) in zip(cells, totals) {

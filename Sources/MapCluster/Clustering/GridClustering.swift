@@ -19,12 +19,7 @@ struct GridClustering<Element: Hashable & Sendable> {
     init(index: ClusterIndex<Element>, options: ClusterOptions<Element>, madeFor id: ClusterID<Element>) {
         var options = options
         if !id.isElement {
-            options.categories = id.categoryFilter.map { filter in
-                Set(
-                    index.schema?.categories.indices.filter { filter.contains($0) }.compactMap {
-                        index.schema?.categories[$0]
-                    } ?? [])
-            }
+            options.categories = id.categoryFilter.map { index.schema?.names(in: $0) ?? [] }
         }
         self.init(index: index, options: options)
     }

@@ -27,7 +27,7 @@ extension ClusterIndex {
         let input = elements as? [(Element, Coordinate)] ?? Array(elements)
         let aggregates = NodeAggregates(schema: schema)
         let categories = try aggregates.validate(values, count: input.count)
-        aggregates.store(values, count: input.count)
+        aggregates.store(values)
         self.init(bulk: input, categories: categories, aggregates: aggregates)
     }
 
