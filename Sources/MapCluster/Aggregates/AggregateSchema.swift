@@ -71,8 +71,17 @@ public struct AggregateSchema: Sendable {
 
     /// The category byte an entry carries: 0 for none, else the category's position + 1.
     func categoryCode(of values: ElementValues) throws(AggregateError) -> UInt8 {
-        guard let category = values.category else { return 0 }
-        guard let position = categoryPositions[category] else { throw .unknownCategory(category, known: categories) }
+        try categoryCode(of: values.category)
+    }
+
+    /// The category byte of a category name (or none); throws for a name the schema does not have.
+    ///
+    /// A few categories are found by comparing short strings, faster than hashing each (a bulk load asks once per
+    /// element).
+    @inline(__always) func categoryCode(of category: String?) throws(AggregateError) -> UInt8 {
+        guard let category else { return 0 }
+        let position = categories.count <= 16 ? categories.firstIndex(of: category) : categoryPositions[category]
+        guard let position else { throw .unknownCategory(category, known: categories) }
         return UInt8(position + 1)
     }
 }

@@ -123,15 +123,12 @@ struct NodeAggregates: Sendable {
             throw .columnLength("categories", count: categories.count, elements: count)
         }
         var codes = ContiguousArray<UInt8>(repeating: 0, count: count)
-        // A few categories are found by comparing short strings, faster than hashing each.
-        let names = schema.categories
-        let scans = names.count <= 16
         for (position, category) in categories.enumerated() {
-            guard let category else { continue }
-            guard let code = scans ? names.firstIndex(of: category) : schema.categoryPositions[category] else {
-                throw .element(position: position, .unknownCategory(category, known: schema.categories))
+            do throws(AggregateError) {
+                codes[position] = try schema.categoryCode(of: category)
+            } catch {
+                throw .element(position: position, error)
             }
-            codes[position] = UInt8(code + 1)
         }
         return codes
     }
