@@ -90,14 +90,71 @@ public enum OverlapResolution: Hashable, Sendable {
     /// Markers that overlap (or touch) become one cluster, placed at the mean of their positions weighted by their
     /// counts; repeated until none overlap. kingpin's two-phase clustering.
     case merge(markerSize: ViewSize)
+    /// Markers drawn as circles whose size grows with their count, as web maps draw clusters, become one cluster when
+    /// their circles overlap (or touch); repeated until none do.
+    case mergeCircles(MarkerDiameters)
     /// Markers that overlap are nudged apart until they don't; their members and counts don't change.
     case separate(markerSize: ViewSize)
 
-    /// The size of a marker on screen, in points.
-    public var markerSize: ViewSize {
+    /// The box a marker of `count` elements covers on screen, in points: its size, or its circle's.
+    func extent(ofCount count: Int) -> ViewSize {
         switch self {
         case .merge(let size), .separate(let size): size
+        case .mergeCircles(let diameters):
+            ViewSize(width: diameters.reach(ofCount: count), height: diameters.reach(ofCount: count))
         }
+    }
+
+    /// By how much the map must grow for two markers `dx`, `dy` points apart (of `a` and `b` elements) to stand
+    /// apart: 1 or more while they overlap or touch.
+    func separatingScale(dx: Double, dy: Double, counts a: Int, _ b: Int) -> Double {
+        switch self {
+        case .merge(let size), .separate(let size):
+            // Apart once either axis is longer than the marker.
+            return min(
+                abs(dx) > 0 ? size.width / abs(dx) : .infinity, abs(dy) > 0 ? size.height / abs(dy) : .infinity)
+        case .mergeCircles(let diameters):
+            let distance = (dx * dx + dy * dy).squareRoot()
+            let needed = (diameters.diameter(ofCount: a) + diameters.diameter(ofCount: b)) / 2 + diameters.gap
+            return distance > 0 ? needed / distance : .infinity
+        }
+    }
+}
+
+/// The diameters of markers drawn as circles that grow with the count they show: a fixed size for a single element,
+/// and for a cluster a base size plus a step for each tenfold of its count.
+///
+/// A web map draws its markers with the same numbers (`mapcluster serve` gives them to its page), so that the
+/// server's overlap pass and the page agree on what overlaps.
+public struct MarkerDiameters: Hashable, Sendable, Codable {
+    /// The diameter of a single element's marker, in points.
+    public var single: Double
+    /// The diameter of a cluster's marker before its growth, in points.
+    public var cluster: Double
+    /// How much a cluster's diameter grows for each tenfold of its count, in points.
+    public var perDecade: Double
+    /// The empty space kept between two markers, in points.
+    public var gap: Double
+
+    /// Diameters in points: `single` for one element, `cluster + perDecade · log10(count)` for a cluster.
+    public init(single: Double, cluster: Double, perDecade: Double, gap: Double = 0) {
+        self.single = single
+        self.cluster = cluster
+        self.perDecade = perDecade
+        self.gap = gap
+    }
+
+    /// The diameter of the marker of `count` elements, in points, rounded to a whole point as a page draws it.
+    public func diameter(ofCount count: Int) -> Double {
+        count <= 1 ? single : (cluster + perDecade * mathLog2(Double(count)) / mathLog2(10)).rounded()
+    }
+
+    /// The diameter with the gap: how close another marker's edge may come to this one's center, doubled.
+    func reach(ofCount count: Int) -> Double { diameter(ofCount: count) + 2 * gap }
+
+    enum CodingKeys: String, CodingKey {
+        case single, cluster, gap
+        case perDecade = "per_decade"
     }
 }
 

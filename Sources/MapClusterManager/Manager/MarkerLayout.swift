@@ -23,8 +23,6 @@ struct MarkerLayout<Element: Hashable & Sendable> {
         private(set) var point: MapPoint
         /// How many elements it stands for, its merged parts' included.
         var count: Int
-        /// By how much the map must grow for the first two merged parts to stand apart.
-        var separatingScale = Double.infinity
         /// For a merged marker, the zoom at which its parts start to stand apart.
         var mergedExpansionZoom: Double?
 
@@ -132,63 +130,96 @@ struct MarkerLayout<Element: Hashable & Sendable> {
 
     // MARK: - Merging
 
-    /// Merges markers that overlap or touch into one, until none do.
+    /// Merges markers that overlap or touch into one, by the footprint `resolution` gives them, until none do.
     ///
     /// A merged marker is placed at the mean of its parts' positions weighted by count. Items are taken in order, so
     /// the result is the same for the same input.
-    mutating func merge(markerSize: ViewSize) {
-        // A hair of tolerance, so that markers meant to touch do, whatever the rounding of their positions.
-        let width = markerSize.width + 1e-6
-        let height = markerSize.height + 1e-6
+    mutating func merge(_ resolution: OverlapResolution) {
         var merged = true
         while merged {
             merged = false
-            var buckets = Buckets(markerWidth: markerSize.width / scale, markerHeight: markerSize.height / scale)
+            // Buckets as large as the largest marker (which a merge may have grown), so that every overlap is found
+            // among a bucket's neighbours.
+            let largest = items.map(\.count).max() ?? 1
+            let extent = resolution.extent(ofCount: largest)
+            var buckets = Buckets(markerWidth: extent.width / scale, markerHeight: extent.height / scale)
             for (offset, item) in items.enumerated() { buckets.insert(offset, at: item.point) }
             var alive = [Bool](repeating: true, count: items.count)
             for first in items.indices where alive[first] {
                 for second in buckets.neighbours(of: items[first].point).sorted()
                 where second > first && alive[second] {
                     let (dx, dy) = screenDistance(items[first].point, items[second].point)
-                    guard abs(dx) <= width && abs(dy) <= height else { continue }
-                    items[first] = combine(items[first], items[second], dx: dx, dy: dy, markerSize: markerSize)
+                    let apart = resolution.separatingScale(
+                        dx: dx, dy: dy, counts: items[first].count, items[second].count)
+                    // A hair of tolerance, so that markers meant to touch do, whatever the rounding of their
+                    // positions.
+                    guard apart >= 1 - 1e-9 else { continue }
+                    items[first] = combine(items[first], items[second], dx: dx, dy: dy)
                     alive[second] = false
                     merged = true
                 }
             }
             if merged { items = items.indices.filter { alive[$0] }.map { items[$0] } }
         }
-        items = items.map { $0.isMerged ? finishMerge(of: $0) : $0 }
+        items = items.map { item in
+            guard item.isMerged else { return item }
+            var merged = item
+            merged.id = .merged([item.clusterID] + item.mergedIDs)
+            let expansion = Self.mergedExpansionZoom(
+                of: [item.cluster] + item.mergedClusters, resolution: resolution, index: index, options: options)
+            // Zooming in at all is what a marker merged by its parts' growth needs.
+            merged.mergedExpansionZoom = max(expansion, zoom).nextUp
+            return merged
+        }
     }
 
-    private func combine(_ a: Item, _ b: Item, dx: Double, dy: Double, markerSize: ViewSize) -> Item {
-        let weightA = Double(a.count)
-        let weightB = Double(b.count)
-        let share = weightB / (weightA + weightB)
+    private func combine(_ a: Item, _ b: Item, dx: Double, dy: Double) -> Item {
+        let share = Double(b.count) / Double(a.count + b.count)
         let point = MapPoint(x: a.point.x + dx / scale * share, y: a.point.y + dy / scale * share)
-        // The scale at which these two no longer overlap: past it, one of the axes is longer than the marker.
-        let apart = max(
-            abs(dx) > 0 ? markerSize.width / abs(dx) : .infinity, abs(dy) > 0 ? markerSize.height / abs(dy) : .infinity)
         var result = a
         result.mergedClusters += [b.cluster] + b.mergedClusters
         result.mergedIDs += [b.clusterID] + b.mergedIDs
         result.move(to: point)
         result.count = a.count + b.count
-        result.separatingScale = min(a.separatingScale, b.separatingScale, apart)
         return result
     }
 
-    /// A merged item's id and expansion zoom: the zoom at which its first parts stand apart on screen, or the one at
-    /// which any of its clusters splits, if that comes sooner.
-    private func finishMerge(of item: Item) -> Item {
-        var expansion = zoom + mathLog2(max(item.separatingScale, 1))
-        for part in [item.cluster] + item.mergedClusters {
-            if let zoom = index.expansionZoom(of: part, options: options) { expansion = min(expansion, zoom) }
+    /// The mean of clusters' positions weighted by their counts, the short way around the world from the first.
+    static func weightedCenter(of parts: [Cluster<Element>]) -> Coordinate {
+        let origin = parts[0].coordinate.mapPoint
+        var dx = 0.0
+        var dy = 0.0
+        var total = 0.0
+        for part in parts {
+            let weight = Double(part.count)
+            dx += wrappedDelta(origin.x, part.coordinate.mapPoint.x) * weight
+            dy += (part.coordinate.mapPoint.y - origin.y) * weight
+            total += weight
         }
-        var merged = item
-        merged.id = .merged([item.clusterID] + item.mergedIDs)
-        merged.mergedExpansionZoom = expansion.nextUp
-        return merged
+        return MapPoint(x: wrapped(origin.x + dx / total), y: origin.y + dy / total).coordinate
+    }
+
+    /// The zoom at which a merged marker's parts start to stand apart: the first at which two of them, where their
+    /// clusters are, no longer overlap, or at which one of them splits, if that comes sooner.
+    ///
+    /// It depends on the parts alone, not on the zoom they were merged at, so a merged marker known only by its id
+    /// has it too.
+    static func mergedExpansionZoom(
+        of parts: [Cluster<Element>], resolution: OverlapResolution, index: ClusterIndex<Element>,
+        options: ClusterOptions<Element>
+    ) -> Double {
+        let scale = WebMercator.pointsPerMapUnit(atZoom: 0)
+        var expansion = Double.infinity
+        for (offset, a) in parts.enumerated() {
+            if let zoom = index.expansionZoom(of: a, options: options) { expansion = min(expansion, zoom) }
+            for b in parts[(offset + 1)...] {
+                let dx = wrappedDelta(a.coordinate.mapPoint.x, b.coordinate.mapPoint.x) * scale
+                let dy = (b.coordinate.mapPoint.y - a.coordinate.mapPoint.y) * scale
+                let apart = resolution.separatingScale(dx: dx, dy: dy, counts: a.count, b.count)
+                expansion = min(expansion, mathLog2(apart))
+            }
+        }
+        return expansion
     }
 
     // MARK: - Separating

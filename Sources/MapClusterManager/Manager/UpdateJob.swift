@@ -63,8 +63,8 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
 
         var layout = MarkerLayout<Element>(items, viewport: viewport, index: index, options: clustering)
         switch options.overlap {
-        case .merge(let size): layout.merge(markerSize: size)
         case .separate(let size): layout.separate(markerSize: size)
+        case let resolution?: layout.merge(resolution)
         case nil: break
         }
         if let fanOut = options.sameLocation {

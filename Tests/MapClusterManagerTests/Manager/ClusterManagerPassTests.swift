@@ -113,6 +113,75 @@ struct ClusterManagerPassTests {
         #expect(abs(Self.screenDistance(only.coordinate, center).dx) < 1e-6)
     }
 
+    @Test func circlesMergeWhenTheyOverlapAndGrowWithTheirCount() async throws {
+        let corner = (x: 20.0, y: 24.0)
+        let center = Self.coordinate(corner: corner, dx: 0, dy: 0)
+        // Singles are 12 points across: 11 points apart they overlap, 13 apart they don't (a 40-point box would).
+        let circles = OverlapResolution.mergeCircles(MarkerDiameters(single: 12, cluster: 20, perDecade: 10))
+        for (distance, count) in [(11.0, 1), (13.0, 2)] {
+            let pair = [
+                Placement(0, at: Self.coordinate(corner: corner, dx: -distance / 2, dy: 0)),
+                Placement(1, at: Self.coordinate(corner: corner, dx: distance / 2, dy: 0)),
+            ]
+            let update = try await Self.update(pair, center: center) { $0.overlap = circles }
+            #expect(update.snapshot.markers.count == count, "\(distance) points apart")
+        }
+        // A cluster of 100 is 40 points across: a single 25 points from its center touches it (20 + 6 ≥ 25).
+        let crowd = (0..<100).map { Placement($0, at: Self.coordinate(corner: corner, dx: -16, dy: -16)) }
+        let beside = Placement(100, at: Self.coordinate(corner: corner, dx: 9, dy: -16))
+        let update = try await Self.update(crowd + [beside], center: center) { $0.overlap = circles }
+        let only = try #require(update.snapshot.markers.first)
+        #expect(update.snapshot.markers.count == 1 && only.count == 101)
+        // The two stand apart once the map is 26/25 as large: a little over the zoom they merged at.
+        let expansion = try #require(update.snapshot.expansionZoom(of: only))
+        #expect(abs(expansion - (Self.zoom + mathLog2(26.0 / 25))) < 1e-9)
+        #expect(MarkerDiameters(single: 12, cluster: 20, perDecade: 10).diameter(ofCount: 100) == 40)
+    }
+
+    @Test(arguments: [2.0, 5.0, 8.0])
+    func aOneShotLayoutLeavesNoCircleOverlappingAnotherAndLosesNoElement(zoom: Double) throws {
+        var rng = SplitMix64(seed: 7)
+        let index = ClusterIndex<Int>(
+            (0..<20_000).map {
+                (
+                    $0,
+                    Coordinate.checked(
+                        Double.random(in: 35...60, using: &rng), Double.random(in: -10...30, using: &rng))
+                )
+            })
+        let diameters = MarkerDiameters(single: 12, cluster: 24, perDecade: 8, gap: 1)
+        var options = ClusterManagerOptions<Int>()
+        options.clustering.cellSize = 128
+        options.overlap = .mergeCircles(diameters)
+        let viewport = Viewport(center: .checked(48, 10), zoom: zoom, size: Self.screen)
+        let snapshot = index.markers(in: viewport, options: options)
+        let markers = snapshot.markers
+        let plain = index.clusters(in: viewport, options: options.clustering)
+        #expect(markers.map(\.count).reduce(0, +) == plain.map(\.count).reduce(0, +))
+        // Zoomed out, where a cell holds thousands, the grid alone leaves markers overlapping.
+        #expect(markers.contains { $0.isMerged } || zoom > 2)
+        for (offset, marker) in markers.enumerated() {
+            for other in markers[(offset + 1)...] {
+                let (dx, dy) = Self.screenDistance(marker.coordinate, other.coordinate, zoom: zoom)
+                let needed = (diameters.diameter(ofCount: marker.count) + diameters.diameter(ofCount: other.count)) / 2
+                #expect((dx * dx + dy * dy).squareRoot() > needed, "\(marker.id) and \(other.id) at zoom \(zoom)")
+            }
+            // A marker known only by its id is the same marker.
+            let known = try #require(index.marker(id: marker.id, options: options))
+            let again = try #require(known.markers.first)
+            #expect(again.count == marker.count)
+            #expect(Set(known.members(of: again)) == Set(snapshot.members(of: marker)))
+            if marker.isMerged {
+                let expansion = try #require(snapshot.expansionZoom(of: marker))
+                let fromID = try #require(known.expansionZoom(of: again))
+                #expect(expansion == max(fromID, zoom).nextUp)
+                #expect(known.children(of: again).map(\.id) == marker.clusters.map(\.id))
+            }
+        }
+        #expect(index.marker(id: .merged([.element(0)]), options: options) == nil)
+        #expect(index.marker(id: .cluster(.element(-1)), options: options) == nil)
+    }
+
     // MARK: - Separating
 
     @Test(arguments: [false, true])
