@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
     ],
     targets: [
         // The engine: geometry, the aggregate index and grid clustering; clusters as plain values. The standard
@@ -31,10 +32,11 @@ let package = Package(
         // What a map view drives: the ClusterManager (batches, diffs, latest wins, overlap and fan-out passes,
         // reveal) and the platform-neutral map-view controller and SwiftUI model.
         .target(name: "MapClusterManager", dependencies: ["MapCluster"], swiftSettings: strictSettings),
-        // Points and clusters in files: CSV and GeoJSON readers, the GeoJSON writer, the bundled sample data set.
+        // Points and clusters in files: CSV and GeoJSON readers, the GeoJSON writer (of clusters, and of the markers
+        // of a one-shot layout), the bundled sample data set.
         .target(
             name: "MapClusterIO",
-            dependencies: ["MapCluster"],
+            dependencies: ["MapCluster", "MapClusterManager"],
             resources: [.copy("Resources/world-cities-15000.csv"), .copy("Resources/world-110m.geojson")],
             swiftSettings: strictSettings
         ),
@@ -48,8 +50,10 @@ let package = Package(
             dependencies: [
                 "MapCluster",
                 "MapClusterIO",
+                "MapClusterManager",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CompressNIO", package: "compress-nio"),
             ],
             resources: [.copy("Resources/Public")],
             swiftSettings: strictSettings
@@ -88,6 +92,8 @@ let package = Package(
                 "MapCluster",
                 "MapClusterIO",
                 "MapClusterServer",
+                "MapClusterManager",
+                .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strictSettings

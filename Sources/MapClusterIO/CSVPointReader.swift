@@ -98,25 +98,25 @@ public struct CSVPointReader: Sendable {
                 let field = if case .invalidLatitude = error { names[latitude] } else { names[longitude] }
                 throw PointFileError(file: file, line: record.line, field: field, message: error.description)
             }
-            let identity = id.map { record.fields[$0] } ?? String(records.count + 1)
+            let identity = id.map { record.fields[$0] } ?? ""
             if let id, identity.isEmpty {
                 throw PointFileError(file: file, line: record.line, field: names[id], message: "the id is empty")
             }
-            if let first = lineOfID.updateValue(record.line, forKey: identity) {
+            if id != nil, let first = lineOfID.updateValue(record.line, forKey: identity) {
                 throw PointFileError(
                     file: file, line: record.line, field: id.map { names[$0] },
                     message: "duplicate id '\(identity)' (first on line \(first))")
             }
             records.append(
                 PointRecord(
-                    id: identity, coordinate: coordinate,
+                    id: identity, idKind: id == nil ? .generated : .text, coordinate: coordinate,
                     properties: propertyColumns.map { .string(record.fields[$0]) },
                     origin: PointOrigin(file: file, line: record.line))
             )
         }
         Self.typeNumericColumns(of: &records)
         progress?(1)
-        return PointSet(propertyNames: propertyColumns.map { names[$0] }, records: records)
+        return PointSet(propertyNames: propertyColumns.map { names[$0] }, records: records).namingGeneratedIDs()
     }
 
     /// Makes every column whose present (non-empty) values all read as finite numbers a column of numbers.

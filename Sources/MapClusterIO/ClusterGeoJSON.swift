@@ -1,4 +1,5 @@
 public import MapCluster
+public import MapClusterManager
 
 /// Clusters written as GeoJSON, in the shape supercluster and MapLibre produce, so that existing web map code can draw
 /// them.
@@ -47,25 +48,66 @@ public struct ClusterGeoJSON: Sendable {
         return json.text
     }
 
+    /// A FeatureCollection of the markers of a layout (``MapClusterManager/ClusterSnapshot``), as JSON text: a merged
+    /// marker is one cluster feature whose id names its parts (see ``text(of:)``), whose count and aggregates are
+    /// theirs together, and whose expansion zoom is the one at which they stand apart.
+    public func featureCollection(_ snapshot: ClusterSnapshot<Int>) -> String {
+        let markers = snapshot.markers
+        let aggregates = index.aggregates(of: markers.flatMap(\.clusters), options: snapshot.options)
+        var json = JSONText()
+        json.raw(#"{"type":"FeatureCollection","features":["#)
+        var part = 0
+        for (offset, marker) in markers.enumerated() {
+            if offset > 0 { json.raw(",") }
+            let parts = aggregates.map { $0[part..<(part + marker.clusters.count)] }
+            part += marker.clusters.count
+            if let record = marker.element {
+                pointFeature(record, at: marker.coordinate, into: &json)
+                continue
+            }
+            clusterFeature(
+                id: Self.text(of: marker.id), at: marker.coordinate, count: marker.count,
+                expansionZoom: snapshot.expansionZoom(of: marker),
+                aggregates: parts.flatMap(ClusterAggregates.combined),
+                into: &json)
+        }
+        json.raw("]}")
+        return json.text
+    }
+
     func feature(_ cluster: Cluster<Int>, aggregates: ClusterAggregates?, into json: inout JSONText) {
         if case .element(let record) = cluster.id {
             pointFeature(record, at: cluster.coordinate, into: &json)
             return
         }
-        let id = cluster.id.text ?? cluster.id.description
+        clusterFeature(
+            id: cluster.id.text ?? cluster.id.description, at: cluster.coordinate, count: cluster.count,
+            expansionZoom: index.expansionZoom(of: cluster, options: options), aggregates: aggregates, into: &json)
+    }
+
+    /// A cluster's feature.
+    ///
+    /// `expansion_zoom` is the whole zoom at which it has split, as supercluster gives it (the
+    /// exact one rounded up); `expansion_zoom_exact` is the exact one, for maps that zoom continuously.
+    private func clusterFeature(
+        id: String, at coordinate: Coordinate, count: Int, expansionZoom: Double?, aggregates: ClusterAggregates?,
+        into json: inout JSONText
+    ) {
         json.raw(#"{"type":"Feature","id":"#)
         json.string(id)
         json.raw(",")
-        geometry(cluster.coordinate, into: &json)
+        geometry(coordinate, into: &json)
         json.raw(#","properties":{"cluster":true,"cluster_id":"#)
         json.string(id)
         json.raw(#","point_count":"#)
-        json.raw(String(cluster.count))
+        json.raw(String(count))
         json.raw(#","point_count_abbreviated":"#)
-        let abbreviated = Self.abbreviated(cluster.count)
+        let abbreviated = Self.abbreviated(count)
         if let number = Int(abbreviated) { json.raw(String(number)) } else { json.string(abbreviated) }
-        if let zoom = index.expansionZoom(of: cluster, options: options) {
+        if let zoom = expansionZoom {
             json.raw(#","expansion_zoom":"#)
+            json.number(zoom.rounded(.up))
+            json.raw(#","expansion_zoom_exact":"#)
             json.number(zoom)
         }
         if let aggregates { Self.write(aggregates, weighted: index.schema?.isWeighted == true, into: &json) }
@@ -108,7 +150,7 @@ public struct ClusterGeoJSON: Sendable {
     private func pointFeature(_ record: Int, at coordinate: Coordinate, into json: inout JSONText) {
         let point = points.records[record]
         json.raw(#"{"type":"Feature","id":"#)
-        json.string(point.id)
+        if point.idKind == .number { json.raw(point.id) } else { json.string(point.id) }
         json.raw(",")
         geometry(coordinate, into: &json)
         json.raw(#","properties":"#)
@@ -122,6 +164,36 @@ public struct ClusterGeoJSON: Sendable {
         json.raw(",")
         json.number(coordinate.latitude)
         json.raw("]}")
+    }
+
+    // MARK: - Marker ids
+
+    /// A marker's id as text, for a URL path or a `cluster_id`: a cluster's ``MapCluster/ClusterID/text``; for clusters
+    /// merged because their markers overlapped, `m` and their parts' ids joined by `~`, a single record among them as
+    /// `p` and its position (`mc9.261.176~p1204`).
+    public static func text(of id: ClusterMarker<Int>.ID) -> String {
+        switch id {
+        case .cluster(let cluster): text(of: cluster)
+        case .merged(let parts): "m" + parts.map(text(of:)).joined(separator: "~")
+        }
+    }
+
+    private static func text(of id: ClusterID<Int>) -> String {
+        if case .element(let record) = id { return "p\(record)" }
+        return id.text ?? id.description
+    }
+
+    /// The marker id a text (``text(of:)``) stands for, or `nil` if it isn't one.
+    public static func markerID(text: String) -> ClusterMarker<Int>.ID? {
+        guard text.first == "m" else { return clusterID(text: Substring(text)).map { .cluster($0) } }
+        let parts = text.dropFirst().split(separator: "~", omittingEmptySubsequences: false).map(clusterID(text:))
+        guard parts.count > 1, parts.allSatisfy({ $0 != nil }) else { return nil }
+        return .merged(parts.compactMap { $0 })
+    }
+
+    private static func clusterID(text: Substring) -> ClusterID<Int>? {
+        guard text.first == "p" else { return ClusterID(text: String(text)) }
+        return Int(text.dropFirst()).flatMap { $0 >= 0 ? .element($0) : nil }
     }
 
     /// A count as supercluster abbreviates it: `950`, `1.2k`, `12k`.

@@ -104,8 +104,14 @@ private struct FeatureCollector {
         guard case .object(let members) = feature, members["type"] == .string("Feature") else {
             throw failure("type", "is not a Feature")
         }
-        guard case .object(let geometry) = members["geometry"] else {
-            throw failure("geometry", "is missing or null: a Point is needed")
+        let geometry: [String: PropertyValue]
+        switch members["geometry"] {
+        case .object(let object): geometry = object
+        case .null:
+            // A feature without a place (GeoJSON allows it): like a non-point, it is reported and not clustered.
+            skipped.append(failure("geometry", "is null: not clustered"))
+            return
+        default: throw failure("geometry", "is missing: a Point is needed")
         }
         guard case .string(let type) = geometry["type"] else {
             throw failure("geometry.type", "is missing")
@@ -132,13 +138,17 @@ private struct FeatureCollector {
         default: throw failure("properties", "is not an object")
         }
         let id: String
+        let kind: PointIDKind
         switch members["id"] ?? properties["id"] {
-        case .string(let text): id = text
-        case .number(let number): id = PropertyValue.number(number).description
-        case nil, .null: id = String(index + 1)
+        case .string(let text): (id, kind) = (text, .text)
+        case .number(let number): (id, kind) = (PropertyValue.number(number).description, .number)
+        case nil, .null: (id, kind) = ("", .generated)
         default: throw failure("id", "is neither a string nor a number")
         }
-        if let first = featureOfID.updateValue(index, forKey: id) {
+        let record = PointRecord(
+            id: id, idKind: kind, coordinate: coordinate, properties: [],
+            origin: PointOrigin(file: file, feature: index))
+        if kind != .generated, let first = featureOfID.updateValue(index, forKey: record.uniqueKey) {
             throw failure("id", "duplicate id '\(id)' (first in features[\(first)])")
         }
         var values = [PropertyValue](repeating: .null, count: names.count)
@@ -150,7 +160,7 @@ private struct FeatureCollector {
         for (name, value) in properties { if let position = positionOfName[name] { values[position] = value } }
         records.append(
             PointRecord(
-                id: id, coordinate: coordinate, properties: values, origin: PointOrigin(file: file, feature: index)))
+                id: id, idKind: kind, coordinate: coordinate, properties: values, origin: record.origin))
     }
 
     /// The points, each with a value for every property name.
@@ -161,7 +171,7 @@ private struct FeatureCollector {
             record.properties += [PropertyValue](repeating: .null, count: names.count - record.properties.count)
             return record
         }
-        var set = PointSet(propertyNames: names, records: padded)
+        var set = PointSet(propertyNames: names, records: padded).namingGeneratedIDs()
         set.skipped = skipped
         return set
     }

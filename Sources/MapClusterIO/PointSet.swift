@@ -49,7 +49,7 @@ public struct PointSet: Sendable {
         for (set, file) in zip(sets, files) {
             let positions = set.propertyNames.map { name in names.firstIndex(of: name) ?? 0 }
             for record in set.records {
-                if let first = fileOfID.updateValue(file, forKey: record.id) {
+                if record.idKind != .generated, let first = fileOfID.updateValue(file, forKey: record.uniqueKey) {
                     throw PointFileError(
                         file: file, field: "id", message: "duplicate id '\(record.id)' (first in \(first))")
                 }
@@ -57,17 +57,37 @@ public struct PointSet: Sendable {
                 for (position, value) in zip(positions, record.properties) { properties[position] = value }
                 records.append(
                     PointRecord(
-                        id: record.id, coordinate: record.coordinate, properties: properties, origin: record.origin))
+                        id: record.id, idKind: record.idKind, coordinate: record.coordinate, properties: properties,
+                        origin: record.origin))
             }
         }
-        return PointSet(propertyNames: names, records: records)
+        return PointSet(propertyNames: names, records: records).namingGeneratedIDs()
+    }
+
+    /// The set with ids given to the points that had none (``PointIDKind/generated``): the point's position, behind as
+    /// many `#`s as it takes for no id of the files' own to start the same way (none when no point has its own id),
+    /// so that none can clash.
+    package func namingGeneratedIDs() -> PointSet {
+        guard records.contains(where: { $0.idKind == .generated }) else { return self }
+        // No id of the files' own: the positions alone can't clash.
+        let longestRun = records.lazy.filter { $0.idKind != .generated }.map { $0.id.prefix { $0 == "#" }.count }
+            .max()
+        let prefix = longestRun.map { String(repeating: "#", count: $0 + 1) } ?? ""
+        var named = self
+        for position in named.records.indices where named.records[position].idKind == .generated {
+            named.records[position].id = prefix + String(position + 1)
+        }
+        return named
     }
 }
 
 /// One point of a ``PointSet``.
 public struct PointRecord: Sendable, Hashable {
-    /// The point's identity, unique in its file.
+    /// The point's identity, unique in its set; a number's as JSON writes it (`12`, `1.5`).
     public var id: String
+    /// Whether the id was a number in the file (a GeoJSON `"id": 12`), and is written back as one, or was made up
+    /// for a point that had none.
+    public var idKind: PointIDKind
     /// Where it is.
     public var coordinate: Coordinate
     /// The values of the other columns, in the order of ``PointSet/propertyNames``.
@@ -76,12 +96,32 @@ public struct PointRecord: Sendable, Hashable {
     public var origin: PointOrigin
 
     /// Makes a record.
-    public init(id: String, coordinate: Coordinate, properties: [PropertyValue], origin: PointOrigin = PointOrigin()) {
+    public init(
+        id: String, idKind: PointIDKind = .text, coordinate: Coordinate, properties: [PropertyValue],
+        origin: PointOrigin = PointOrigin()
+    ) {
         self.id = id
+        self.idKind = idKind
         self.coordinate = coordinate
         self.properties = properties
         self.origin = origin
     }
+}
+
+extension PointRecord {
+    /// The id with its kind, for telling ids apart: the number 12 and the text "12" are two ids.
+    package var uniqueKey: String { (idKind == .number ? "n" : "t") + id }
+}
+
+/// What a point's id is.
+public enum PointIDKind: Sendable, Hashable {
+    /// Text from the file.
+    case text
+    /// A number from the file.
+    case number
+    /// Made up for a point without one: its position in the set, one-based, behind `#` (`#12`) and as many more `#`s
+    /// as it takes to differ from every id of the files' own; the position alone when no point has an id of its own.
+    case generated
 }
 
 /// Where a point was read: its file, and its line (CSV) or feature (GeoJSON).

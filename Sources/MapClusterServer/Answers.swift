@@ -1,4 +1,5 @@
 public import Hummingbird
+public import MapClusterManager
 import NIOCore
 
 /// A GeoJSON text answer (`application/geo+json`), as ``MapClusterIO/ClusterGeoJSON`` writes it.
@@ -6,31 +7,34 @@ public struct GeoJSONAnswer: ResponseGenerator, Sendable {
     /// The GeoJSON text.
     public let text: String
 
-    /// The text as the response body.
+    /// The text as the response body, gzip-compressed for a client that accepts it.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        Response(
-            status: .ok, headers: [.contentType: "application/geo+json", .cacheControl: "no-store"],
-            body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+        Compression.response(
+            ByteBuffer(string: text), headers: [.contentType: "application/geo+json", .cacheControl: "no-store"],
+            for: request)
     }
 }
 
-/// `/api/clusters/{id}/expansion-zoom`: the zoom at which a cluster splits, `null` if it never does.
+/// `/api/clusters/{id}/expansion-zoom`: the whole zoom at which a cluster has split, as supercluster gives it, and the
+/// exact one; `null` if it never does.
 public struct ExpansionZoomAnswer: ResponseEncodable, Sendable, Equatable {
     /// The cluster's id, as asked.
     public let clusterID: String
-    /// The zoom at which it splits.
+    /// The exact zoom at which it splits.
     public let expansionZoom: Double?
 
     enum CodingKeys: String, CodingKey {
         case clusterID = "cluster_id"
         case expansionZoom = "expansion_zoom"
+        case exact = "expansion_zoom_exact"
     }
 
     /// Writes `null` for a cluster that never splits, where a synthesized encoder would leave the key out.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(clusterID, forKey: .clusterID)
-        try container.encode(expansionZoom, forKey: .expansionZoom)
+        try container.encode(expansionZoom.map { Int($0.rounded(.up)) }, forKey: .expansionZoom)
+        try container.encode(expansionZoom, forKey: .exact)
     }
 }
 
@@ -82,13 +86,23 @@ public struct ConfigurationAnswer: ResponseEncodable, Sendable {
     public let reductions: [String]
     /// The property of a single point that holds its category, if points have categories.
     public let categoryColumn: String?
+    /// The property that titles a point's popup, if the points have one.
+    public let nameColumn: String?
+    /// The sizes to draw markers at: the ones the server's answers keep apart.
+    public let markers: MarkerDiameters
+    /// The smallest box holding every point (west, south, east, north), for the page to open on.
+    public let bounds: [Double]?
+    /// The highest zoom the page lets a user reach.
+    public let maxZoom: Int
 
     enum CodingKeys: String, CodingKey {
-        case tiles, points, categories, reductions
+        case tiles, points, categories, reductions, markers, bounds
         case categoryColumn = "category_column"
+        case nameColumn = "name_column"
+        case maxZoom = "max_zoom"
     }
 
-    /// Writes `null` when there is no tile URL.
+    /// Writes `null` for what there is none of.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(tiles, forKey: .tiles)
@@ -96,6 +110,10 @@ public struct ConfigurationAnswer: ResponseEncodable, Sendable {
         try container.encode(categories, forKey: .categories)
         try container.encode(reductions, forKey: .reductions)
         try container.encode(categoryColumn, forKey: .categoryColumn)
+        try container.encode(nameColumn, forKey: .nameColumn)
+        try container.encode(markers, forKey: .markers)
+        try container.encode(bounds, forKey: .bounds)
+        try container.encode(maxZoom, forKey: .maxZoom)
     }
 }
 

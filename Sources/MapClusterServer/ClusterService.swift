@@ -1,6 +1,7 @@
 import HTTPTypes
 public import MapCluster
 public import MapClusterIO
+public import MapClusterManager
 
 /// What the server answers, apart from HTTP: points, their index, and the queries of the API, each checked.
 ///
@@ -17,7 +18,15 @@ public struct ClusterService: Sendable {
     public let tileURL: String?
     /// What clusters add up, by column.
     public let aggregation: PointAggregation
-    let options: ClusterOptions<Int>
+    /// How clusters are made and laid out: the grid's cell size, and the merge of markers that would overlap.
+    public let layout: ClusterManagerOptions<Int>
+    /// The property that titles a point's popup: `name` when the points have one, unless another is asked for.
+    public let nameColumn: String?
+    /// The sizes the page draws markers at, which the layout keeps apart.
+    public let markerDiameters: MarkerDiameters
+    /// The smallest box holding every point, as west, south, east, north in degrees (east below west when it crosses
+    /// the antimeridian); `nil` without points.
+    public let bounds: [Double]?
     let writer: ClusterGeoJSON
 
     /// The largest viewport side, in points, that a bbox and zoom may ask for.
@@ -26,14 +35,39 @@ public struct ClusterService: Sendable {
     public static let maximumLimit = 1_000
     /// The highest zoom the API takes.
     public static let zoomRange = 0.0...24.0
+    /// The highest zoom the page lets a user reach: where its basemap tiles end.
+    public static let pageMaximumZoom = 18
 
-    /// Indexes `points`, keeping the aggregates `aggregation` asks for.
+    /// The grid's cell size by default, in points.
+    ///
+    /// At a whole zoom its cells are 128 points wide (between 91 and 181 as the zoom goes between whole ones). That
+    /// makes a map as calm as Leaflet.markercluster's, whose clusters
+    /// gather what lies within 80 pixels, with room for the largest markers between cells.
+    public static let defaultCellSize = 128.0
+
+    /// The clustering options by default: cells of ``defaultCellSize``, and no margin, since the API's bbox is the
+    /// area asked for.
+    public static var defaultClustering: ClusterOptions<Int> {
+        var options = ClusterOptions<Int>()
+        options.cellSize = defaultCellSize
+        options.marginFactor = 0
+        return options
+    }
+
+    /// The markers the page draws: 14 points for a single point, and for a cluster 26 points and 8 more for each
+    /// tenfold of its count (30 for 3, 42 for 100, 58 for 10,000), kept 2 points apart.
+    public static let defaultMarkerDiameters = MarkerDiameters(single: 14, cluster: 26, perDecade: 8, gap: 2)
+
+    /// Indexes `points`, keeping the aggregates `aggregation` asks for, to cluster with `clustering` into markers of
+    /// `markerDiameters` that never overlap.
     ///
     /// - Throws: ``MapClusterIO/PointFileError`` for a value the aggregation can't take, naming its file, line and
     ///   field.
-    public init(points: PointSet, aggregation: PointAggregation = PointAggregation(), tileURL: String? = nil)
-        throws(PointFileError)
-    {
+    public init(
+        points: PointSet, aggregation: PointAggregation = PointAggregation(), tileURL: String? = nil,
+        nameColumn: String? = nil, clustering: ClusterOptions<Int> = defaultClustering,
+        markerDiameters: MarkerDiameters = defaultMarkerDiameters
+    ) throws(PointFileError) {
         let clock = ContinuousClock()
         let start = clock.now
         let index = try points.indexByRecord(aggregating: aggregation)
@@ -42,11 +76,36 @@ public struct ClusterService: Sendable {
         self.index = index
         self.tileURL = tileURL
         self.aggregation = aggregation
-        // The API's bbox is the area asked for: no margin around it.
-        var options = ClusterOptions<Int>()
-        options.marginFactor = 0
-        self.options = options
-        writer = ClusterGeoJSON(points: points, index: index, options: options)
+        self.markerDiameters = markerDiameters
+        self.nameColumn = nameColumn ?? (points.propertyNames.contains("name") ? "name" : nil)
+        var layout = ClusterManagerOptions<Int>()
+        layout.clustering = clustering
+        layout.overlap = .mergeCircles(markerDiameters)
+        self.layout = layout
+        bounds = Self.boundingBox(of: points.records.map(\.coordinate))
+        writer = ClusterGeoJSON(points: points, index: index, options: layout.clustering)
+    }
+
+    /// The smallest box holding `coordinates`: the widest band of longitudes without any (to a tenth of a degree) is
+    /// left out, so that points on both sides of the antimeridian get a box across it, not around the world.
+    public static func boundingBox(of coordinates: some Collection<Coordinate>) -> [Double]? {
+        let bins = 3_600
+        func bin(_ longitude: Double) -> Int { min(Int((longitude + 180) * 10), bins - 1) }
+        var occupied = [Bool](repeating: false, count: bins)
+        for coordinate in coordinates { occupied[bin(coordinate.longitude)] = true }
+        let used = occupied.indices.filter { occupied[$0] }
+        guard let first = used.first, let last = used.last else { return nil }
+        let south = coordinates.map(\.latitude).min() ?? 0
+        let north = coordinates.map(\.latitude).max() ?? 0
+        // The widest gap between neighbouring occupied bins, against the one around the back of the world.
+        var widest = (after: last, before: first, width: first + bins - last)
+        for (a, b) in zip(used, used.dropFirst()) where b - a > widest.width { widest = (a, b, b - a) }
+        let longitudes = coordinates.map(\.longitude)
+        guard widest.after != last else { return [longitudes.min() ?? 0, south, longitudes.max() ?? 0, north] }
+        // Across the antimeridian: from the points east of the gap, around to those west of it.
+        let west = longitudes.filter { bin($0) >= widest.before }.min() ?? 0
+        let east = longitudes.filter { bin($0) <= widest.after }.max() ?? 0
+        return [west, south, east, north]
     }
 
     // MARK: - Queries
@@ -61,8 +120,7 @@ public struct ClusterService: Sendable {
     public func clusters(bbox: String?, zoom: String?, categories: String? = nil) throws(RequestError) -> GeoJSONAnswer
     {
         let zoom = try Self.zoom(zoom)
-        var options = options
-        options.categories = try self.categories(categories)
+        let categories = try self.categories(categories)
         guard let bbox else { throw RequestError(.badRequest, "bbox is missing (bbox=west,south,east,north)") }
         let rect: MapRect
         do {
@@ -77,27 +135,38 @@ public struct ClusterService: Sendable {
                 "bbox is \(Int(size.width)) × \(Int(size.height)) points at zoom \(zoom); at most "
                     + "\(Int(Self.maximumViewSide)) a side: zoom out or ask for a smaller bbox")
         }
-        let clusters = index.clusters(in: Viewport(rect: rect, size: size), options: options)
-        return GeoJSONAnswer(text: writer.featureCollection(clusters))
+        return GeoJSONAnswer(text: featureCollection(in: rect, zoom: zoom, categories: categories))
     }
 
-    /// A page of a cluster's points, as a GeoJSON FeatureCollection.
+    /// The markers of an area at a zoom, as a GeoJSON FeatureCollection, without the API's limit on the size of the
+    /// area: what `mapcluster cluster --format geojson` prints.
+    public func featureCollection(in rect: MapRect, zoom: Double, categories: Set<String>? = nil) -> String {
+        var layout = layout
+        layout.clustering.categories = categories
+        let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: zoom))
+        return writer.featureCollection(index.markers(in: viewport, options: layout))
+    }
+
+    /// A page of a cluster's points (a merged marker's, cluster by cluster), as a GeoJSON FeatureCollection.
     public func leaves(of id: String, limit: String?, offset: String?) throws(RequestError) -> GeoJSONAnswer {
-        let cluster = try self.cluster(id)
+        let (snapshot, marker) = try self.marker(id)
         let limit = try Self.integer(limit, name: "limit", default: 10, range: 0...Self.maximumLimit)
         let offset = try Self.integer(offset, name: "offset", default: 0, range: 0...Int(Int32.max))
-        let page = index.members(of: cluster, options: options, offset: offset, limit: limit)
+        let page = snapshot.members(of: marker, offset: offset, limit: limit)
         return GeoJSONAnswer(text: writer.featureCollection(records: page))
     }
 
-    /// The clusters a cluster splits into at its expansion zoom, as a GeoJSON FeatureCollection.
+    /// What a cluster splits into when the map zooms in, as a GeoJSON FeatureCollection: a cluster's children at its
+    /// expansion zoom, a merged marker's clusters.
     public func children(of id: String) throws(RequestError) -> GeoJSONAnswer {
-        GeoJSONAnswer(text: writer.featureCollection(index.children(of: try cluster(id), options: options)))
+        let (snapshot, marker) = try self.marker(id)
+        return GeoJSONAnswer(text: writer.featureCollection(snapshot.children(of: marker)))
     }
 
     /// The zoom at which a cluster splits (`nil` if it never does).
     public func expansionZoom(of id: String) throws(RequestError) -> ExpansionZoomAnswer {
-        ExpansionZoomAnswer(clusterID: id, expansionZoom: index.expansionZoom(of: try cluster(id), options: options))
+        let (snapshot, marker) = try self.marker(id)
+        return ExpansionZoomAnswer(clusterID: id, expansionZoom: snapshot.expansionZoom(of: marker))
     }
 
     /// The number of points, memory in use, how long the index took to build, and its categories and reductions.
@@ -108,11 +177,13 @@ public struct ClusterService: Sendable {
             reductions: index.schema?.reductions.map(\.name) ?? [], weighted: index.schema?.isWeighted ?? false)
     }
 
-    /// What the page needs to know: the tile URL, if any, and the categories and reductions clusters carry.
+    /// What the page needs to know: the tile URL, if any, the categories and reductions clusters carry, the marker
+    /// sizes the answers keep apart, and where the points are.
     public func configuration() -> ConfigurationAnswer {
         ConfigurationAnswer(
             tiles: tileURL, points: index.count, categories: index.schema?.categories ?? [],
-            reductions: index.schema?.reductions.map(\.name) ?? [], categoryColumn: aggregation.category)
+            reductions: index.schema?.reductions.map(\.name) ?? [], categoryColumn: aggregation.category,
+            nameColumn: nameColumn, markers: markerDiameters, bounds: bounds, maxZoom: Self.pageMaximumZoom)
     }
 
     // MARK: - Checking input
@@ -138,15 +209,20 @@ public struct ClusterService: Sendable {
         return Set(names)
     }
 
-    private func cluster(_ text: String) throws(RequestError) -> Cluster<Int> {
-        guard let id = ClusterID<Int>(text: text) else {
+    /// The marker a cluster id names, in a snapshot of its own.
+    private func marker(_ text: String) throws(RequestError) -> (ClusterSnapshot<Int>, ClusterMarker<Int>) {
+        guard let id = ClusterGeoJSON.markerID(text: text) else {
             throw RequestError(
-                .badRequest, "'\(text)' is not a cluster id (such as c12.2200.1343, l48.85_2.35 or f6-c12.2200.1343)")
+                .badRequest,
+                "'\(text)' is not a cluster id (such as c12.2200.1343, l48.85_2.35, f6-c12.2200.1343 or "
+                    + "mc9.261.176~p1204)")
         }
-        guard let cluster = index.cluster(id: id, options: options), cluster.isCluster else {
+        guard let snapshot = index.marker(id: id, options: layout), let marker = snapshot.markers.first,
+            marker.isCluster
+        else {
             throw RequestError(.notFound, "no cluster has the id '\(text)'")
         }
-        return cluster
+        return (snapshot, marker)
     }
 
     static func zoom(_ text: String?) throws(RequestError) -> Double {

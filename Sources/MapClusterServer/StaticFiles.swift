@@ -10,6 +10,8 @@ import NIOCore
 struct StaticFiles: Sendable {
     struct File: Sendable {
         let bytes: ByteBuffer
+        /// The bytes in gzip, compressed once; `nil` for a file too small to gain from it.
+        let gzipped: ByteBuffer?
         let type: String
     }
 
@@ -39,7 +41,8 @@ struct StaticFiles: Sendable {
     }
 
     private mutating func add(_ path: String, url: URL) throws {
-        files[path] = File(bytes: ByteBuffer(bytes: try Data(contentsOf: url)), type: Self.type(of: url.pathExtension))
+        let bytes = ByteBuffer(bytes: try Data(contentsOf: url))
+        files[path] = File(bytes: bytes, gzipped: Compression.gzip(bytes), type: Self.type(of: url.pathExtension))
     }
 
     /// The file served at a path, if any.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MapCluster
 import MapClusterIO
+import MapClusterServer
 
 /// `mapcluster cluster`: the clusters of point files (the bundled sample without any) at one zoom.
 struct ClusterCommand: ParsableCommand {
@@ -15,25 +16,39 @@ struct ClusterCommand: ParsableCommand {
 
     @OptionGroup var input: PointInput
 
-    @Option(help: "The zoom level, 0...24 (the world is 256 × 2^zoom points wide).")
+    @Option(parsing: .unconditional, help: "The zoom level, 0...24 (the world is 256 × 2^zoom points wide).")
     var zoom: Double
 
     @Option(
+        parsing: .unconditional,
         help: "The area as west,south,east,north in degrees (east < west crosses the antimeridian). Default: the world."
     )
     var bbox: String?
 
-    @Option(help: "The requested grid cell size in points.")
-    var cellSize: Double = 60
+    @Option(parsing: .unconditional, help: "The requested grid cell size in points.")
+    var cellSize: Double = ClusterService.defaultCellSize
 
-    @Option(help: "The margin clustered around the bbox, as a fraction of its width and height on each side.")
+    @Option(
+        parsing: .unconditional,
+        help: "The margin clustered around the bbox, as a fraction of its width and height on each side.")
     var marginFactor: Double = 0
 
-    @Option(help: "The fewest elements a cell needs to be clustered.")
+    @Option(parsing: .unconditional, help: "The fewest elements a cell needs to be clustered.")
     var minCount: Int = 2
 
-    @Flag(help: "Print JSON instead of a table.")
+    @Option(
+        help: """
+            What to print: table; json (the clusters, as rows); geojson (a FeatureCollection with the ids and \
+            properties the server's API gives, markers that would overlap merged).
+            """)
+    var format: Format = .table
+
+    @Flag(help: "Print JSON instead of a table (--format json).")
     var json = false
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case table, json, geojson
+    }
 
     func validate() throws {
         guard (0...24).contains(zoom) else { throw ValidationError("--zoom must be within 0...24, not \(zoom)") }
@@ -66,12 +81,22 @@ struct ClusterCommand: ParsableCommand {
 
     func run() throws {
         let points = try input.load()
-        let index = try input.index(of: points)
         var options = ClusterOptions<Int>()
         options.cellSize = cellSize
         options.marginFactor = marginFactor
         options.minCountForClustering = minCount
         let rect = try area()
+        if format == .geojson {
+            let service: ClusterService
+            do {
+                service = try ClusterService(points: points, aggregation: try input.aggregation(), clustering: options)
+            } catch let error as PointFileError {
+                throw InputError("\(error)")
+            }
+            print(service.featureCollection(in: rect, zoom: zoom))
+            return
+        }
+        let index = try input.index(of: points)
         let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: zoom))
         let clusters = index.clusters(in: viewport, options: options)
         let weighted = index.schema?.isWeighted == true
@@ -88,7 +113,7 @@ struct ClusterCommand: ParsableCommand {
             return row
         }
         let level = options.gridLevel(forZoom: zoom)
-        if json {
+        if json || format == .json {
             let report = ClusterReport(zoom: zoom, gridLevel: level, points: index.count, clusters: rows)
             print(try jsonLine(report))
         } else {

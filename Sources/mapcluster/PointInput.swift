@@ -56,7 +56,7 @@ struct PointInput: ParsableArguments {
         do {
             return try points.indexByRecord(aggregating: try aggregation())
         } catch let error as PointFileError {
-            throw ValidationError("\(error)")
+            throw InputError("\(error)")
         }
     }
 
@@ -78,14 +78,31 @@ struct PointInput: ParsableArguments {
             points = try PointFileReader(csv: csv).read(contentsOf: urls)
         } catch {
             progress.finish()
-            throw ValidationError("\(error)")
+            throw InputError("\(error)")
         }
         progress.finish()
         for skipped in points.skipped.prefix(10) { printError("skipped: \(skipped)") }
         if points.skipped.count > 10 {
             printError("skipped: \(points.skipped.count - 10) more features that are not Points")
         }
+        guard !points.records.isEmpty else {
+            throw InputError(
+                "\(files.joined(separator: ", ")): no points to cluster"
+                    + (points.skipped.isEmpty ? "" : " (\(points.skipped.count) features skipped)"))
+        }
         return points
+    }
+}
+
+/// Input that can't be used: a file that can't be read, a bad value, nothing to cluster.
+///
+/// One line on standard error
+/// and exit status 1, without the usage text that a mistyped option gets.
+struct InputError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
     }
 }
 

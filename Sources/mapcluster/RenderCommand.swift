@@ -17,11 +17,12 @@ struct RenderCommand: ParsableCommand {
     @OptionGroup var input: PointInput
 
     @Option(
+        parsing: .unconditional,
         help: "The area as west,south,east,north in degrees (east < west crosses the antimeridian). Default: the world."
     )
     var bbox: String?
 
-    @Option(help: "The zoom level to cluster for, 0...24.")
+    @Option(parsing: .unconditional, help: "The zoom level to cluster for, 0...24.")
     var zoom: Double
 
     @Option(help: "The picture's size in pixels, as WIDTHxHEIGHT.")

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import MapCluster
 import MapClusterIO
 import MapClusterServer
 
@@ -14,12 +15,13 @@ struct ServeCommand: AsyncParsableCommand {
             Without FILES, serves the bundled sample: the 34,006 cities of 15,000 or more people (contains data from \
             GeoNames, geonames.org, CC BY 4.0). Open the printed address in a browser. The API: \
             /api/clusters?bbox=W,S,E,N&zoom=Z[&categories=A,B], /api/clusters/{id}/leaves?limit=&offset=, /api/clusters/{id}/children, \
-            /api/clusters/{id}/expansion-zoom, /api/stats. Stops cleanly on SIGINT (Ctrl-C) and SIGTERM.
+            /api/clusters/{id}/expansion-zoom, /api/stats, /api/config. Answers are gzip-compressed for clients that \
+            take it. Stops cleanly on SIGINT (Ctrl-C) and SIGTERM.
             """)
 
     @OptionGroup var input: PointInput
 
-    @Option(help: "The port to listen on (0: any free port).")
+    @Option(parsing: .unconditional, help: "The port to listen on (0: any free port).")
     var port: Int = 8080
 
     @Option(help: "The address to listen on.")
@@ -31,29 +33,108 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var tiles: String?
 
+    @Option(
+        parsing: .unconditional,
+        help: """
+            The grid cell size in points. The default, 128, gives cells 91 to 181 points wide: a map as calm as \
+            Leaflet.markercluster's.
+            """)
+    var cellSize: Double = ClusterService.defaultCellSize
+
+    @Option(help: "The column whose value titles a point's popup on the page (default: 'name' if there is one).")
+    var nameColumn: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The origin allowed to call the API from another site's page (CORS); 'none' for no other.",
+            valueName: "origin"))
+    var corsOrigin = "*"
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be within 0...65535, not \(port)") }
+        guard cellSize > 0 && cellSize.isFinite && cellSize <= 4_096 else {
+            throw ValidationError("--cell-size must be a number of points within 1...4096, not \(cellSize)")
+        }
+        if let tiles {
+            guard ["{z}", "{x}", "{y}"].allSatisfy(tiles.contains),
+                let url = URL(
+                    string: tiles.replacingOccurrences(of: "{", with: "").replacingOccurrences(of: "}", with: "")),
+                ["http", "https"].contains(url.scheme ?? ""), url.host != nil
+            else {
+                throw ValidationError(
+                    "--tiles must be an http(s) URL with {z}, {x} and {y} in it, such as "
+                        + "https://tile.openstreetmap.org/{z}/{x}/{y}.png, not '\(tiles)'")
+            }
+        }
     }
 
     func run() async throws {
         var logger = Logger(label: "mapcluster")
         logger.logLevel = .info
+        // Before the data, which can take a while to load: a port someone else has.
+        if let problem = PortCheck.problem(host: host, port: port) { throw InputError(problem) }
         let points = try input.load()
+        if let nameColumn, !points.propertyNames.contains(nameColumn) {
+            throw InputError(
+                "--name-column: the points have no column '\(nameColumn)'; they have "
+                    + points.propertyNames.joined(separator: ", "))
+        }
         let service: ClusterService
+        var clustering = ClusterService.defaultClustering
+        clustering.cellSize = cellSize
         do {
-            service = try ClusterService(points: points, aggregation: try input.aggregation(), tileURL: tiles)
+            service = try ClusterService(
+                points: points, aggregation: try input.aggregation(), tileURL: tiles, nameColumn: nameColumn,
+                clustering: clustering)
         } catch let error as PointFileError {
-            throw ValidationError("\(error)")
+            throw InputError("\(error)")
         }
         logger.info(
             "indexed \(points.records.count) points in \(service.buildTime.formatted(.units(allowed: [.milliseconds])))"
         )
         let application = try MapClusterServer.application(
-            service: service, host: host, port: port, logger: logger
+            service: service, host: host, port: port, corsOrigin: corsOrigin == "none" ? nil : corsOrigin,
+            logger: logger
         ) { [host] port in
             // Written at once, not buffered: whoever started the server may be waiting for this line.
             FileHandle.standardOutput.write(Data("serving the map on http://\(host):\(port)/  (Ctrl-C stops)\n".utf8))
         }
         try await application.runService()
+    }
+}
+
+/// Whether the server could listen where it is asked to, found out before anything else takes time.
+enum PortCheck {
+    /// Why `host`:`port` can't be listened on, in one sentence; `nil` if it can (or for port 0, any free one).
+    static func problem(host: String, port: Int) -> String? {
+        guard port != 0 else { return nil }
+        var hints = addrinfo()
+        #if canImport(Glibc)
+            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+            hints.ai_socktype = SOCK_STREAM
+        #endif
+        hints.ai_flags = AI_PASSIVE
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &found) == 0, let address = found else {
+            return "Cannot listen on \(host): no such address."
+        }
+        defer { freeaddrinfo(found) }
+        let descriptor = socket(address.pointee.ai_family, address.pointee.ai_socktype, address.pointee.ai_protocol)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        // As the server itself binds: a port left in TIME_WAIT by an earlier run is free.
+        var reuse: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        guard bind(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 else {
+            switch errno {
+            case EADDRINUSE:
+                return "Port \(port) on \(host) is already in use: stop what uses it, or pick another with --port."
+            case EACCES: return "Port \(port) needs more privileges than this user has: pick another with --port."
+            case EADDRNOTAVAIL: return "Cannot listen on \(host): it is not an address of this machine."
+            default: return "Cannot listen on \(host):\(port): \(String(cString: strerror(errno)))."
+            }
+        }
+        return nil
     }
 }

@@ -15,9 +15,35 @@ struct GeoJSONTests {
         ]}
         """
 
+    @Test func aFeatureWithoutAPlaceIsReportedAndSkippedLikeOtherNonPoints() throws {
+        let text =
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":null},"#
+            + #"{"type":"Feature","id":1,"geometry":{"type":"Point","coordinates":[2,3]}}]}"#
+        let points = try GeoJSONPointReader().read(Data(text.utf8), file: "f.geojson")
+        #expect(points.records.map(\.id) == ["1"])
+        #expect(points.skipped.map(\.description) == ["f.geojson features[0] (field geometry): is null: not clustered"])
+    }
+
+    @Test func aGeneratedIdNeverClashesWithAnIdOfTheFile() throws {
+        // Features 1 and 3 have no id; the others' ids look like the ids they would have been given.
+        let text =
+            #"{"type":"FeatureCollection","features":["#
+            + #"{"type":"Feature","geometry":{"type":"Point","coordinates":[1,1]}},"#
+            + ##"{"type":"Feature","id":"#3","geometry":{"type":"Point","coordinates":[2,2]}},"##
+            + #"{"type":"Feature","geometry":{"type":"Point","coordinates":[3,3]}},"#
+            + #"{"type":"Feature","id":1,"geometry":{"type":"Point","coordinates":[4,4]}},"#
+            + #"{"type":"Feature","id":"1","geometry":{"type":"Point","coordinates":[5,5]}}]}"#
+        let points = try GeoJSONPointReader().read(Data(text.utf8), file: "f.geojson")
+        #expect(points.records.map(\.id) == ["##1", "#3", "##3", "1", "1"])
+        // The number 1 and the text "1" are two ids, written back as what they were.
+        #expect(points.records.map(\.idKind) == [.generated, .text, .generated, .number, .text])
+        #expect(Set(points.records.map(\.uniqueKey)).count == 5)
+    }
+
     @Test func readsPointFeaturesAndReportsTheOthers() throws {
         let points = try GeoJSONPointReader().read(Data(Self.collection.utf8), file: "f.geojson")
-        #expect(points.records.map(\.id) == ["paris", "7", "4"])
+        #expect(points.records.map(\.id) == ["paris", "7", "#3"])
+        #expect(points.records.map(\.idKind) == [.text, .number, .generated])
         #expect(points.records[1].coordinate == (try Coordinate(latitude: 45.76, longitude: 4.83)))
         #expect(points.propertyNames == ["capital", "name", "population", "tags"])
         #expect(points.property("population", of: points.records[0]) == 2_148_000)
@@ -41,8 +67,8 @@ struct GeoJSONTests {
             "f.geojson features[0] (field type): is not a Feature"
         ),
         (
-            #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":null}]}"#,
-            "f.geojson features[0] (field geometry): is missing or null: a Point is needed"
+            #"{"type":"FeatureCollection","features":[{"type":"Feature"}]}"#,
+            "f.geojson features[0] (field geometry): is missing: a Point is needed"
         ),
         (
             #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":["x",1]}}]}"#,
@@ -133,7 +159,8 @@ struct GeoJSONTests {
         try Data("id,lat,lon,name\nx,1,2,one\n".utf8).write(to: csv)
         try Data(Self.collection.utf8).write(to: geojson)
         let merged = try PointFileReader().read(contentsOf: [csv, geojson])
-        #expect(merged.records.map(\.id) == ["x", "paris", "7", "4"])
+        // The point without an id is given one that can't be another's.
+        #expect(merged.records.map(\.id) == ["x", "paris", "7", "#4"])
         #expect(merged.propertyNames == ["name", "capital", "population", "tags"])
         #expect(merged.property("name", of: merged.records[1]) == "Paris")
         #expect(merged.skipped.count == 1)

@@ -1,8 +1,10 @@
+import CompressNIO
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import MapCluster
 import MapClusterIO
+import MapClusterManager
 import MapClusterServer
 import NIOCore
 import Testing
@@ -190,7 +192,7 @@ struct ServerTests {
                 #expect(response.status == .contentTooLarge)
             }
             try await client.execute(uri: "/api/clusters", method: .post, body: ByteBuffer(string: "{}")) { response in
-                #expect(response.status == .notFound)
+                #expect(response.status == .methodNotAllowed)
             }
         }
     }
@@ -259,7 +261,11 @@ struct ServerTests {
             let cluster = try #require(
                 features.first { ($0["properties"] as? [String: Any])?["point_count"] as? Int ?? 0 > 20 })
             let id = try #require((cluster["properties"] as? [String: Any])?["cluster_id"] as? String)
-            #expect(id.hasPrefix("f"), "a filtered cluster's id carries its filter: \(id)")
+            // A filtered cluster's id carries its filter (a merged marker's, each of its parts').
+            #expect(
+                id.hasPrefix("f")
+                    || (id.hasPrefix("m") && id.dropFirst().split(separator: "~").allSatisfy { $0.hasPrefix("f") }),
+                "\(id)")
             let (leavesStatus, leaves, _) = try await Self.get(client, "/api/clusters/\(id)/leaves?limit=50")
             #expect(leavesStatus == .ok)
             for leaf in Self.features(leaves) {
@@ -289,5 +295,221 @@ struct ServerTests {
             #expect(json["categories"] as? [String] == ["AF", "AN", "AS", "EU", "NA", "OC", "SA"])
             #expect(json["reductions"] as? [String] == ["population_sum"])
         }
+    }
+}
+
+/// What a web map, or another origin's, needs of the API: markers that never overlap, ids that lead somewhere, the
+/// HTTP it expects.
+struct ServerMapTests {
+    typealias Client = any TestClientProtocol
+
+    /// The bbox a 1280 × 800 view centered on a coordinate shows at a zoom, as the page asks for it.
+    static func bbox(latitude: Double, longitude: Double, zoom: Double) throws -> String {
+        let scale = WebMercator.pointsPerMapUnit(atZoom: zoom)
+        let center = try Coordinate(latitude: latitude, longitude: longitude).mapPoint
+        let halfWidth = 640 / (256 * pow(2, zoom)) * 360
+        var west = longitude - halfWidth
+        var east = longitude + halfWidth
+        if east - west >= 360 {
+            (west, east) = (-180, 180)
+        } else {
+            west = (west + 540).truncatingRemainder(dividingBy: 360) - 180
+            east = (east + 540).truncatingRemainder(dividingBy: 360) - 180
+        }
+        func latitudeAt(_ y: Double) -> Double {
+            MapPoint(x: center.x, y: min(max(y, 0), MapSize.worldWidth)).coordinate.latitude
+        }
+        let south = latitudeAt(center.y + 400 / scale)
+        let north = latitudeAt(center.y - 400 / scale)
+        return "\(west),\(south),\(east),\(north)"
+    }
+
+    static let views: [(name: String, latitude: Double, longitude: Double)] = [
+        ("world", 20, 0), ("Europe", 50, 10), ("the Pacific seam", -15, 179), ("Paris", 48.85, 2.35),
+    ]
+
+    @Test func noMarkerOverlapsAnotherAtTheSizesThePageDraws() async throws {
+        try await ServerTests.withClient { client in
+            let (_, config, _) = try await ServerTests.get(client, "/api/config")
+            let markers = try #require(config["markers"] as? [String: Double])
+            let diameters = MarkerDiameters(
+                single: try #require(markers["single"]), cluster: try #require(markers["cluster"]),
+                perDecade: try #require(markers["per_decade"]), gap: try #require(markers["gap"]))
+            var merged = 0
+            for view in Self.views {
+                for zoom in 0...10 {
+                    let bbox = try Self.bbox(latitude: view.latitude, longitude: view.longitude, zoom: Double(zoom))
+                    let (status, json, _) = try await ServerTests.get(client, "/api/clusters?bbox=\(bbox)&zoom=\(zoom)")
+                    #expect(status == .ok)
+                    let scale = WebMercator.pointsPerMapUnit(atZoom: Double(zoom))
+                    let placed = try ServerTests.features(json).map { feature in
+                        let position = try #require(
+                            (feature["geometry"] as? [String: Any])?["coordinates"] as? [Double])
+                        let point = try Coordinate(latitude: position[1], longitude: position[0]).mapPoint
+                        let count = ServerTests.count(feature)
+                        if ((feature["properties"] as? [String: Any])?["cluster_id"] as? String)?.hasPrefix("m") == true
+                        {
+                            merged += 1
+                        }
+                        return (point: point, diameter: diameters.diameter(ofCount: count))
+                    }
+                    for (offset, a) in placed.enumerated() {
+                        for b in placed[(offset + 1)...] {
+                            var dx = abs(a.point.x - b.point.x)
+                            dx = min(dx, MapSize.worldWidth - dx) * scale
+                            let dy = (a.point.y - b.point.y) * scale
+                            let apart = (dx * dx + dy * dy).squareRoot()
+                            #expect(
+                                apart >= (a.diameter + b.diameter) / 2 + diameters.gap - 1e-6,
+                                "\(view.name) at zoom \(zoom): markers \(apart) points apart")
+                        }
+                    }
+                }
+            }
+            // The grid alone would have let some overlap: the answers are kept apart by merging them.
+            #expect(merged > 0)
+        }
+    }
+
+    @Test func aMergedMarkersIdLeadsToItsLeavesChildrenAndExpansionZoom() async throws {
+        try await ServerTests.withClient { client in
+            var found: [String: Any]?
+            for zoom in 2...6 where found == nil {
+                let bbox = try Self.bbox(latitude: 50, longitude: 10, zoom: Double(zoom))
+                let (_, json, _) = try await ServerTests.get(client, "/api/clusters?bbox=\(bbox)&zoom=\(zoom)")
+                found = ServerTests.features(json).first { (($0["id"] as? String) ?? "").hasPrefix("m") }
+            }
+            let marker = try #require(found, "no merged marker over Europe at zooms 2 to 6")
+            let properties = try #require(marker["properties"] as? [String: Any])
+            let id = try #require(properties["cluster_id"] as? String)
+            let count = ServerTests.count(marker)
+            // Its categories add up to its count, as any cluster's.
+            #expect((properties["categories"] as? [String: Int])?.values.reduce(0, +) == count)
+            // Its leaves, page by page, are its count.
+            var leaves = 0
+            var offset = 0
+            while offset < count {
+                let (_, page, _) = try await ServerTests.get(
+                    client, "/api/clusters/\(id)/leaves?limit=1000&offset=\(offset)")
+                leaves += ServerTests.features(page).count
+                offset += 1_000
+            }
+            #expect(leaves == count)
+            let (_, children, _) = try await ServerTests.get(client, "/api/clusters/\(id)/children")
+            #expect(ServerTests.features(children).reduce(0) { $0 + ServerTests.count($1) } == count)
+            #expect(ServerTests.features(children).count == id.split(separator: "~").count)
+            let (status, expansion, _) = try await ServerTests.get(client, "/api/clusters/\(id)/expansion-zoom")
+            #expect(status == .ok)
+            let exact = try #require(expansion["expansion_zoom_exact"] as? Double)
+            #expect(expansion["expansion_zoom"] as? Int == Int(exact.rounded(.up)))
+            // A merged id with a part the index doesn't have is unknown; one that isn't an id is a bad request.
+            let (unknown, _, _) = try await ServerTests.get(client, "/api/clusters/mc3.1.1~p99999999/leaves")
+            #expect(unknown == .notFound)
+            let (bad, _, _) = try await ServerTests.get(client, "/api/clusters/mc3.1.1/leaves")
+            #expect(bad == .badRequest)
+        }
+    }
+
+    @Test func expansionZoomIsTheWholeZoomAtWhichAClusterHasSplitAsSuperclusterGivesIt() async throws {
+        try await ServerTests.withClient { client in
+            let (_, json, _) = try await ServerTests.get(client, "/api/clusters?bbox=-10,35,30,60&zoom=4")
+            let clusters = ServerTests.features(json).compactMap { $0["properties"] as? [String: Any] }
+                .filter { $0["cluster"] as? Bool == true }
+            #expect(!clusters.isEmpty)
+            for properties in clusters {
+                let exact = try #require(properties["expansion_zoom_exact"] as? Double)
+                #expect(properties["expansion_zoom"] as? Int == Int(exact.rounded(.up)))
+                #expect(exact > 4)
+            }
+        }
+    }
+
+    @Test func theConfigurationSaysWhereTheDataIsAndHowBigMarkersAre() async throws {
+        try await ServerTests.withClient { client in
+            let (_, config, _) = try await ServerTests.get(client, "/api/config")
+            #expect(config["max_zoom"] as? Int == ClusterService.pageMaximumZoom)
+            #expect(config["name_column"] as? String == "name")
+            let bounds = try #require(config["bounds"] as? [Double])
+            // The cities span the world but for the empty east Pacific: a box across the antimeridian.
+            #expect(bounds.count == 4 && bounds[0] > bounds[2])
+            #expect(bounds[1] < -50 && bounds[3] > 75)
+        }
+        // Points in and around Paris: a box around them alone.
+        let paris = try ClusterService.boundingBox(of: [
+            Coordinate(latitude: 48.8, longitude: 2.2), Coordinate(latitude: 48.9, longitude: 2.5),
+        ])
+        #expect(paris == [2.2, 48.8, 2.5, 48.9])
+        let fiji = try ClusterService.boundingBox(of: [
+            Coordinate(latitude: -17, longitude: 178), Coordinate(latitude: -18, longitude: -179),
+        ])
+        #expect(fiji == [178, -18, -179, -17])
+        #expect(ClusterService.boundingBox(of: []) == nil)
+    }
+
+    @Test func answersAreGzippedForClientsThatTakeIt() async throws {
+        try await ServerTests.withClient { client in
+            for path in ["/api/clusters?bbox=-180,-85,180,85&zoom=3", "/app.js", "/basemap.geojson"] {
+                var plain = 0
+                try await client.execute(uri: path, method: .get) { response in
+                    #expect(response.headers[.contentEncoding] == nil)
+                    plain = response.body.readableBytes
+                }
+                try await client.execute(uri: path, method: .get, headers: [.acceptEncoding: "br;q=1, gzip;q=0.8"]) {
+                    response in
+                    #expect(response.headers[.contentEncoding] == "gzip", "\(path)")
+                    #expect(response.headers[.vary] == "Accept-Encoding")
+                    var body = response.body
+                    let inflated = try body.decompress(with: .gzip())
+                    #expect(inflated.readableBytes == plain, "\(path)")
+                    #expect(response.body.readableBytes < plain / 2, "\(path)")
+                }
+                try await client.execute(uri: path, method: .get, headers: [.acceptEncoding: "gzip;q=0"]) { response in
+                    #expect(response.headers[.contentEncoding] == nil)
+                }
+            }
+        }
+    }
+
+    @Test func headCorsAndMethodsAreAnsweredAsHTTPSays() async throws {
+        try await ServerTests.withClient { client in
+            // HEAD: the GET's headers and no body.
+            try await client.execute(uri: "/api/stats", method: .head) { response in
+                #expect(response.status == .ok)
+                #expect(response.body.readableBytes == 0)
+                #expect(Int(response.headers[.contentLength] ?? "") ?? 0 > 0)
+            }
+            // Another origin's page may call the API.
+            try await client.execute(uri: "/api/stats", method: .get, headers: [.origin: "https://maps.example"]) {
+                response in
+                #expect(response.headers[.accessControlAllowOrigin] == "*")
+            }
+            try await client.execute(
+                uri: "/api/clusters", method: .options,
+                headers: [.origin: "https://maps.example", .accessControlRequestMethod: "GET"]
+            ) { response in
+                #expect(response.status == .noContent)
+                #expect(response.headers[.accessControlAllowMethods]?.contains("GET") == true)
+            }
+            // A method the path doesn't take: 405, saying which it takes; OPTIONS says the same.
+            for method in [HTTPRequest.Method.post, .put, .delete, .patch] {
+                try await client.execute(uri: "/api/clusters/c1.0.0/leaves", method: method) { response in
+                    #expect(response.status == .methodNotAllowed, "\(method)")
+                    #expect(String(buffer: response.body).contains("GET and HEAD"))
+                }
+            }
+            try await client.execute(uri: "/api/stats", method: .options) { response in
+                #expect(response.status == .noContent)
+                #expect(response.headers[.allow] == "GET, HEAD, OPTIONS")
+            }
+        }
+    }
+
+    @Test func idsThatAreNumbersInTheInputStayNumbers() throws {
+        let text =
+            #"{"type":"FeatureCollection","features":[{"type":"Feature","id":12,"geometry":{"type":"Point","coordinates":[2,3]}},"#
+            + #"{"type":"Feature","id":"x","geometry":{"type":"Point","coordinates":[50,30]}}]}"#
+        let service = try ClusterService(points: try GeoJSONPointReader().read(Data(text.utf8), file: "f.geojson"))
+        let json = service.featureCollection(in: .world, zoom: 10)
+        #expect(json.contains(#""id":12,"#) && json.contains(#""id":"x","#), "\(json)")
     }
 }

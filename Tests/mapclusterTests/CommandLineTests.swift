@@ -67,7 +67,7 @@ struct CommandLineTests {
         let run = try Self.run("cluster", "--zoom", "2")
         #expect(run.status == 0)
         let lines = run.output.split(separator: "\n")
-        #expect(lines.first?.hasPrefix("zoom 2.0, grid level 4:") == true)
+        #expect(lines.first?.hasPrefix("zoom 2.0, grid level 3:") == true)
         #expect(lines.contains { $0.hasPrefix("id ") && $0.contains("latitude") && $0.contains("count") })
     }
 
@@ -92,6 +92,10 @@ struct CommandLineTests {
         (["render", "--zoom", "3", "--bbox", "1,2,3", "-o", "-"], "--bbox '1,2,3' has 3 values, not 4"),
         (["render", "--zoom", "3"], "Missing expected argument '--output <output>'"),
         (["serve", "--port", "70000"], "--port must be within 0...65535"),
+        (["cluster", "--zoom", "-1"], "--zoom must be within 0...24, not -1.0"),
+        (["cluster", "--zoom", "2", "--cell-size", "-5"], "--cell-size must be a positive number of points"),
+        (["serve", "--tiles", "https://tiles.example/a.png"], "--tiles must be an http(s) URL with {z}, {x} and {y}"),
+        (["serve", "--tiles", "tiles/{z}/{x}/{y}.png"], "--tiles must be an http(s) URL"),
     ])
     func badArgumentsAreRejectedWithAMessage(arguments: [String], message: String) throws {
         let process = Process()
@@ -107,11 +111,26 @@ struct CommandLineTests {
         #expect(text.contains(message), "\(text)")
     }
 
-    @Test func aBadFileIsRejectedNamingFileLineAndField() throws {
+    @Test func aBadFileIsOneLineThatNamesFileLineAndFieldAndExitsWith1() throws {
         let file = try Self.temporaryFile("id,lat,lon\n1,10,20\n2,abc,20\n")
         let run = try Self.run("cluster", file, "--zoom", "2")
-        #expect(run.status != 0)
-        #expect(run.error.contains("\(file):3 (field lat): 'abc' is not a number"), "\(run.error)")
+        #expect(run.status == 1)
+        #expect(run.error == "Error: \(file):3 (field lat): 'abc' is not a number\n", "\(run.error)")
+    }
+
+    @Test func aFileWithoutPointsIsAnError() throws {
+        let empty = try Self.temporaryFile("id,lat,lon\n")
+        let run = try Self.run("cluster", empty, "--zoom", "2")
+        #expect(run.status == 1)
+        #expect(run.error == "Error: \(empty): no points to cluster\n", "\(run.error)")
+    }
+
+    @Test func aNegativeNumberIsAnOptionsValue() throws {
+        // West of Greenwich, without the `=` that a value starting with a dash used to need.
+        let run = try Self.run("cluster", "--zoom", "3", "--bbox", "-12,34,32,60", "--json")
+        #expect(run.status == 0, "\(run.error)")
+        let report = try JSONDecoder().decode(Report.self, from: Data(run.output.utf8))
+        #expect(report.clusters.contains { $0.longitude < 0 })
     }
 
     @Test func clusterJSONCarriesTheAggregatesTheOptionsAskFor() throws {

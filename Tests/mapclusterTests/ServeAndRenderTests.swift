@@ -84,6 +84,30 @@ struct ServeAndRenderTests {
         }
     }
 
+    @Test func clusterPrintsTheGeoJSONTheAPIAnswers() async throws {
+        let server = try Server()
+        defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
+        for (bbox, zoom) in [("-12,34,32,60", "4"), ("170,-50,-170,-10", "3"), ("-180,-85,180,85", "1")] {
+            let (status, body) = try await server.get("/api/clusters?bbox=\(bbox)&zoom=\(zoom)")
+            #expect(status == 200)
+            let run = try CommandLineTests.run("cluster", "--zoom", zoom, "--bbox", bbox, "--format", "geojson")
+            #expect(run.status == 0, "\(run.error)")
+            #expect(run.output == String(decoding: body, as: UTF8.self) + "\n", "bbox \(bbox) at zoom \(zoom)")
+        }
+    }
+
+    @Test func aPortInUseIsReportedBeforeTheDataIsLoaded() async throws {
+        let server = try Server()
+        defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
+        // A file that would take a long while to load, were it read at all.
+        let run = try CommandLineTests.run("serve", "/nonexistent/points.csv", "--port", String(server.port))
+        #expect(run.status == 1)
+        #expect(
+            run.error
+                == "Error: Port \(server.port) on 127.0.0.1 is already in use: stop what uses it, or pick another "
+                + "with --port.\n", "\(run.error)")
+    }
+
     @Test func aBadFileStopsServeBeforeItListens() throws {
         let file = try CommandLineTests.temporaryFile("id,lat,lon\n1,2,3\n2,abc,3\n")
         let run = try CommandLineTests.run("serve", file, "--port", "0")

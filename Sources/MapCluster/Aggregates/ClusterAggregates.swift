@@ -57,6 +57,55 @@ public final class ClusterAggregates: Hashable, Sendable {
         }
     }
 
+    /// What the members of several clusters (with no member in common, from one index) add up to together.
+    ///
+    /// The aggregates of a marker that stands for them all; `nil` for no clusters.
+    public static func combined(_ parts: some Collection<ClusterAggregates>) -> ClusterAggregates? {
+        guard let first = parts.first else { return nil }
+        guard parts.count > 1 else { return first }
+        var weight = 0.0
+        var center: (x: Double, y: Double)?
+        var counts = [Int](repeating: 0, count: first.categoryCounts.count)
+        var reductions = first.reductions
+        let origin = first.weightedCenter?.mapPoint.x ?? 0
+        for (offset, part) in parts.enumerated() {
+            weight += part.weight
+            for position in counts.indices { counts[position] += part.categoryCounts[position] }
+            if offset > 0 {
+                for position in reductions.indices {
+                    reductions[position] = Self.merge(reductions[position], part.reductions[position])
+                }
+            }
+            if let point = part.weightedCenter?.mapPoint, part.weight > 0 {
+                // The short way around the world from the first part's center.
+                var dx = (point.x - origin).truncatingRemainder(dividingBy: MapSize.worldWidth)
+                if dx > MapSize.worldWidth / 2 { dx -= MapSize.worldWidth }
+                if dx < -MapSize.worldWidth / 2 { dx += MapSize.worldWidth }
+                let sum = center ?? (0, 0)
+                center = (sum.x + (origin + dx) * part.weight, sum.y + point.y * part.weight)
+            }
+        }
+        let weightedCenter = center.flatMap { sum -> Coordinate? in
+            guard weight > 0 else { return nil }
+            var x = (sum.x / weight).truncatingRemainder(dividingBy: MapSize.worldWidth)
+            if x < 0 { x += MapSize.worldWidth }
+            return MapPoint(x: x, y: sum.y / weight).coordinate
+        }
+        return ClusterAggregates(
+            weight: weight, weightedCenter: weightedCenter, categories: first.categories, categoryCounts: counts,
+            reductionNames: first.reductionNames, reductions: reductions)
+    }
+
+    /// Two values of one reduction merged; a value of another kind (from another schema) leaves the first as it is.
+    private static func merge<Value: ClusterAggregate>(_ value: Value, _ other: any ClusterAggregate)
+        -> any ClusterAggregate
+    {
+        guard let other = other as? Value else { return value }
+        var merged = value
+        merged.merge(other)
+        return merged
+    }
+
     /// Whether two clusters' members add up to the same.
     public static func == (lhs: ClusterAggregates, rhs: ClusterAggregates) -> Bool {
         lhs.weight == rhs.weight && lhs.weightedCenter == rhs.weightedCenter && lhs.categories == rhs.categories

@@ -47,7 +47,7 @@ extension ClusterIndex {
             id: id, cluster: first, mergedClusters: Array(parts.dropFirst()), coordinate: coordinate,
             mergedExpansionZoom: mergedExpansionZoom, options: options)
         return ClusterSnapshot(
-            viewport: nil, markers: [marker], gridCells: [], index: self, options: options.clustering, gridLevel: nil,
+            viewport: nil, markers: [marker], region: nil, index: self, options: options.clustering, gridLevel: nil,
             dataVersion: 0, optionsVersion: 0, anchors: [:])
     }
 }

@@ -93,7 +93,11 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
     /// ``ClusterManagerOptions/removesMarkersOutsideRegion``) come last.
     public let markers: [ClusterMarker<Element>]
     /// The grid cells the update considered, for a debug overlay: draw each one's ``GridCell/rect``.
-    public let gridCells: [GridCell]
+    ///
+    /// Listed when asked, from the region the update covered.
+    public var gridCells: [GridCell] { region?.cells ?? [] }
+    /// The region of grid cells the update covered.
+    let region: CellRegion?
     /// The elements it was made from.
     public let index: ClusterIndex<Element>
     /// The clustering options it was made with.
@@ -116,7 +120,7 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
 
     static func empty(index: ClusterIndex<Element>) -> ClusterSnapshot {
         ClusterSnapshot(
-            viewport: nil, markers: [], gridCells: [], index: index, options: ClusterOptions(), gridLevel: nil,
+            viewport: nil, markers: [], region: nil, index: index, options: ClusterOptions(), gridLevel: nil,
             dataVersion: 0,
             optionsVersion: 0, anchors: [:])
     }

@@ -81,7 +81,7 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
         }
         let (kept, changes) = diff(markers, region: region)
         let snapshot = ClusterSnapshot(
-            viewport: viewport, markers: kept, gridCells: region.cells, index: index, options: clustering,
+            viewport: viewport, markers: kept, region: region, index: index, options: clustering,
             gridLevel: region.level,
             dataVersion: dataVersion, optionsVersion: optionsVersion, anchors: anchors)
         return ClusterUpdate(snapshot: snapshot, changes: changes)

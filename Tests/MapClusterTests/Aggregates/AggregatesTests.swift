@@ -179,6 +179,32 @@ struct AggregatesTests {
         #expect(snapshot.clusters(in: Viewport(rect: .world, size: testScreen)) == snapshotClusters)
     }
 
+    @Test func severalClustersCombinedAddUpToTheirMembersTogether() throws {
+        var rng = SplitMix64(seed: 23)
+        var points: [Int: Point] = [:]
+        for key in 0..<3_000 { points[key] = Self.randomPoint(.clustered, using: &rng) }
+        let index = try Self.bulkIndex(points)
+        let viewport = Viewport(center: .checked(20, 0), zoom: 2, size: testScreen)
+        let clusters = index.clusters(in: viewport)
+        let aggregates = try #require(index.aggregates(of: clusters))
+        // Neighbours in threes, as an overlap pass merges them; then all of them as one.
+        for start in stride(from: 0, to: clusters.count - 2, by: 3) {
+            let parts = Array(start..<(start + 3))
+            let combined = try #require(ClusterAggregates.combined(parts.map { aggregates[$0] }))
+            let members = parts.flatMap { index.members(of: clusters[$0]) }.compactMap { points[$0] }
+            #expect(combined.weight == members.map(\.weight).reduce(0, +))
+            #expect(combined.categoryCounts.reduce(0, +) == members.filter { $0.category != nil }.count)
+            let values = members.compactMap(\.value)
+            #expect(combined.number("value_sum") == (values.isEmpty ? nil : values.reduce(0, +)))
+            #expect(combined.number("value_min") == values.min())
+            #expect(combined.number("value_max") == values.max())
+            #expect(combined[reduction: "flags"] as? Flags == Flags(bits: members.reduce(0) { $0 | $1.flags }))
+        }
+        let all = try #require(ClusterAggregates.combined(aggregates))
+        #expect(all.weight == points.values.map(\.weight).reduce(0, +))
+        #expect(ClusterAggregates.combined([ClusterAggregates]()) == nil)
+    }
+
     @Test func anIndexWithoutASchemaHasNoAggregates() {
         let index = ClusterIndex([(1, Coordinate.checked(0, 0)), (2, .checked(0, 0.001))])
         let clusters = index.clusters(in: Viewport(rect: .world, size: testScreen))
