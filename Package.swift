@@ -99,7 +99,8 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "mapclusterTests", dependencies: ["mapcluster", "MapClusterIO"], swiftSettings: strictSettings),
+            name: "mapclusterTests", dependencies: ["mapcluster", "MapCluster", "MapClusterIO"],
+            swiftSettings: strictSettings),
     ]
 )
 
