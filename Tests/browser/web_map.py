@@ -66,8 +66,10 @@ def views(page, url):
             report.append(shot)
     screenshots = os.environ.get("MAPCLUSTER_SCREENSHOTS")
     if screenshots:
+        page.wait_for_function("() => window.mapclusterTest.outline", timeout=15000)
         for name, (zoom, lat, lon) in {"world": (2, 20, 0), "europe": (5, 50, 10), "seam": (4, -15, 179)}.items():
             go(page, zoom, lat, lon)
+            time.sleep(0.8)  # the markers' glide
             page.screenshot(path=os.path.join(screenshots, f"web-map-{name}.png"))
     return report
 
