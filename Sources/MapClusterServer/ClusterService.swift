@@ -41,8 +41,8 @@ public struct ClusterService: Sendable {
     /// The grid's cell size by default, in points.
     ///
     /// At a whole zoom its cells are 128 points wide (between 91 and 181 as the zoom goes between whole ones). That
-    /// makes a map as calm as Leaflet.markercluster's, whose clusters
-    /// gather what lies within 80 pixels, with room for the largest markers between cells.
+    /// makes a map as calm as Leaflet.markercluster's, whose clusters gather what lies within 80 pixels, with room
+    /// for the largest markers between cells.
     public static let defaultCellSize = 128.0
 
     /// The clustering options by default: cells of ``defaultCellSize``, and no margin, since the API's bbox is the

@@ -29,7 +29,8 @@ enum Compression {
 
     /// A 200 answer of `bytes`, gzipped when the request takes it.
     ///
-    /// `gzipped` is the compressed body if it was made before. `Vary: Accept-Encoding` tells caches that the body depends on that header.
+    /// `gzipped` is the compressed body if it was made before. `Vary: Accept-Encoding` tells caches that the body
+    /// depends on that header.
     static func response(
         _ bytes: ByteBuffer, gzipped: ByteBuffer? = nil, headers: HTTPFields, for request: Request
     ) -> Response {

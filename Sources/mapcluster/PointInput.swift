@@ -96,8 +96,7 @@ struct PointInput: ParsableArguments {
 
 /// Input that can't be used: a file that can't be read, a bad value, nothing to cluster.
 ///
-/// One line on standard error
-/// and exit status 1, without the usage text that a mistyped option gets.
+/// One line on standard error and exit status 1, without the usage text that a mistyped option gets.
 struct InputError: Error, CustomStringConvertible {
     let description: String
 
