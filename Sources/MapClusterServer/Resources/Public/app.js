@@ -414,9 +414,9 @@
     hook.pending = requesting;
   }
 
+  // A ring opened in place stays through pans (a leaf's popup may pan the map to fit); a zoom or a click closes it.
   function draw(features, area, zoomedIn, zoomedOut) {
     hook.drawStarted = performance.now();
-    closeSpider();
     const next = new Map();
     const previous = drawn;
     const operations = [];
