@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "MapCluster", targets: ["MapCluster"]),
         .library(name: "MapClusterManager", targets: ["MapClusterManager"]),
         .library(name: "MapClusterIO", targets: ["MapClusterIO"]),
+        .library(name: "MapClusterTiles", targets: ["MapClusterTiles"]),
         .library(name: "MapClusterServer", targets: ["MapClusterServer"]),
         .library(name: "MapClusterMapKit", targets: ["MapClusterMapKit"]),
         .executable(name: "mapcluster", targets: ["mapcluster"]),
@@ -24,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
         // The engine: geometry, the aggregate index and grid clustering; clusters as plain values. The standard
@@ -44,6 +46,14 @@ let package = Package(
         // decisions live in MapClusterManager's MarkerTransitionController, where Linux tests reach them.
         .target(
             name: "MapClusterMapKit", dependencies: ["MapCluster", "MapClusterManager"], swiftSettings: strictSettings),
+        // Clusters as Mapbox Vector Tiles. The protobuf code is generated from vector_tile.proto once and committed
+        // (scripts/generate-protobuf.sh): builds need the SwiftProtobuf library, never its plugin.
+        .target(
+            name: "MapClusterTiles",
+            dependencies: ["MapCluster", "MapClusterIO", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            exclude: ["vector_tile.proto"],
+            swiftSettings: strictSettings
+        ),
         // The HTTP API (cluster ids in URLs, JSON answers) and the web map page.
         .target(
             name: "MapClusterServer",
@@ -51,6 +61,7 @@ let package = Package(
                 "MapCluster",
                 "MapClusterIO",
                 "MapClusterManager",
+                "MapClusterTiles",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CompressNIO", package: "compress-nio"),
@@ -66,6 +77,7 @@ let package = Package(
                 "MapClusterIO",
                 "MapClusterManager",
                 "MapClusterServer",
+                "MapClusterTiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -93,7 +105,9 @@ let package = Package(
                 "MapClusterIO",
                 "MapClusterServer",
                 "MapClusterManager",
+                "MapClusterTiles",
                 .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: strictSettings

@@ -1,3 +1,4 @@
+public import Foundation
 public import Hummingbird
 public import MapClusterManager
 import NIOCore
@@ -128,4 +129,65 @@ struct ClustersQuery: Decodable {
 struct LeavesQuery: Decodable {
     var limit: String?
     var offset: String?
+}
+
+/// A vector tile: its bytes (gzip-compressed for a client that takes it), or 204 with no body for a tile without a
+/// feature, which is what MapLibre expects of an empty tile.
+public struct TileAnswer: ResponseGenerator, Sendable {
+    /// The tile's bytes; `nil` for an empty tile.
+    public let bytes: Data?
+
+    /// The tile as the response body.
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        guard let bytes else { return Response(status: .noContent) }
+        // Vector tiles go compressed whatever their size, as tile servers and archives serve them.
+        return Compression.response(
+            ByteBuffer(bytes: bytes), minimumSize: 0, headers: [.contentType: "application/vnd.mapbox-vector-tile"],
+            for: request)
+    }
+}
+
+/// `/tiles.json`: TileJSON 3.0, what MapLibre reads to find the tiles and their layer.
+public struct TileJSONAnswer: ResponseEncodable, Sendable {
+    /// The tiles' URL templates.
+    public let tiles: [String]
+    /// The deepest tile zoom.
+    public let maxZoom: Int
+    /// West, south, east, north.
+    public let bounds: [Double]
+    /// The layer's name.
+    public let layer: String
+    /// The layer's fields and what they hold.
+    public let fields: [String: String]
+
+    struct VectorLayer: Encodable {
+        let id: String
+        let description: String
+        let minzoom: Int
+        let maxzoom: Int
+        let fields: [String: String]
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case tilejson, name, scheme, tiles, minzoom, maxzoom, bounds
+        case vectorLayers = "vector_layers"
+    }
+
+    /// The TileJSON document.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode("3.0.0", forKey: .tilejson)
+        try container.encode("mapcluster", forKey: .name)
+        try container.encode("xyz", forKey: .scheme)
+        try container.encode(tiles, forKey: .tiles)
+        try container.encode(0, forKey: .minzoom)
+        try container.encode(maxZoom, forKey: .maxzoom)
+        try container.encode(bounds, forKey: .bounds)
+        try container.encode(
+            [
+                VectorLayer(
+                    id: layer, description: "Clusters of the grid at each zoom, and single points", minzoom: 0,
+                    maxzoom: maxZoom, fields: fields)
+            ], forKey: .vectorLayers)
+    }
 }

@@ -2,6 +2,7 @@ import HTTPTypes
 public import MapCluster
 public import MapClusterIO
 public import MapClusterManager
+public import MapClusterTiles
 
 /// What the server answers, apart from HTTP: points, their index, and the queries of the API, each checked.
 ///
@@ -28,6 +29,8 @@ public struct ClusterService: Sendable {
     /// the antimeridian); `nil` without points.
     public let bounds: [Double]?
     let writer: ClusterGeoJSON
+    /// The clusters as vector tiles.
+    public let tiles: ClusterTiles
 
     /// The largest viewport side, in points, that a bbox and zoom may ask for.
     public static let maximumViewSide = 16_384.0
@@ -84,6 +87,7 @@ public struct ClusterService: Sendable {
         self.layout = layout
         bounds = Self.boundingBox(of: points.records.map(\.coordinate))
         writer = ClusterGeoJSON(points: points, index: index, options: layout.clustering)
+        tiles = ClusterTiles(points: points, index: index, options: layout.clustering)
     }
 
     /// The smallest box holding `coordinates`: the widest band of longitudes without any (to a tenth of a degree) is
@@ -167,6 +171,43 @@ public struct ClusterService: Sendable {
     public func expansionZoom(of id: String) throws(RequestError) -> ExpansionZoomAnswer {
         let (snapshot, marker) = try self.marker(id)
         return ExpansionZoomAnswer(clusterID: id, expansionZoom: snapshot.expansionZoom(of: marker))
+    }
+
+    /// The vector tile at `z`/`x`/`y` (`y` with its `.mvt`), or no content for a tile without a feature.
+    public func tile(z: String, x: String, y: String, categories: String? = nil) throws(RequestError) -> TileAnswer {
+        let categories = try self.categories(categories)
+        guard y.hasSuffix(".mvt") else {
+            throw RequestError(.badRequest, "tile '\(z)/\(x)/\(y)': the path ends in .mvt (/tiles/{z}/{x}/{y}.mvt)")
+        }
+        let zoom = try Self.integer(z, name: "z", default: 0, range: 0...TileAddress.maximumZoom)
+        let last = (1 << zoom) - 1
+        let column = try Self.integer(x, name: "x", default: 0, range: 0...last)
+        let row = try Self.integer(String(y.dropLast(4)), name: "y", default: 0, range: 0...last)
+        guard let address = TileAddress(z: zoom, x: column, y: row) else {
+            throw RequestError(.badRequest, "tile \(z)/\(x)/\(y) is not a tile")
+        }
+        return TileAnswer(bytes: tiles.tile(address, categories: categories))
+    }
+
+    /// TileJSON 3.0 for the tiles at `baseURL` (the server's scheme, host and port).
+    public func tileJSON(baseURL: String) -> TileJSONAnswer {
+        var fields: [String: String] = [
+            "cluster": "Boolean: true for a cluster", "cluster_id": "String: the cluster's id in the API",
+            "point_count": "Number: the points in the cluster", "point_count_abbreviated": "String or Number: 1.2k",
+            "expansion_zoom": "Number: the tile zoom at which the cluster has split", "id": "a single point's id",
+        ]
+        for name in points.propertyNames { fields[name] = "a single point's \(name)" }
+        for name in index.schema?.reductions.map(\.name) ?? [] { fields[name] = "Number: the cluster's \(name)" }
+        if index.schema?.isWeighted == true { fields["weight"] = "Number: the cluster's total weight" }
+        for category in index.schema?.categories ?? [] {
+            fields["category_\(category)"] = "Number: the cluster's points of category \(category)"
+        }
+        // A box across the antimeridian is the whole width of the world, for readers that take west < east only.
+        let bounds =
+            self.bounds.map { $0[0] <= $0[2] ? $0 : [-180, $0[1], 180, $0[3]] } ?? [-180, -85.0511, 180, 85.0511]
+        return TileJSONAnswer(
+            tiles: ["\(baseURL)/tiles/{z}/{x}/{y}.mvt"], maxZoom: TileAddress.maximumZoom, bounds: bounds,
+            layer: ClusterTiles.layerName, fields: fields)
     }
 
     /// The number of points, memory in use, how long the index took to build, and its categories and reductions.

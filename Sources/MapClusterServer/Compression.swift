@@ -20,8 +20,8 @@ enum Compression {
         return false
     }
 
-    /// `bytes` in gzip; `nil` if it is too small to be worth it.
-    static func gzip(_ bytes: ByteBuffer) -> ByteBuffer? {
+    /// `bytes` in gzip; `nil` if it is smaller than `minimumSize`, too small to be worth it.
+    static func gzip(_ bytes: ByteBuffer, minimumSize: Int = minimumSize) -> ByteBuffer? {
         guard bytes.readableBytes >= minimumSize else { return nil }
         var input = bytes
         return try? input.compress(with: .gzip())
@@ -32,11 +32,12 @@ enum Compression {
     /// `gzipped` is the compressed body if it was made before. `Vary: Accept-Encoding` tells caches that the body
     /// depends on that header.
     static func response(
-        _ bytes: ByteBuffer, gzipped: ByteBuffer? = nil, headers: HTTPFields, for request: Request
+        _ bytes: ByteBuffer, gzipped: ByteBuffer? = nil, minimumSize: Int = minimumSize, headers: HTTPFields,
+        for request: Request
     ) -> Response {
         var headers = headers
         headers[.vary] = "Accept-Encoding"
-        guard accepts(request), let compressed = gzipped ?? gzip(bytes) else {
+        guard accepts(request), let compressed = gzipped ?? gzip(bytes, minimumSize: minimumSize) else {
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: bytes))
         }
         headers[.contentEncoding] = "gzip"

@@ -1,3 +1,4 @@
+import HTTPTypes
 public import Hummingbird
 public import Logging
 import NIOCore
@@ -61,6 +62,18 @@ public enum MapClusterServer {
         }
         get("/api/clusters/:id/expansion-zoom") { _, context in
             try service.expansionZoom(of: try context.parameters.require("id"))
+        }
+        get("/tiles/:z/:x/:y") { request, context in
+            let query = try request.uri.decodeQuery(as: ClustersQuery.self, context: context)
+            return try service.tile(
+                z: try context.parameters.require("z"), x: try context.parameters.require("x"),
+                y: try context.parameters.require("y"), categories: query.categories)
+        }
+        get("/tiles.json") { request, _ in
+            // The tiles' URLs are absolute, on the host and scheme the client reached (a TLS proxy says which).
+            let forwarded = HTTPField.Name("X-Forwarded-Proto").flatMap { request.headers[$0] }
+            let scheme = forwarded == "https" ? "https" : "http"
+            return service.tileJSON(baseURL: "\(scheme)://\(request.head.authority ?? "localhost")")
         }
         get("/api/stats") { _, _ in service.stats() }
         get("/api/config") { _, _ in service.configuration() }

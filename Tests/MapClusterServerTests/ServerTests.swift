@@ -7,7 +7,10 @@ import MapClusterIO
 import MapClusterManager
 import MapClusterServer
 import NIOCore
+import SwiftProtobuf
 import Testing
+
+@testable import MapClusterTiles
 
 /// The API in process, through Hummingbird's router test client.
 struct ServerTests {
@@ -511,5 +514,143 @@ struct ServerMapTests {
         let service = try ClusterService(points: try GeoJSONPointReader().read(Data(text.utf8), file: "f.geojson"))
         let json = service.featureCollection(in: .world, zoom: 10)
         #expect(json.contains(#""id":12,"#) && json.contains(#""id":"x","#), "\(json)")
+    }
+}
+
+/// Vector tiles: decoded, they hold every point once, neighbours agree, and bad addresses are bad requests.
+struct TileTests {
+    /// A decoded tile's features: each one's position in the tile and its properties.
+    static func features(_ bytes: Data) throws -> [(x: Int64, y: Int64, properties: [String: VectorTile_Tile.Value])] {
+        let tile = try VectorTile_Tile(serializedBytes: bytes)
+        #expect(tile.layers.map(\.name) == ["clusters"])
+        let layer = try #require(tile.layers.first)
+        #expect(layer.extent == 4096 && layer.version == 2)
+        return layer.features.map { feature in
+            var properties: [String: VectorTile_Tile.Value] = [:]
+            for pair in stride(from: 0, to: feature.tags.count - 1, by: 2) {
+                properties[layer.keys[Int(feature.tags[pair])]] = layer.values[Int(feature.tags[pair + 1])]
+            }
+            // One MoveTo of one point: the command, then the zigzag-encoded x and y.
+            let unzig = { (value: UInt32) in Int64(value >> 1) ^ -Int64(value & 1) }
+            #expect(feature.type == .point && feature.geometry.count == 3 && feature.geometry[0] == 9)
+            return (unzig(feature.geometry[1]), unzig(feature.geometry[2]), properties)
+        }
+    }
+
+    static func count(_ properties: [String: VectorTile_Tile.Value]) -> Int {
+        properties["cluster"]?.boolValue == true ? Int(properties["point_count"]?.uintValue ?? 0) : 1
+    }
+
+    static func tile(_ client: some TestClientProtocol, _ path: String) async throws -> (HTTPResponse.Status, Data) {
+        try await client.execute(uri: path, method: .get) { response in
+            (response.status, Data(response.body.readableBytesView))
+        }
+    }
+
+    @Test(arguments: [0, 2, 4])
+    func theTilesOfAZoomHoldEveryPointOnceAndNeighboursAgree(zoom: Int) async throws {
+        try await ServerTests.withClient { client in
+            var total = 0
+            var owner: [String: String] = [:]
+            var seen: [String: (Int64, Int64, Int)] = [:]
+            for x in 0..<(1 << zoom) {
+                for y in 0..<(1 << zoom) {
+                    let (status, body) = try await Self.tile(client, "/tiles/\(zoom)/\(x)/\(y).mvt")
+                    if status == .noContent {
+                        #expect(body.isEmpty)
+                        continue
+                    }
+                    #expect(status == .ok)
+                    for feature in try Self.features(body) {
+                        let id =
+                            feature.properties["cluster_id"]?.stringValue ?? feature.properties["id"].map { "\($0)" }
+                            ?? ""
+                        let inside = (0..<4096).contains(feature.x) && (0..<4096).contains(feature.y)
+                        // Where a feature is on the world's plane, in units of this zoom's tiles' extent.
+                        let world = (
+                            Int64(x) * 4096 + feature.x, Int64(y) * 4096 + feature.y, Self.count(feature.properties)
+                        )
+                        if inside {
+                            total += Self.count(feature.properties)
+                            #expect(owner.updateValue("\(x)/\(y)", forKey: id) == nil, "\(id) in two tiles")
+                        }
+                        if let other = seen[id], zoom > 0 {
+                            // A copy in a neighbour's buffer is the same cluster at the same place.
+                            #expect(other.2 == world.2, "\(id)")
+                            let span = Int64(4096) << zoom
+                            #expect((other.0 - world.0) % span == 0 && other.1 == world.1, "\(id)")
+                        }
+                        seen[id] = world
+                    }
+                }
+            }
+            #expect(total == 34_006)
+        }
+    }
+
+    @Test func aTileCarriesWhatTheAPIsClustersCarry() async throws {
+        try await ServerTests.withClient { client in
+            let (status, body) = try await Self.tile(client, "/tiles/3/4/2.mvt")
+            #expect(status == .ok)
+            let features = try Self.features(body)
+            let cluster = try #require(features.first { $0.properties["cluster"]?.boolValue == true })
+            #expect(cluster.properties["cluster_id"]?.stringValue.hasPrefix("c") == true)
+            #expect(cluster.properties["expansion_zoom"]?.hasUintValue == true)
+            #expect(cluster.properties["population_sum"] != nil)
+            let categories = cluster.properties.filter { $0.key.hasPrefix("category_") }.map { Int($0.value.uintValue) }
+            #expect(categories.reduce(0, +) == Self.count(cluster.properties))
+            // A single city: its id, and its population a number.
+            let (_, deep) = try await Self.tile(client, "/tiles/12/2074/1409.mvt")
+            let city = try #require(try Self.features(deep).first { $0.properties["cluster"] == nil })
+            #expect(city.properties["population"]?.hasUintValue == true)
+            #expect(city.properties["name"]?.hasStringValue == true)
+            // Filtered: only Europe's points.
+            let (_, europe) = try await Self.tile(client, "/tiles/3/4/2.mvt?categories=EU")
+            for feature in try Self.features(europe) where feature.properties["cluster"]?.boolValue == true {
+                #expect(Set(feature.properties.keys.filter { $0.hasPrefix("category_") }) == ["category_EU"])
+            }
+        }
+    }
+
+    @Test func anEmptyTileIsNoContentAndABadOneABadRequest() async throws {
+        try await ServerTests.withClient { client in
+            // The middle of the South Pacific, deep down.
+            let (empty, body) = try await Self.tile(client, "/tiles/10/50/600.mvt")
+            #expect(empty == .noContent && body.isEmpty)
+            for (path, message) in [
+                ("/tiles/24/0/0.mvt", "z 24 is outside 0...23"), ("/tiles/2/4/0.mvt", "x 4 is outside 0...3"),
+                ("/tiles/2/0/-1.mvt", "y -1 is outside 0...3"), ("/tiles/a/0/0.mvt", "z 'a' is not a whole number"),
+                ("/tiles/2/0/0.png", "the path ends in .mvt"),
+            ] {
+                let (status, json, _) = try await ServerTests.get(client, path)
+                #expect(status == .badRequest, "\(path)")
+                #expect((json["error"] as? String)?.contains(message) == true, "\(path): \(json)")
+            }
+            try await client.execute(uri: "/tiles/4/8/5.mvt", method: .get, headers: [.acceptEncoding: "gzip"]) {
+                response in
+                #expect(response.headers[.contentEncoding] == "gzip")
+                #expect(response.headers[.contentType] == "application/vnd.mapbox-vector-tile")
+            }
+        }
+    }
+
+    @Test func tileJSONSaysWhereTheTilesAreAndWhatTheyHold() async throws {
+        try await ServerTests.withClient { client in
+            let (status, json, _) = try await ServerTests.get(client, "/tiles.json")
+            #expect(status == .ok)
+            #expect(json["tilejson"] as? String == "3.0.0")
+            let tiles = try #require(json["tiles"] as? [String])
+            #expect(tiles.count == 1 && tiles[0].hasSuffix("/tiles/{z}/{x}/{y}.mvt") && tiles[0].hasPrefix("http"))
+            #expect(json["maxzoom"] as? Int == 23 && json["minzoom"] as? Int == 0)
+            #expect((json["bounds"] as? [Double])?.count == 4)
+            let layer = try #require((json["vector_layers"] as? [[String: Any]])?.first)
+            #expect(layer["id"] as? String == "clusters")
+            let fields = try #require(layer["fields"] as? [String: String])
+            for field in [
+                "cluster", "cluster_id", "point_count", "expansion_zoom", "population_sum", "category_EU", "name",
+            ] {
+                #expect(fields[field] != nil, "\(field)")
+            }
+        }
     }
 }

@@ -1,6 +1,8 @@
 import Dispatch
 import MapCluster
+import MapClusterIO
 import MapClusterManager
+import MapClusterTiles
 
 /// A measured piece of work: `prepare` builds its input once (not timed) and returns what each
 /// iteration does.
@@ -66,6 +68,29 @@ struct Workload {
                     })
             },
             managerPath(),
+            Workload(name: "tile-1M-z8", iterations: 101) {
+                // One live vector tile request: the z8 tiles around the standard center in turn, clustered and
+                // encoded.
+                let points = BenchmarkData.uniformPoints(count: 1_000_000, seed: 42)
+                let set = PointSet(
+                    propertyNames: [],
+                    records: points.map { PointRecord(id: String($0.0), coordinate: $0.1, properties: []) })
+                var options = ClusterOptions<Int>()
+                options.cellSize = 128
+                let tiles = ClusterTiles(points: set, index: set.indexByRecord(), options: options)
+                let center = standardCenter.mapPoint
+                let side = MapSize.worldWidth / 256
+                let addresses = (-1...1).flatMap { dy in
+                    (-1...1).compactMap { dx in
+                        TileAddress(z: 8, x: Int(center.x / side) + dx, y: Int(center.y / side) + dy)
+                    }
+                }
+                var round = 0
+                return Iteration {
+                    blackHole(tiles.tile(addresses[round % addresses.count]))
+                    round += 1
+                }
+            },
             Workload(name: "load-1M-aggregates", iterations: 7) {
                 let points = BenchmarkData.uniformPoints(count: 1_000_000, seed: 42)
                 let values = BenchmarkData.aggregateColumns(count: points.count, seed: 50)

@@ -1,0 +1,237 @@
+public import Foundation
+public import MapCluster
+public import MapClusterIO
+import SwiftProtobuf
+
+/// The address of a tile in the Web Mercator tile pyramid: zoom `z`, column `x` from the west, row `y` from the north.
+public struct TileAddress: Hashable, Sendable, CustomStringConvertible {
+    /// The zoom: the world is 2^z tiles across.
+    public let z: Int
+    /// The column, 0 at 180° west.
+    public let x: Int
+    /// The row, 0 at the north edge of Web Mercator.
+    public let y: Int
+
+    /// The deepest zoom a tile may have.
+    public static let maximumZoom = 23
+
+    /// A tile's address, or `nil` if `x` or `y` lies outside the zoom's 2^z × 2^z tiles, or `z` outside
+    /// 0...``maximumZoom``.
+    public init?(z: Int, x: Int, y: Int) {
+        guard (0...Self.maximumZoom).contains(z), (0..<(1 << z)).contains(x), (0..<(1 << z)).contains(y) else {
+            return nil
+        }
+        self.z = z
+        self.x = x
+        self.y = y
+    }
+
+    /// The tile's square on the plane.
+    public var rect: MapRect {
+        let side = MapSize.worldWidth / Double(1 << z)
+        return MapRect(
+            minX: Double(x) * side, minY: Double(y) * side, maxX: Double(x + 1) * side, maxY: Double(y + 1) * side)
+    }
+
+    /// `z/x/y`.
+    public var description: String { "\(z)/\(x)/\(y)" }
+}
+
+/// Clusters as Mapbox Vector Tiles (specification 2.1): one layer, `clusters`, of Point features, for MapLibre, Mapbox
+/// and OpenLayers.
+///
+/// A tile's clusters are those of the world-aligned grid whose cells lie in the tile: each cell lies in exactly one
+/// tile, so neighbouring tiles never disagree and each cluster belongs to one tile. Features within a small buffer
+/// around the tile are repeated from its neighbours (the same cluster, at the same place), so that markers at a tile's
+/// edge are not clipped.
+///
+/// Zooms are those of MapLibre's vector tiles, 512 points a tile: tile zoom *z* clusters as
+/// ``MapCluster/ClusterIndex/clusters(in:options:)`` does at zoom *z* + 1, with the same cell size on screen as the
+/// GeoJSON API.
+public struct ClusterTiles: Sendable {
+    /// The points the clusters' elements (indices into ``MapClusterIO/PointSet/records``) refer to.
+    public let points: PointSet
+    /// Their index.
+    public let index: ClusterIndex<Int>
+    /// The clustering options.
+    public let options: ClusterOptions<Int>
+    /// The name of the one layer.
+    public static let layerName = "clusters"
+    /// A tile's coordinates run 0..<extent on each side.
+    public static let extent: UInt32 = 4_096
+    /// How far beyond its edges a tile repeats its neighbours' features, in the tile's coordinates.
+    public static let buffer = 128.0
+    /// A tile's side on screen, in points: MapLibre's vector tiles are 512.
+    public static let tileSize = 512.0
+
+    /// Tiles of `index`'s clusters of `points`, made with `options`.
+    public init(points: PointSet, index: ClusterIndex<Int>, options: ClusterOptions<Int>) {
+        self.points = points
+        self.index = index
+        var options = options
+        options.marginFactor = 0
+        self.options = options
+    }
+
+    /// The tile at `address` as Mapbox Vector Tile bytes; `nil` when it has no feature.
+    ///
+    /// `categories`, when given, shows only the points of those categories and their clusters (see
+    /// ``MapCluster/ClusterOptions/categories``).
+    public func tile(_ address: TileAddress, categories: Set<String>? = nil) -> Data? {
+        var options = options
+        options.categories = categories
+        let tile = address.rect
+        let margin = tile.size.width * Self.buffer / Double(Self.extent)
+        let area = MapRect(
+            minX: tile.origin.x - margin, minY: max(tile.origin.y - margin, 0),
+            // The far edges belong to the next tiles' cells.
+            maxX: (tile.origin.x + tile.size.width + margin).nextDown,
+            maxY: min(tile.origin.y + tile.size.height + margin, MapSize.worldWidth).nextDown)
+        let zoom = Double(address.z) + 1
+        let clusters = index.clusters(
+            in: Viewport(rect: area, size: ViewSize(showing: area, atZoom: zoom)), options: options)
+        let aggregates = index.aggregates(of: clusters, options: options)
+        var layer = LayerBuilder()
+        let scale = Double(Self.extent) / tile.size.width
+        for (offset, cluster) in clusters.enumerated() {
+            let point = cluster.coordinate.mapPoint
+            // The copy of the position nearest the tile's middle: a cluster across the antimeridian is the tile's
+            // neighbour, and at zoom 0 every position is the one tile's.
+            let middle = tile.origin.x + tile.size.width / 2
+            var dx = (point.x - middle).truncatingRemainder(dividingBy: MapSize.worldWidth)
+            if dx < -MapSize.worldWidth / 2 { dx += MapSize.worldWidth }
+            if dx >= MapSize.worldWidth / 2 { dx -= MapSize.worldWidth }
+            let x = ((dx + tile.size.width / 2) * scale).rounded(.down)
+            let y = ((point.y - tile.origin.y) * scale).rounded(.down)
+            let reach = Self.buffer
+            guard x >= -reach && x < Double(Self.extent) + reach && y >= -reach && y < Double(Self.extent) + reach
+            else { continue }
+            layer.add(
+                properties(of: cluster, aggregates: aggregates?[offset], zoom: zoom), id: featureID(of: cluster),
+                x: Int64(x), y: Int64(y))
+        }
+        guard !layer.isEmpty else { return nil }
+        var message = VectorTile_Tile()
+        message.layers = [layer.layer(name: Self.layerName, extent: Self.extent)]
+        return try? message.serializedData()
+    }
+
+    /// A single point's numeric id, as MVT's feature id; clusters and other ids have none (their `id` or `cluster_id`
+    /// property names them).
+    private func featureID(of cluster: Cluster<Int>) -> UInt64? {
+        guard case .element(let record) = cluster.id, points.records[record].idKind == .number else { return nil }
+        return UInt64(points.records[record].id)
+    }
+
+    /// What a feature carries: a cluster's `cluster`, `cluster_id`, `point_count`, `point_count_abbreviated`,
+    /// `expansion_zoom` (a tile zoom) and aggregates (`category_EU` for each category's count); a single point's id
+    /// and properties.
+    private func properties(of cluster: Cluster<Int>, aggregates: ClusterAggregates?, zoom: Double) -> [(
+        String, PropertyValue
+    )] {
+        if case .element(let record) = cluster.id {
+            let point = points.records[record]
+            let id: PropertyValue = point.idKind == .number ? .number(Double(point.id) ?? 0) : .string(point.id)
+            return [("id", id)] + points.properties(of: point).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        }
+        let text = cluster.id.text ?? cluster.id.description
+        let abbreviated = ClusterGeoJSON.abbreviated(cluster.count)
+        var properties: [(String, PropertyValue)] = [
+            ("cluster", .bool(true)), ("cluster_id", .string(text)), ("point_count", .number(Double(cluster.count))),
+            ("point_count_abbreviated", Double(abbreviated).map { .number($0) } ?? .string(abbreviated)),
+        ]
+        if let expansion = index.expansionZoom(of: cluster, options: options) {
+            // The index's zooms are the 256-point world's; a tile zoom is one less.
+            properties.append(("expansion_zoom", .number((expansion - 1).rounded(.up))))
+        }
+        if let aggregates {
+            for name in aggregates.reductionNames {
+                if let number = aggregates.number(name) { properties.append((name, .number(number))) }
+            }
+            if index.schema?.isWeighted == true { properties.append(("weight", .number(aggregates.weight))) }
+            for (category, count) in zip(aggregates.categories, aggregates.categoryCounts) where count > 0 {
+                properties.append(("category_\(category)", .number(Double(count))))
+            }
+        }
+        return properties
+    }
+}
+
+/// A layer's features, keys and values, each key and value stored once.
+struct LayerBuilder {
+    private var features: [VectorTile_Tile.Feature] = []
+    private var keys: [String] = []
+    private var keyIndex: [String: UInt32] = [:]
+    private var values: [VectorTile_Tile.Value] = []
+    private var valueIndex: [VectorTile_Tile.Value: UInt32] = [:]
+
+    var isEmpty: Bool { features.isEmpty }
+
+    /// Adds a Point feature at `x`, `y` in the tile's coordinates.
+    mutating func add(_ properties: [(String, PropertyValue)], id: UInt64?, x: Int64, y: Int64) {
+        var feature = VectorTile_Tile.Feature()
+        if let id { feature.id = id }
+        feature.type = .point
+        // One MoveTo with one point, then the zigzag-encoded position.
+        feature.geometry = [Self.command(1, count: 1), Self.zigzag(x), Self.zigzag(y)]
+        for (key, value) in properties {
+            guard let encoded = Self.value(value) else { continue }
+            feature.tags.append(index(ofKey: key))
+            feature.tags.append(index(of: encoded))
+        }
+        features.append(feature)
+    }
+
+    func layer(name: String, extent: UInt32) -> VectorTile_Tile.Layer {
+        var layer = VectorTile_Tile.Layer()
+        layer.version = 2
+        layer.name = name
+        layer.extent = extent
+        layer.features = features
+        layer.keys = keys
+        layer.values = values
+        return layer
+    }
+
+    private mutating func index(ofKey key: String) -> UInt32 {
+        if let index = keyIndex[key] { return index }
+        let index = UInt32(keys.count)
+        keys.append(key)
+        keyIndex[key] = index
+        return index
+    }
+
+    private mutating func index(of value: VectorTile_Tile.Value) -> UInt32 {
+        if let index = valueIndex[value] { return index }
+        let index = UInt32(values.count)
+        values.append(value)
+        valueIndex[value] = index
+        return index
+    }
+
+    /// A property as an MVT value: whole numbers as integers, other numbers as doubles, arrays and objects as their
+    /// JSON text; `nil` for null, which MVT has no value for.
+    static func value(_ property: PropertyValue) -> VectorTile_Tile.Value? {
+        var value = VectorTile_Tile.Value()
+        switch property {
+        case .null: return nil
+        case .string(let text): value.stringValue = text
+        case .bool(let bool): value.boolValue = bool
+        case .number(let number):
+            if number.rounded() == number, abs(number) < 9.0e15 {
+                if number >= 0 { value.uintValue = UInt64(number) } else { value.sintValue = Int64(number) }
+            } else {
+                value.doubleValue = number
+            }
+        case .array, .object:
+            var json = JSONText()
+            json.value(property)
+            value.stringValue = json.text
+        }
+        return value
+    }
+
+    static func command(_ id: UInt32, count: UInt32) -> UInt32 { (id & 0x7) | (count << 3) }
+
+    static func zigzag(_ value: Int64) -> UInt32 { UInt32(truncatingIfNeeded: (value << 1) ^ (value >> 63)) }
+}
