@@ -63,37 +63,21 @@ public final class ClusterAggregates: Hashable, Sendable {
     public static func combined(_ parts: some Collection<ClusterAggregates>) -> ClusterAggregates? {
         guard let first = parts.first else { return nil }
         guard parts.count > 1 else { return first }
-        var weight = 0.0
-        var center: (x: Double, y: Double)?
         var counts = [Int](repeating: 0, count: first.categoryCounts.count)
         var reductions = first.reductions
-        let origin = first.weightedCenter?.mapPoint.x ?? 0
         for (offset, part) in parts.enumerated() {
-            weight += part.weight
             for position in counts.indices { counts[position] += part.categoryCounts[position] }
-            if offset > 0 {
-                for position in reductions.indices {
-                    reductions[position] = Self.merge(reductions[position], part.reductions[position])
-                }
-            }
-            if let point = part.weightedCenter?.mapPoint, part.weight > 0 {
-                // The short way around the world from the first part's center.
-                var dx = (point.x - origin).truncatingRemainder(dividingBy: MapSize.worldWidth)
-                if dx > MapSize.worldWidth / 2 { dx -= MapSize.worldWidth }
-                if dx < -MapSize.worldWidth / 2 { dx += MapSize.worldWidth }
-                let sum = center ?? (0, 0)
-                center = (sum.x + (origin + dx) * part.weight, sum.y + point.y * part.weight)
+            guard offset > 0 else { continue }
+            for position in reductions.indices {
+                reductions[position] = Self.merge(reductions[position], part.reductions[position])
             }
         }
-        let weightedCenter = center.flatMap { sum -> Coordinate? in
-            guard weight > 0 else { return nil }
-            var x = (sum.x / weight).truncatingRemainder(dividingBy: MapSize.worldWidth)
-            if x < 0 { x += MapSize.worldWidth }
-            return MapPoint(x: x, y: sum.y / weight).coordinate
-        }
+        // A part without a center (no weights kept, or none but zeros) adds nothing to it.
+        let weightedCenter = MapPoint.weightedMean(
+            parts.compactMap { part in part.weightedCenter.map { ($0.mapPoint, part.weight) } })?.coordinate
         return ClusterAggregates(
-            weight: weight, weightedCenter: weightedCenter, categories: first.categories, categoryCounts: counts,
-            reductionNames: first.reductionNames, reductions: reductions)
+            weight: parts.reduce(0) { $0 + $1.weight }, weightedCenter: weightedCenter, categories: first.categories,
+            categoryCounts: counts, reductionNames: first.reductionNames, reductions: reductions)
     }
 
     /// Two values of one reduction merged; a value of another kind (from another schema) leaves the first as it is.

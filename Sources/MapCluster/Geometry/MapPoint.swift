@@ -55,6 +55,41 @@ public struct MapSize: Hashable, Sendable {
         self.width = width
         self.height = height
     }
+
+    /// `x` wrapped onto the world: in 0..<``worldWidth``.
+    package static func wrappedX(_ x: Double) -> Double {
+        let x = x.truncatingRemainder(dividingBy: worldWidth)
+        return x < 0 ? x + worldWidth : x
+    }
+
+    /// The difference `b - a` along x the shorter way around the world: within ±``worldWidth``/2.
+    package static func wrappedDeltaX(from a: Double, to b: Double) -> Double {
+        var delta = (b - a).truncatingRemainder(dividingBy: worldWidth)
+        if delta > worldWidth / 2 { delta -= worldWidth }
+        if delta < -worldWidth / 2 { delta += worldWidth }
+        return delta
+    }
+}
+
+extension MapPoint {
+    /// The mean of points by their weights, taken the short way around the world from the first (neighbours across
+    /// the antimeridian average to a point on the seam, not on the far side of the world), x wrapped onto the world;
+    /// `nil` when there are none, or their weights add up to 0.
+    package static func weightedMean(_ points: some Sequence<(point: MapPoint, weight: Double)>) -> MapPoint? {
+        var origin: MapPoint?
+        var dx = 0.0
+        var dy = 0.0
+        var total = 0.0
+        for (point, weight) in points {
+            let first = origin ?? point
+            origin = first
+            dx += MapSize.wrappedDeltaX(from: first.x, to: point.x) * weight
+            dy += (point.y - first.y) * weight
+            total += weight
+        }
+        guard let origin, total > 0 else { return nil }
+        return MapPoint(x: MapSize.wrappedX(origin.x + dx / total), y: origin.y + dy / total)
+    }
 }
 
 /// A rectangle on the Web Mercator plane.

@@ -40,7 +40,7 @@ struct MarkerLayout<Element: Hashable & Sendable> {
 
         /// Draws it elsewhere; x is wrapped onto the world.
         mutating func move(to point: MapPoint) {
-            self.point = MapPoint(x: MarkerLayout.wrapped(point.x), y: point.y)
+            self.point = MapPoint(x: MapSize.wrappedX(point.x), y: point.y)
             coordinate = point.coordinate
         }
 
@@ -68,20 +68,6 @@ struct MarkerLayout<Element: Hashable & Sendable> {
         self.options = options
     }
 
-    /// The difference `b - a` along x, by the shorter way around the world.
-    static func wrappedDelta(_ a: Double, _ b: Double) -> Double {
-        var delta = (b - a).truncatingRemainder(dividingBy: worldWidth)
-        if delta > worldWidth / 2 { delta -= worldWidth }
-        if delta < -worldWidth / 2 { delta += worldWidth }
-        return delta
-    }
-
-    static func wrapped(_ x: Double) -> Double {
-        var x = x.truncatingRemainder(dividingBy: worldWidth)
-        if x < 0 { x += worldWidth }
-        return x
-    }
-
     // MARK: - Neighbours
 
     /// Buckets of items by position, each at least one marker wide and high, wrapping across the antimeridian.
@@ -98,7 +84,7 @@ struct MarkerLayout<Element: Hashable & Sendable> {
         }
 
         func cell(of point: MapPoint) -> (column: Int, row: Int) {
-            let column = min(Int(MarkerLayout.wrapped(point.x) / width), columns - 1)
+            let column = min(Int(MapSize.wrappedX(point.x) / width), columns - 1)
             return (column, Int((point.y / height).rounded(.down)))
         }
 
@@ -125,7 +111,7 @@ struct MarkerLayout<Element: Hashable & Sendable> {
 
     /// How far apart two markers are on screen, in points: the x distance by the shorter way around the world.
     private func screenDistance(_ a: MapPoint, _ b: MapPoint) -> (dx: Double, dy: Double) {
-        (Self.wrappedDelta(a.x, b.x) * scale, (b.y - a.y) * scale)
+        (MapSize.wrappedDeltaX(from: a.x, to: b.x) * scale, (b.y - a.y) * scale)
     }
 
     // MARK: - Merging
@@ -186,17 +172,8 @@ struct MarkerLayout<Element: Hashable & Sendable> {
 
     /// The mean of clusters' positions weighted by their counts, the short way around the world from the first.
     static func weightedCenter(of parts: [Cluster<Element>]) -> Coordinate {
-        let origin = parts[0].coordinate.mapPoint
-        var dx = 0.0
-        var dy = 0.0
-        var total = 0.0
-        for part in parts {
-            let weight = Double(part.count)
-            dx += wrappedDelta(origin.x, part.coordinate.mapPoint.x) * weight
-            dy += (part.coordinate.mapPoint.y - origin.y) * weight
-            total += weight
-        }
-        return MapPoint(x: wrapped(origin.x + dx / total), y: origin.y + dy / total).coordinate
+        MapPoint.weightedMean(parts.map { ($0.coordinate.mapPoint, Double($0.count)) })?.coordinate
+            ?? parts[0].coordinate
     }
 
     /// The zoom at which a merged marker's parts start to stand apart: the first at which two of them, where their
@@ -213,7 +190,7 @@ struct MarkerLayout<Element: Hashable & Sendable> {
         for (offset, a) in parts.enumerated() {
             if let zoom = index.expansionZoom(of: a, options: options) { expansion = min(expansion, zoom) }
             for b in parts[(offset + 1)...] {
-                let dx = wrappedDelta(a.coordinate.mapPoint.x, b.coordinate.mapPoint.x) * scale
+                let dx = MapSize.wrappedDeltaX(from: a.coordinate.mapPoint.x, to: b.coordinate.mapPoint.x) * scale
                 let dy = (b.coordinate.mapPoint.y - a.coordinate.mapPoint.y) * scale
                 let apart = resolution.separatingScale(dx: dx, dy: dy, counts: a.count, b.count)
                 expansion = min(expansion, mathLog2(apart))
