@@ -85,31 +85,34 @@ public struct ClusterService: Sendable {
         layout.clustering = clustering
         layout.overlap = .mergeCircles(markerDiameters)
         self.layout = layout
-        bounds = Self.boundingBox(of: points.records.map(\.coordinate))
+        bounds = Self.boundingBox(of: points.records.lazy.map(\.coordinate))
         writer = ClusterGeoJSON(points: points, index: index, options: layout.clustering)
         tiles = ClusterTiles(points: points, index: index, options: layout.clustering)
     }
 
     /// The smallest box holding `coordinates`: the widest band of longitudes without any (to a tenth of a degree) is
     /// left out, so that points on both sides of the antimeridian get a box across it, not around the world.
-    public static func boundingBox(of coordinates: some Collection<Coordinate>) -> [Double]? {
+    public static func boundingBox(of coordinates: some Sequence<Coordinate>) -> [Double]? {
         let bins = 3_600
-        func bin(_ longitude: Double) -> Int { min(Int((longitude + 180) * 10), bins - 1) }
-        var occupied = [Bool](repeating: false, count: bins)
-        for coordinate in coordinates { occupied[bin(coordinate.longitude)] = true }
-        let used = occupied.indices.filter { occupied[$0] }
+        // One pass: each band's westmost and eastmost longitude, and the latitudes' range.
+        var westmost = [Double](repeating: .infinity, count: bins)
+        var eastmost = [Double](repeating: -.infinity, count: bins)
+        var south = Double.infinity
+        var north = -Double.infinity
+        for coordinate in coordinates {
+            let bin = min(Int((coordinate.longitude + 180) * 10), bins - 1)
+            westmost[bin] = min(westmost[bin], coordinate.longitude)
+            eastmost[bin] = max(eastmost[bin], coordinate.longitude)
+            south = min(south, coordinate.latitude)
+            north = max(north, coordinate.latitude)
+        }
+        let used = westmost.indices.filter { westmost[$0].isFinite }
         guard let first = used.first, let last = used.last else { return nil }
-        let south = coordinates.map(\.latitude).min() ?? 0
-        let north = coordinates.map(\.latitude).max() ?? 0
-        // The widest gap between neighbouring occupied bins, against the one around the back of the world.
+        // The widest gap between neighbouring occupied bands, against the one around the back of the world. When a
+        // gap between two is wider, the box crosses the antimeridian: from the band east of it around to the one west.
         var widest = (after: last, before: first, width: first + bins - last)
         for (a, b) in zip(used, used.dropFirst()) where b - a > widest.width { widest = (a, b, b - a) }
-        let longitudes = coordinates.map(\.longitude)
-        guard widest.after != last else { return [longitudes.min() ?? 0, south, longitudes.max() ?? 0, north] }
-        // Across the antimeridian: from the points east of the gap, around to those west of it.
-        let west = longitudes.filter { bin($0) >= widest.before }.min() ?? 0
-        let east = longitudes.filter { bin($0) <= widest.after }.max() ?? 0
-        return [west, south, east, north]
+        return [westmost[widest.before], south, eastmost[widest.after], north]
     }
 
     // MARK: - Queries
@@ -191,23 +194,12 @@ public struct ClusterService: Sendable {
 
     /// TileJSON 3.0 for the tiles at `baseURL` (the server's scheme, host and port).
     public func tileJSON(baseURL: String) -> TileJSONAnswer {
-        var fields: [String: String] = [
-            "cluster": "Boolean: true for a cluster", "cluster_id": "String: the cluster's id in the API",
-            "point_count": "Number: the points in the cluster", "point_count_abbreviated": "String or Number: 1.2k",
-            "expansion_zoom": "Number: the tile zoom at which the cluster has split", "id": "a single point's id",
-        ]
-        for name in points.propertyNames { fields[name] = "a single point's \(name)" }
-        for name in index.schema?.reductions.map(\.name) ?? [] { fields[name] = "Number: the cluster's \(name)" }
-        if index.schema?.isWeighted == true { fields["weight"] = "Number: the cluster's total weight" }
-        for category in index.schema?.categories ?? [] {
-            fields["category_\(category)"] = "Number: the cluster's points of category \(category)"
-        }
         // A box across the antimeridian is the whole width of the world, for readers that take west < east only.
         let bounds =
             self.bounds.map { $0[0] <= $0[2] ? $0 : [-180, $0[1], 180, $0[3]] } ?? [-180, -85.0511, 180, 85.0511]
         return TileJSONAnswer(
             tiles: ["\(baseURL)/tiles/{z}/{x}/{y}.mvt"], maxZoom: TileAddress.maximumZoom, bounds: bounds,
-            layer: ClusterTiles.layerName, fields: fields)
+            layer: ClusterTiles.layerName, fields: tiles.fields)
     }
 
     /// The number of points, memory in use, how long the index took to build, and its categories and reductions.

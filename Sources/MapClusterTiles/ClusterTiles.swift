@@ -63,6 +63,8 @@ public struct ClusterTiles: Sendable {
     public static let buffer = 128.0
     /// A tile's side on screen, in points: MapLibre's vector tiles are 512.
     public static let tileSize = 512.0
+    /// What the property of a cluster's count of a category starts with: `category_EU`.
+    static let categoryPrefix = "category_"
 
     /// Tiles of `index`'s clusters of `points`, made with `options`.
     public init(points: PointSet, index: ClusterIndex<Int>, options: ClusterOptions<Int>) {
@@ -97,10 +99,7 @@ public struct ClusterTiles: Sendable {
             let point = cluster.coordinate.mapPoint
             // The copy of the position nearest the tile's middle: a cluster across the antimeridian is the tile's
             // neighbour, and at zoom 0 every position is the one tile's.
-            let middle = tile.origin.x + tile.size.width / 2
-            var dx = (point.x - middle).truncatingRemainder(dividingBy: MapSize.worldWidth)
-            if dx < -MapSize.worldWidth / 2 { dx += MapSize.worldWidth }
-            if dx >= MapSize.worldWidth / 2 { dx -= MapSize.worldWidth }
+            let dx = MapSize.wrappedDeltaX(from: tile.origin.x + tile.size.width / 2, to: point.x)
             let x = ((dx + tile.size.width / 2) * scale).rounded(.down)
             let y = ((point.y - tile.origin.y) * scale).rounded(.down)
             let reach = Self.buffer
@@ -114,6 +113,22 @@ public struct ClusterTiles: Sendable {
         var message = VectorTile_Tile()
         message.layers = [layer.layer(name: Self.layerName, extent: Self.extent)]
         return try? message.serializedData()
+    }
+
+    /// The layer's fields and what each holds, as TileJSON lists them: the properties features carry.
+    public var fields: [String: String] {
+        var fields: [String: String] = [
+            "cluster": "Boolean: true for a cluster", "cluster_id": "String: the cluster's id in the API",
+            "point_count": "Number: the points in the cluster", "point_count_abbreviated": "String or Number: 1.2k",
+            "expansion_zoom": "Number: the tile zoom at which the cluster has split", "id": "a single point's id",
+        ]
+        for name in points.propertyNames { fields[name] = "a single point's \(name)" }
+        for name in index.schema?.reductions.map(\.name) ?? [] { fields[name] = "Number: the cluster's \(name)" }
+        if index.schema?.isWeighted == true { fields["weight"] = "Number: the cluster's total weight" }
+        for category in index.schema?.categories ?? [] {
+            fields[Self.categoryPrefix + category] = "Number: the cluster's points of category \(category)"
+        }
+        return fields
     }
 
     /// A single point's numeric id, as MVT's feature id; clusters and other ids have none (their `id` or `cluster_id`
@@ -150,7 +165,7 @@ public struct ClusterTiles: Sendable {
             }
             if index.schema?.isWeighted == true { properties.append(("weight", .number(aggregates.weight))) }
             for (category, count) in zip(aggregates.categories, aggregates.categoryCounts) where count > 0 {
-                properties.append(("category_\(category)", .number(Double(count))))
+                properties.append((Self.categoryPrefix + category, .number(Double(count))))
             }
         }
         return properties
