@@ -17,8 +17,13 @@ struct CommandLineTests {
     }
 
     static func run(_ arguments: String...) throws -> Run {
+        try run(executable, arguments)
+    }
+
+    /// Runs a program to its end: its exit status, and what it wrote to standard output and error.
+    static func run(_ program: URL, _ arguments: [String]) throws -> Run {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = program
         process.arguments = arguments
         let output = Pipe()
         let error = Pipe()

@@ -8,24 +8,9 @@ import Testing
 struct TileReaderTests {
     @Test(.enabled(if: WebMapTests.python != nil || ServeAndRenderTests.browserRequired, "needs mapbox-vector-tile"))
     func everyTileDecodesAndEachZoomHoldsEveryPointOnce() throws {
-        let python = try #require(WebMapTests.python, "no Python with mapbox-vector-tile")
         let server = try ServeAndRenderTests.Server()
         defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [
-            WebMapTests.root.appendingPathComponent("Tests/tools/check_tiles.py").path,
-            "http://127.0.0.1:\(server.port)/", "5",
-        ]
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "check_tiles.py: \(message)")
+        let data = try WebMapTests.runScript("Tests/tools/check_tiles.py", ["http://127.0.0.1:\(server.port)/", "5"])
         let zooms = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
         #expect(zooms.count == 6)
         for zoom in zooms {

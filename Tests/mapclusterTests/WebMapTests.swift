@@ -21,24 +21,20 @@ struct WebMapTests {
     static let enabled = (ServeAndRenderTests.chromium != nil && python != nil) || ServeAndRenderTests.browserRequired
     static let screen = (width: 1280.0, height: 800.0)
 
-    /// Runs the script against a server and returns its result; page errors fail the test.
+    /// Runs one of the tests' Python scripts (a path from the package's root) to its end, and returns what it
+    /// printed; a failure fails the test with what it wrote on standard error.
+    static func runScript(_ script: String, _ arguments: [String]) throws -> Data {
+        let python = try #require(Self.python, "MAPCLUSTER_REQUIRE_BROWSER=1, but no Python with the tests' packages")
+        let run = try CommandLineTests.run(
+            URL(fileURLWithPath: python), [root.appendingPathComponent(script).path] + arguments)
+        try #require(run.status == 0, "\(script) \(arguments): \(run.error)")
+        return Data(run.output.utf8)
+    }
+
+    /// Runs the browser script against a server and returns its result; page errors fail the test.
     static func drive(_ server: ServeAndRenderTests.Server, _ arguments: String...) throws -> Any {
-        let python = try #require(Self.python, "MAPCLUSTER_REQUIRE_BROWSER=1, but no Python with Playwright")
         try #require(ServeAndRenderTests.chromium != nil, "MAPCLUSTER_REQUIRE_BROWSER=1, but Chromium is not installed")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments =
-            [root.appendingPathComponent("Tests/browser/web_map.py").path, "http://127.0.0.1:\(server.port)/"]
-            + arguments
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "web_map.py \(arguments): \(message)")
+        let data = try runScript("Tests/browser/web_map.py", ["http://127.0.0.1:\(server.port)/"] + arguments)
         let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect((report["errors"] as? [String])?.isEmpty == true, "errors on the page: \(report["errors"] ?? "")")
         return report["result"] as Any
