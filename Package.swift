@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // The engine: geometry, the aggregate index and grid clustering; clusters as plain values. The standard
@@ -46,11 +47,15 @@ let package = Package(
         // decisions live in MapClusterManager's MarkerTransitionController, where Linux tests reach them.
         .target(
             name: "MapClusterMapKit", dependencies: ["MapCluster", "MapClusterManager"], swiftSettings: strictSettings),
-        // Clusters as Mapbox Vector Tiles. The protobuf code is generated from vector_tile.proto once and committed
-        // (scripts/generate-protobuf.sh): builds need the SwiftProtobuf library, never its plugin.
+        // Clusters as Mapbox Vector Tiles, live or written once to PMTiles and MBTiles archives (and read back). The
+        // protobuf code is generated from vector_tile.proto once and committed (scripts/generate-protobuf.sh): builds
+        // need the SwiftProtobuf library, never its plugin. MBTiles is SQLite, through GRDB.
         .target(
             name: "MapClusterTiles",
-            dependencies: ["MapCluster", "MapClusterIO", .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            dependencies: [
+                "MapCluster", "MapClusterIO", .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "CompressNIO", package: "compress-nio"), .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             exclude: ["vector_tile.proto"],
             swiftSettings: strictSettings
         ),

@@ -1,6 +1,7 @@
 public import Foundation
 public import Hummingbird
 public import MapClusterManager
+public import MapClusterTiles
 import NIOCore
 
 /// A GeoJSON text answer (`application/geo+json`), as ``MapClusterIO/ClusterGeoJSON`` writes it.
@@ -134,16 +135,24 @@ struct LeavesQuery: Decodable {
 /// A vector tile: its bytes (gzip-compressed for a client that takes it), or 204 with no body for a tile without a
 /// feature, which is what MapLibre expects of an empty tile.
 public struct TileAnswer: ResponseGenerator, Sendable {
-    /// The tile's bytes; `nil` for an empty tile.
+    /// The tile's bytes, gzip-compressed or not; `nil` for an empty tile.
     public let bytes: Data?
 
     /// The tile as the response body.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         guard let bytes else { return Response(status: .noContent) }
-        // Vector tiles go compressed whatever their size, as tile servers and archives serve them.
-        return Compression.response(
-            ByteBuffer(bytes: bytes), minimumSize: 0, headers: [.contentType: "application/vnd.mapbox-vector-tile"],
-            for: request)
+        let headers: HTTPFields = [.contentType: "application/vnd.mapbox-vector-tile"]
+        guard Gzip.isCompressed(bytes) else {
+            // Vector tiles go compressed whatever their size, as tile servers and archives serve them.
+            return Compression.response(ByteBuffer(bytes: bytes), minimumSize: 0, headers: headers, for: request)
+        }
+        // An archive's tile, stored compressed: as it is, or inflated for a client that takes no gzip.
+        if Compression.accepts(request) {
+            return Compression.response(
+                ByteBuffer(bytes: bytes), gzipped: ByteBuffer(bytes: bytes), headers: headers, for: request)
+        }
+        let plain = try Gzip.decompress(bytes)
+        return Compression.response(ByteBuffer(bytes: plain), headers: headers, for: request)
     }
 }
 
@@ -151,22 +160,16 @@ public struct TileAnswer: ResponseGenerator, Sendable {
 public struct TileJSONAnswer: ResponseEncodable, Sendable {
     /// The tiles' URL templates.
     public let tiles: [String]
+    /// The shallowest tile zoom.
+    public let minZoom: Int
     /// The deepest tile zoom.
     public let maxZoom: Int
     /// West, south, east, north.
     public let bounds: [Double]
-    /// The layer's name.
-    public let layer: String
-    /// The layer's fields and what they hold.
-    public let fields: [String: String]
-
-    struct VectorLayer: Encodable {
-        let id: String
-        let description: String
-        let minzoom: Int
-        let maxzoom: Int
-        let fields: [String: String]
-    }
+    /// The vector layers and their fields.
+    public let layers: [TileArchiveMetadata.VectorLayer]
+    /// The tile set's name.
+    public var name = "mapcluster"
 
     enum CodingKeys: String, CodingKey {
         case tilejson, name, scheme, tiles, minzoom, maxzoom, bounds
@@ -177,17 +180,12 @@ public struct TileJSONAnswer: ResponseEncodable, Sendable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode("3.0.0", forKey: .tilejson)
-        try container.encode("mapcluster", forKey: .name)
+        try container.encode(name, forKey: .name)
         try container.encode("xyz", forKey: .scheme)
         try container.encode(tiles, forKey: .tiles)
-        try container.encode(0, forKey: .minzoom)
+        try container.encode(minZoom, forKey: .minzoom)
         try container.encode(maxZoom, forKey: .maxzoom)
         try container.encode(bounds, forKey: .bounds)
-        try container.encode(
-            [
-                VectorLayer(
-                    id: layer, description: "Clusters of the grid at each zoom, and single points", minzoom: 0,
-                    maxzoom: maxZoom, fields: fields)
-            ], forKey: .vectorLayers)
+        try container.encode(layers, forKey: .vectorLayers)
     }
 }

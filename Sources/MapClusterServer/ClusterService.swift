@@ -1,3 +1,4 @@
+public import Foundation
 import HTTPTypes
 public import MapCluster
 public import MapClusterIO
@@ -176,20 +177,10 @@ public struct ClusterService: Sendable {
         return ExpansionZoomAnswer(clusterID: id, expansionZoom: snapshot.expansionZoom(of: marker))
     }
 
-    /// The vector tile at `z`/`x`/`y` (`y` with its `.mvt`), or no content for a tile without a feature.
-    public func tile(z: String, x: String, y: String, categories: String? = nil) throws(RequestError) -> TileAnswer {
-        let categories = try self.categories(categories)
-        guard y.hasSuffix(".mvt") else {
-            throw RequestError(.badRequest, "tile '\(z)/\(x)/\(y)': the path ends in .mvt (/tiles/{z}/{x}/{y}.mvt)")
-        }
-        let zoom = try Self.integer(z, name: "z", default: 0, range: 0...TileAddress.maximumZoom)
-        let last = (1 << zoom) - 1
-        let column = try Self.integer(x, name: "x", default: 0, range: 0...last)
-        let row = try Self.integer(String(y.dropLast(4)), name: "y", default: 0, range: 0...last)
-        guard let address = TileAddress(z: zoom, x: column, y: row) else {
-            throw RequestError(.badRequest, "tile \(z)/\(x)/\(y) is not a tile")
-        }
-        return TileAnswer(bytes: tiles.tile(address, categories: categories))
+    /// The vector tile at `address`, of the points in `categories` (all when `nil`); `nil` for a tile without a
+    /// feature.
+    public func tile(_ address: TileAddress, categories: String? = nil) throws(RequestError) -> Data? {
+        tiles.tile(address, categories: try self.categories(categories))
     }
 
     /// TileJSON 3.0 for the tiles at `baseURL` (the server's scheme, host and port).
@@ -198,8 +189,11 @@ public struct ClusterService: Sendable {
         let bounds =
             self.bounds.map { $0[0] <= $0[2] ? $0 : [-180, $0[1], 180, $0[3]] } ?? [-180, -85.0511, 180, 85.0511]
         return TileJSONAnswer(
-            tiles: ["\(baseURL)/tiles/{z}/{x}/{y}.mvt"], maxZoom: TileAddress.maximumZoom, bounds: bounds,
-            layer: ClusterTiles.layerName, fields: tiles.fields)
+            tiles: ["\(baseURL)/tiles/{z}/{x}/{y}.mvt"], minZoom: 0, maxZoom: TileAddress.maximumZoom, bounds: bounds,
+            layers: [
+                .init(
+                    id: ClusterTiles.layerName, fields: tiles.fields, minzoom: 0, maxzoom: TileAddress.maximumZoom)
+            ])
     }
 
     /// The number of points, memory in use, how long the index took to build, and its categories and reductions.

@@ -1,6 +1,8 @@
+import Foundation
 import HTTPTypes
 public import Hummingbird
 public import Logging
+public import MapClusterTiles
 import NIOCore
 
 /// The HTTP side of `mapcluster serve`: the API over a ``ClusterService`` and the web map page.
@@ -12,6 +14,9 @@ public enum MapClusterServer {
     /// The largest request body taken; the API has no use for any.
     public static let maximumBodySize = 64 * 1024
 
+    /// Where the MapLibre page loads MapLibre GL JS from when no local copy is found.
+    public static let mapLibreCDN = "https://unpkg.com/maplibre-gl@5.3.0/dist"
+
     /// The routes, with one log line per request and JSON bodies for every error.
     ///
     /// Every route answers GET and HEAD; another method is 405 with an `Allow` header (OPTIONS: 204 with it). With a
@@ -20,10 +25,95 @@ public enum MapClusterServer {
     ///
     /// - Throws: An error if the page's bundled files can't be read.
     public static func router(
-        service: ClusterService, leafletDirectory: String = localLeaflet, corsOrigin: String? = "*"
+        service: ClusterService, leafletDirectory: String = localLeaflet,
+        mapLibreDirectory: String? = localMapLibre(), corsOrigin: String? = "*"
     ) throws -> Router<BasicRequestContext> {
-        let files = try StaticFiles(leafletDirectory: leafletDirectory)
-        let router = Router(options: .autoGenerateHeadEndpoints)
+        let files = try StaticFiles(leafletDirectory: leafletDirectory, mapLibreDirectory: mapLibreDirectory)
+        let routes = Routes(corsOrigin: corsOrigin)
+        routes.get("/api/clusters") { request, context in
+            let query = try request.uri.decodeQuery(as: ClustersQuery.self, context: context)
+            return try service.clusters(bbox: query.bbox, zoom: query.zoom, categories: query.categories)
+        }
+        routes.get("/api/clusters/:id/leaves") { request, context in
+            let query = try request.uri.decodeQuery(as: LeavesQuery.self, context: context)
+            return try service.leaves(
+                of: try context.parameters.require("id"), limit: query.limit, offset: query.offset)
+        }
+        routes.get("/api/clusters/:id/children") { _, context in
+            try service.children(of: try context.parameters.require("id"))
+        }
+        routes.get("/api/clusters/:id/expansion-zoom") { _, context in
+            try service.expansionZoom(of: try context.parameters.require("id"))
+        }
+        routes.get("/api/stats") { _, _ in service.stats() }
+        routes.get("/api/config") { _, _ in service.configuration() }
+        routes.tiles(
+            tile: { address, categories throws(RequestError) in
+                TileAnswer(bytes: try service.tile(address, categories: categories))
+            },
+            tileJSON: service.tileJSON(baseURL:))
+        routes.files(files, paths: ["/", "/app.js", "/app.css", "/basemap.geojson", "/maplibre.html", "/maplibre.js"])
+        return routes.router
+    }
+
+    /// The routes of a server of a tile archive: `/tiles`, `/tiles.json` and the MapLibre page (at `/` too), without
+    /// points and so without `/api`.
+    ///
+    /// - Throws: An error if the page's bundled files can't be read.
+    public static func router(
+        archive: any TileArchive, mapLibreDirectory: String? = localMapLibre(), corsOrigin: String? = "*"
+    ) throws -> Router<BasicRequestContext> {
+        let files = try StaticFiles(leafletDirectory: localLeaflet, mapLibreDirectory: mapLibreDirectory)
+        let routes = Routes(corsOrigin: corsOrigin)
+        let service = ArchiveService(archive: archive)
+        routes.tiles(tile: service.tile(_:categories:), tileJSON: service.tileJSON(baseURL:))
+        routes.files(files, paths: ["/app.css", "/basemap.geojson", "/maplibre.html", "/maplibre.js"])
+        routes.get("/") { _, _ in Response(status: .found, headers: [.location: "/maplibre.html"]) }
+        routes.get("/api/**") { request, _ -> Response in
+            throw RequestError(
+                .notFound, "\(request.uri.path): this server serves a tile archive; /api needs a server of points")
+        }
+        return routes.router
+    }
+
+    /// Where a local copy of MapLibre GL JS 5 is: `MAPCLUSTER_MAPLIBRE`, or the `maplibre` Python package's
+    /// `srcjs` folder in `./.venv` or the system's Python packages; `nil` if there is none.
+    public static func localMapLibre() -> String? {
+        var candidates: [String] = []
+        if let path = ProcessInfo.processInfo.environment["MAPCLUSTER_MAPLIBRE"] { candidates.append(path) }
+        let home = FileManager.default.homeDirectoryForCurrentUser.path
+        for libraries in [".venv/lib", "\(home)/.local/lib", "/usr/local/lib", "/usr/lib"] {
+            let versions = (try? FileManager.default.contentsOfDirectory(atPath: libraries)) ?? []
+            for version in versions.sorted().reversed() where version.hasPrefix("python3") {
+                for packages in ["site-packages", "dist-packages"] {
+                    candidates.append("\(libraries)/\(version)/\(packages)/maplibre/srcjs")
+                }
+            }
+        }
+        return candidates.first { FileManager.default.fileExists(atPath: "\($0)/maplibre-gl.js") }
+    }
+
+    /// The application: `router` on a host and port, shutting down cleanly on SIGINT and SIGTERM when run with
+    /// `runService()`.
+    public static func application(
+        router: Router<BasicRequestContext>, host: String, port: Int, logger: Logger,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        Application(
+            router: router,
+            server: .http1(),
+            configuration: .init(address: .hostname(host, port: port), serverName: "mapcluster"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+            logger: logger)
+    }
+
+}
+
+/// A router being filled: the middleware every server has, and the ways its routes are added.
+struct Routes {
+    let router = Router(options: .autoGenerateHeadEndpoints)
+
+    init(corsOrigin: String?) {
         router.add(middleware: LogRequestsMiddleware(.info))
         router.add(middleware: RequestErrorMiddleware())
         if let corsOrigin {
@@ -31,81 +121,66 @@ public enum MapClusterServer {
                 middleware: CORSMiddleware(
                     allowOrigin: corsOrigin == "*" ? .all : .custom(corsOrigin), allowMethods: [.get, .head, .options]))
         }
+    }
 
-        func get(
-            _ path: String,
-            _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> some ResponseGenerator
-        ) {
-            router.get(RouterPath(path), use: handler)
-            // What HTTP asks for the other methods: which ones the path takes.
-            for method in [HTTPRequest.Method.post, .put, .delete, .patch] {
-                router.on(RouterPath(path), method: method) { _, _ -> Response in
-                    throw RequestError(.methodNotAllowed, "\(method.rawValue) is not allowed here; GET and HEAD are")
-                }
-            }
-            router.on(RouterPath(path), method: .options) { _, _ in
-                Response(status: .noContent, headers: [.allow: "GET, HEAD, OPTIONS"])
+    /// A GET route (HEAD comes with it); the other methods are 405, OPTIONS says which are allowed.
+    func get(
+        _ path: String,
+        _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> some ResponseGenerator
+    ) {
+        router.get(RouterPath(path), use: handler)
+        // What HTTP asks for the other methods: which ones the path takes.
+        for method in [HTTPRequest.Method.post, .put, .delete, .patch] {
+            router.on(RouterPath(path), method: method) { _, _ -> Response in
+                throw RequestError(.methodNotAllowed, "\(method.rawValue) is not allowed here; GET and HEAD are")
             }
         }
+        router.on(RouterPath(path), method: .options) { _, _ in
+            Response(status: .noContent, headers: [.allow: "GET, HEAD, OPTIONS"])
+        }
+    }
 
-        get("/api/clusters") { request, context in
-            let query = try request.uri.decodeQuery(as: ClustersQuery.self, context: context)
-            return try service.clusters(bbox: query.bbox, zoom: query.zoom, categories: query.categories)
-        }
-        get("/api/clusters/:id/leaves") { request, context in
-            let query = try request.uri.decodeQuery(as: LeavesQuery.self, context: context)
-            return try service.leaves(
-                of: try context.parameters.require("id"), limit: query.limit, offset: query.offset)
-        }
-        get("/api/clusters/:id/children") { _, context in
-            try service.children(of: try context.parameters.require("id"))
-        }
-        get("/api/clusters/:id/expansion-zoom") { _, context in
-            try service.expansionZoom(of: try context.parameters.require("id"))
-        }
+    /// `/tiles/{z}/{x}/{y}.mvt` and `/tiles.json`, answered by `tile` and `tileJSON`.
+    func tiles(
+        tile: @escaping @Sendable (TileAddress, String?) throws(RequestError) -> TileAnswer,
+        tileJSON: @escaping @Sendable (String) -> TileJSONAnswer
+    ) {
         get("/tiles/:z/:x/:y") { request, context in
             let query = try request.uri.decodeQuery(as: ClustersQuery.self, context: context)
-            return try service.tile(
+            let address = try TileAddress(
                 z: try context.parameters.require("z"), x: try context.parameters.require("x"),
-                y: try context.parameters.require("y"), categories: query.categories)
+                y: try context.parameters.require("y"))
+            return try tile(address, query.categories)
         }
         get("/tiles.json") { request, _ in
             // The tiles' URLs are absolute, on the host and scheme the client reached (a TLS proxy says which).
             let forwarded = HTTPField.Name("X-Forwarded-Proto").flatMap { request.headers[$0] }
             let scheme = forwarded == "https" ? "https" : "http"
-            return service.tileJSON(baseURL: "\(scheme)://\(request.head.authority ?? "localhost")")
+            return tileJSON("\(scheme)://\(request.head.authority ?? "localhost")")
         }
-        get("/api/stats") { _, _ in service.stats() }
-        get("/api/config") { _, _ in service.configuration() }
-
-        for path in ["/", "/app.js", "/app.css", "/basemap.geojson"] {
-            get(path) { request, _ in try file(at: path, in: files, for: request) }
-        }
-        get("/leaflet/**") { request, _ in
-            let path = request.uri.path
-            guard !files.hasLocalLeaflet else { return try file(at: path, in: files, for: request) }
-            // No local copy: the same file from the CDN, for a path that names one.
-            let parts = path.split(separator: "/").dropFirst()
-            guard !parts.isEmpty, !parts.contains(where: { $0.hasPrefix(".") }) else {
-                throw RequestError(.notFound, "no such path: \(path)")
-            }
-            return Response(status: .found, headers: [.location: "\(leafletCDN)/\(parts.joined(separator: "/"))"])
-        }
-        return router
     }
 
-    /// The application: the router on a host and port, shutting down cleanly on SIGINT and SIGTERM when run with
-    /// `runService()`.
-    public static func application(
-        service: ClusterService, host: String, port: Int, corsOrigin: String? = "*", logger: Logger,
-        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) throws -> some ApplicationProtocol {
-        Application(
-            router: try router(service: service, corsOrigin: corsOrigin),
-            server: .http1(),
-            configuration: .init(address: .hostname(host, port: port), serverName: "mapcluster"),
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
-            logger: logger)
+    /// The files at `paths`, read at start, gzip-compressed for a client that accepts it; and MapLibre's and
+    /// Leaflet's, from their local copies or, without them, by a redirect to their CDN.
+    func files(_ files: StaticFiles, paths: [String]) {
+        for path in paths {
+            get(path) { request, _ in try Self.file(at: path, in: files, for: request) }
+        }
+        for (prefix, hasLocalCopy, cdn) in [
+            ("leaflet", files.hasLocalLeaflet, MapClusterServer.leafletCDN),
+            ("maplibre", files.hasLocalMapLibre, MapClusterServer.mapLibreCDN),
+        ] {
+            get("/\(prefix)/**") { request, _ in
+                let path = request.uri.path
+                guard !hasLocalCopy else { return try Self.file(at: path, in: files, for: request) }
+                // No local copy: the same file from the CDN, for a path that names one.
+                let parts = path.split(separator: "/").dropFirst()
+                guard !parts.isEmpty, !parts.contains(where: { $0.hasPrefix(".") }) else {
+                    throw RequestError(.notFound, "no such path: \(path)")
+                }
+                return Response(status: .found, headers: [.location: "\(cdn)/\(parts.joined(separator: "/"))"])
+            }
+        }
     }
 
     /// A file read at start, gzip-compressed for a client that accepts it, or 404.

@@ -18,10 +18,13 @@ struct StaticFiles: Sendable {
     private var files: [String: File] = [:]
     /// Whether Leaflet's files were found locally; without them, `/leaflet/…` redirects to the CDN.
     private(set) var hasLocalLeaflet = false
+    /// Whether MapLibre GL JS was found locally; without it, `/maplibre/…` redirects to the CDN.
+    private(set) var hasLocalMapLibre = false
 
-    /// Reads the bundled page and basemap, and every file under `leafletDirectory`.
-    init(leafletDirectory: String) throws {
-        for name in ["index.html", "app.js", "app.css"] {
+    /// Reads the bundled pages and basemap, every file under `leafletDirectory`, and MapLibre GL JS's script and
+    /// style sheet from `mapLibreDirectory`.
+    init(leafletDirectory: String, mapLibreDirectory: String?) throws {
+        for name in ["index.html", "app.js", "app.css", "maplibre.html", "maplibre.js"] {
             guard let url = Bundle.module.url(forResource: "Public/\(name)", withExtension: nil) else {
                 throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "Public/\(name)"])
             }
@@ -37,6 +40,13 @@ struct StaticFiles: Sendable {
                 try add("/leaflet" + (relative.hasPrefix("/") ? relative : "/" + relative), url: url)
                 hasLocalLeaflet = true
             }
+        }
+        if let mapLibreDirectory {
+            // Only the two files the page loads: the Python package's folder holds others.
+            for name in ["maplibre-gl.js", "maplibre-gl.css"] {
+                try add("/maplibre/\(name)", url: URL(fileURLWithPath: mapLibreDirectory).appendingPathComponent(name))
+            }
+            hasLocalMapLibre = true
         }
     }
 

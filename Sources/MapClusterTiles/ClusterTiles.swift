@@ -60,7 +60,7 @@ public struct ClusterTiles: Sendable {
     /// A tile's coordinates run 0..<extent on each side.
     public static let extent: UInt32 = 4_096
     /// How far beyond its edges a tile repeats its neighbours' features, in the tile's coordinates.
-    public static let buffer = 128.0
+    public static let buffer = 80.0
     /// A tile's side on screen, in points: MapLibre's vector tiles are 512.
     public static let tileSize = 512.0
     /// What the property of a cluster's count of a category starts with: `category_EU`.
@@ -89,25 +89,47 @@ public struct ClusterTiles: Sendable {
             // The far edges belong to the next tiles' cells.
             maxX: (tile.origin.x + tile.size.width + margin).nextDown,
             maxY: min(tile.origin.y + tile.size.height + margin, MapSize.worldWidth).nextDown)
-        let zoom = Double(address.z) + 1
-        let clusters = index.clusters(
-            in: Viewport(rect: area, size: ViewSize(showing: area, atZoom: zoom)), options: options)
+        let clusters = index.clusters(in: Self.viewport(of: area, tileZoom: address.z), options: options)
         let aggregates = index.aggregates(of: clusters, options: options)
+        return encode(clusters.indices, of: clusters, aggregates: aggregates, in: address, options: options)
+    }
+
+    /// The viewport that clusters `area` as tiles of zoom `tileZoom` do.
+    static func viewport(of area: MapRect, tileZoom: Int) -> Viewport {
+        Viewport(rect: area, size: ViewSize(showing: area, atZoom: Double(tileZoom) + 1))
+    }
+
+    /// Where `point` lies in the tile at `address`, in the tile's coordinates; `nil` if it lies outside the tile and
+    /// its buffer.
+    ///
+    /// The copy of the position nearest the tile's middle counts: a cluster across the antimeridian is the tile's
+    /// neighbour, and at zoom 0 every position is the one tile's.
+    static func position(of point: MapPoint, in address: TileAddress) -> (x: Int64, y: Int64)? {
+        let tile = address.rect
+        let scale = Double(extent) / tile.size.width
+        let dx = MapSize.wrappedDeltaX(from: tile.origin.x + tile.size.width / 2, to: point.x)
+        let x = ((dx + tile.size.width / 2) * scale).rounded(.down)
+        let y = ((point.y - tile.origin.y) * scale).rounded(.down)
+        let reach = buffer
+        guard x >= -reach && x < Double(extent) + reach && y >= -reach && y < Double(extent) + reach else {
+            return nil
+        }
+        return (Int64(x), Int64(y))
+    }
+
+    /// The tile at `address` of those of `clusters` at `members` that lie in it or its buffer (the others are left
+    /// out), as Mapbox Vector Tile bytes; `nil` when none does.
+    func encode(
+        _ members: some Sequence<Int>, of clusters: [Cluster<Int>], aggregates: [ClusterAggregates]?,
+        in address: TileAddress, options: ClusterOptions<Int>
+    ) -> Data? {
         var layer = LayerBuilder()
-        let scale = Double(Self.extent) / tile.size.width
-        for (offset, cluster) in clusters.enumerated() {
-            let point = cluster.coordinate.mapPoint
-            // The copy of the position nearest the tile's middle: a cluster across the antimeridian is the tile's
-            // neighbour, and at zoom 0 every position is the one tile's.
-            let dx = MapSize.wrappedDeltaX(from: tile.origin.x + tile.size.width / 2, to: point.x)
-            let x = ((dx + tile.size.width / 2) * scale).rounded(.down)
-            let y = ((point.y - tile.origin.y) * scale).rounded(.down)
-            let reach = Self.buffer
-            guard x >= -reach && x < Double(Self.extent) + reach && y >= -reach && y < Double(Self.extent) + reach
-            else { continue }
+        for member in members {
+            let cluster = clusters[member]
+            guard let (x, y) = Self.position(of: cluster.coordinate.mapPoint, in: address) else { continue }
             layer.add(
-                properties(of: cluster, aggregates: aggregates?[offset], zoom: zoom), id: featureID(of: cluster),
-                x: Int64(x), y: Int64(y))
+                properties(of: cluster, aggregates: aggregates?[member], options: options), id: featureID(of: cluster),
+                x: x, y: y)
         }
         guard !layer.isEmpty else { return nil }
         var message = VectorTile_Tile()
@@ -120,7 +142,8 @@ public struct ClusterTiles: Sendable {
         var fields: [String: String] = [
             "cluster": "Boolean: true for a cluster", "cluster_id": "String: the cluster's id in the API",
             "point_count": "Number: the points in the cluster", "point_count_abbreviated": "String or Number: 1.2k",
-            "expansion_zoom": "Number: the tile zoom at which the cluster has split", "id": "a single point's id",
+            "expansion_zoom": "Number: the tile zoom at which the cluster has split",
+            "id": "String: a single point's id, unless it is a whole number, which is the feature's id",
         ]
         for name in points.propertyNames { fields[name] = "a single point's \(name)" }
         for name in index.schema?.reductions.map(\.name) ?? [] { fields[name] = "Number: the cluster's \(name)" }
@@ -131,23 +154,27 @@ public struct ClusterTiles: Sendable {
         return fields
     }
 
-    /// A single point's numeric id, as MVT's feature id; clusters and other ids have none (their `id` or `cluster_id`
-    /// property names them).
+    /// A single point's id as MVT's feature id, when it is a whole number written plainly (`42`, not `042` or
+    /// `4.2e1`), whether it came as a number or as text; other ids, and clusters, have none (their `id` or
+    /// `cluster_id` property names them).
     private func featureID(of cluster: Cluster<Int>) -> UInt64? {
-        guard case .element(let record) = cluster.id, points.records[record].idKind == .number else { return nil }
-        return UInt64(points.records[record].id)
+        guard case .element(let record) = cluster.id else { return nil }
+        let id = points.records[record].id
+        guard let number = UInt64(id), String(number) == id else { return nil }
+        return number
     }
 
     /// What a feature carries: a cluster's `cluster`, `cluster_id`, `point_count`, `point_count_abbreviated`,
     /// `expansion_zoom` (a tile zoom) and aggregates (`category_EU` for each category's count); a single point's id
     /// and properties.
-    private func properties(of cluster: Cluster<Int>, aggregates: ClusterAggregates?, zoom: Double) -> [(
-        String, PropertyValue
-    )] {
+    private func properties(
+        of cluster: Cluster<Int>, aggregates: ClusterAggregates?, options: ClusterOptions<Int>
+    ) -> [(String, PropertyValue)] {
         if case .element(let record) = cluster.id {
             let point = points.records[record]
-            let id: PropertyValue = point.idKind == .number ? .number(Double(point.id) ?? 0) : .string(point.id)
-            return [("id", id)] + points.properties(of: point).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            let properties = points.properties(of: point).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            // An id that is the feature's id is not repeated: a tile of single points is mostly ids.
+            return (featureID(of: cluster) == nil ? [("id", .string(point.id))] : []) + properties
         }
         let text = cluster.id.text ?? cluster.id.description
         let abbreviated = ClusterGeoJSON.abbreviated(cluster.count)
@@ -178,7 +205,8 @@ struct LayerBuilder {
     private var keys: [String] = []
     private var keyIndex: [String: UInt32] = [:]
     private var values: [VectorTile_Tile.Value] = []
-    private var valueIndex: [VectorTile_Tile.Value: UInt32] = [:]
+    // Keyed by the property, not the protobuf message, whose hashing walks its fields one by one.
+    private var valueIndex: [PropertyValue: UInt32] = [:]
 
     var isEmpty: Bool { features.isEmpty }
 
@@ -190,9 +218,9 @@ struct LayerBuilder {
         // One MoveTo with one point, then the zigzag-encoded position.
         feature.geometry = [Self.command(1, count: 1), Self.zigzag(x), Self.zigzag(y)]
         for (key, value) in properties {
-            guard let encoded = Self.value(value) else { continue }
+            guard let valuePosition = index(of: value) else { continue }
             feature.tags.append(index(ofKey: key))
-            feature.tags.append(index(of: encoded))
+            feature.tags.append(valuePosition)
         }
         features.append(feature)
     }
@@ -216,11 +244,13 @@ struct LayerBuilder {
         return index
     }
 
-    private mutating func index(of value: VectorTile_Tile.Value) -> UInt32 {
-        if let index = valueIndex[value] { return index }
+    /// The index of `property`'s value in the layer's values; `nil` for null, which MVT has no value for.
+    private mutating func index(of property: PropertyValue) -> UInt32? {
+        if let index = valueIndex[property] { return index }
+        guard let value = Self.value(property) else { return nil }
         let index = UInt32(values.count)
         values.append(value)
-        valueIndex[value] = index
+        valueIndex[property] = index
         return index
     }
 

@@ -7,7 +7,7 @@ struct MapClusterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mapcluster",
         abstract: "Cluster map points on a world-aligned grid.",
-        subcommands: [ServeCommand.self, ClusterCommand.self, RenderCommand.self, BenchCommand.self])
+        subcommands: [ServeCommand.self, ClusterCommand.self, TilesCommand.self, RenderCommand.self, BenchCommand.self])
 }
 
 /// A value as one line of JSON, with sorted keys and unescaped slashes: what every `--json` option prints.

@@ -117,11 +117,12 @@ final class ProgressLine: @unchecked Sendable {
         self.label = label
     }
 
-    func show(_ fraction: Double) {
+    func show(_ fraction: Double, detail: String? = nil) {
         guard isTerminal, ContinuousClock.now - start > .seconds(1) else { return }
         lock.withLock {
             shown = true
-            FileHandle.standardError.write(Data("\r\(label) \(Int(fraction * 100))%".utf8))
+            let line = "\r\(label) \(Int(fraction * 100))%" + (detail.map { " (\($0))" } ?? "")
+            FileHandle.standardError.write(Data((line + "\u{1B}[K").utf8))
         }
     }
 

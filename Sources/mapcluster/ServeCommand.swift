@@ -5,6 +5,7 @@ import Logging
 import MapCluster
 import MapClusterIO
 import MapClusterServer
+import MapClusterTiles
 
 /// `mapcluster serve`: the web map and the cluster API over point files.
 struct ServeCommand: AsyncParsableCommand {
@@ -15,8 +16,10 @@ struct ServeCommand: AsyncParsableCommand {
             Without FILES, serves the bundled sample: the 34,006 cities of 15,000 or more people (contains data from \
             GeoNames, geonames.org, CC BY 4.0). Open the printed address in a browser. The API: \
             /api/clusters?bbox=W,S,E,N&zoom=Z[&categories=A,B], /api/clusters/{id}/leaves?limit=&offset=, /api/clusters/{id}/children, \
-            /api/clusters/{id}/expansion-zoom, /api/stats, /api/config. Answers are gzip-compressed for clients that \
-            take it. Stops cleanly on SIGINT (Ctrl-C) and SIGTERM.
+            /api/clusters/{id}/expansion-zoom, /api/stats, /api/config; vector tiles at /tiles/{z}/{x}/{y}.mvt and \
+            /tiles.json, drawn by MapLibre at /maplibre.html. With --tiles-from, serves the tiles of an archive \
+            written by `mapcluster tiles` instead, without points or /api. Answers are gzip-compressed for clients \
+            that take it. Stops cleanly on SIGINT (Ctrl-C) and SIGTERM.
             """)
 
     @OptionGroup var input: PointInput
@@ -50,10 +53,30 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "origin"))
     var corsOrigin = "*"
 
+    @Option(
+        help: ArgumentHelp(
+            "Serve the tiles of this archive (.pmtiles or .mbtiles, from `mapcluster tiles`) instead of points.",
+            valueName: "archive"))
+    var tilesFrom: String?
+
+    @Option(
+        help: ArgumentHelp(
+            """
+            A folder with MapLibre GL JS 5's maplibre-gl.js and .css (default: the Python package maplibre's, if \
+            installed; else the CDN).
+            """, valueName: "folder"))
+    var maplibre: String?
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be within 0...65535, not \(port)") }
-        guard cellSize > 0 && cellSize.isFinite && cellSize <= 4_096 else {
-            throw ValidationError("--cell-size must be a number of points within 1...4096, not \(cellSize)")
+        try Self.validate(cellSize: cellSize)
+        if tilesFrom != nil {
+            guard input.files.isEmpty else {
+                throw ValidationError("--tiles-from serves an archive's tiles: give it without point files")
+            }
+        }
+        if let maplibre, !FileManager.default.fileExists(atPath: "\(maplibre)/maplibre-gl.js") {
+            throw ValidationError("--maplibre: no maplibre-gl.js in '\(maplibre)'")
         }
         if let tiles {
             guard ["{z}", "{x}", "{y}"].allSatisfy(tiles.contains),
@@ -68,11 +91,45 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+    /// Checks a `--cell-size`.
+    static func validate(cellSize: Double) throws {
+        guard cellSize > 0 && cellSize.isFinite && cellSize <= 4_096 else {
+            throw ValidationError("--cell-size must be a number of points within 1...4096, not \(cellSize)")
+        }
+    }
+
     func run() async throws {
         var logger = Logger(label: "mapcluster")
         logger.logLevel = .info
         // Before the data, which can take a while to load: a port someone else has.
         if let problem = PortCheck.problem(host: host, port: port) { throw InputError(problem) }
+        let router: Router<BasicRequestContext>
+        let mapLibre = maplibre ?? MapClusterServer.localMapLibre()
+        let corsOrigin = corsOrigin == "none" ? nil : corsOrigin
+        if let tilesFrom {
+            let archive: any TileArchive
+            do {
+                archive = try TileArchiveFormat.open(URL(fileURLWithPath: tilesFrom))
+            } catch {
+                throw InputError("--tiles-from \(error)")
+            }
+            let zooms = "\(archive.metadata.minimumZoom)–\(archive.metadata.maximumZoom)"
+            logger.info("serving the tiles of \(tilesFrom), zooms \(zooms)")
+            router = try MapClusterServer.router(archive: archive, mapLibreDirectory: mapLibre, corsOrigin: corsOrigin)
+        } else {
+            router = try MapClusterServer.router(
+                service: try service(logger: logger), mapLibreDirectory: mapLibre, corsOrigin: corsOrigin)
+        }
+        let application = MapClusterServer.application(router: router, host: host, port: port, logger: logger) {
+            [host] port in
+            // Written at once, not buffered: whoever started the server may be waiting for this line.
+            FileHandle.standardOutput.write(Data("serving the map on http://\(host):\(port)/  (Ctrl-C stops)\n".utf8))
+        }
+        try await application.runService()
+    }
+
+    /// The points of the input, indexed.
+    private func service(logger: Logger) throws -> ClusterService {
         let points = try input.load()
         if let nameColumn, !points.propertyNames.contains(nameColumn) {
             throw InputError(
@@ -92,14 +149,7 @@ struct ServeCommand: AsyncParsableCommand {
         logger.info(
             "indexed \(points.records.count) points in \(service.buildTime.formatted(.units(allowed: [.milliseconds])))"
         )
-        let application = try MapClusterServer.application(
-            service: service, host: host, port: port, corsOrigin: corsOrigin == "none" ? nil : corsOrigin,
-            logger: logger
-        ) { [host] port in
-            // Written at once, not buffered: whoever started the server may be waiting for this line.
-            FileHandle.standardOutput.write(Data("serving the map on http://\(host):\(port)/  (Ctrl-C stops)\n".utf8))
-        }
-        try await application.runService()
+        return service
     }
 }
 

@@ -519,7 +519,8 @@ struct ServerMapTests {
 
 /// Vector tiles: decoded, they hold every point once, neighbours agree, and bad addresses are bad requests.
 struct TileTests {
-    /// A decoded tile's features: each one's position in the tile and its properties.
+    /// A decoded tile's features: each one's position in the tile and its properties, a single point's id (the
+    /// feature id when it is a whole number) as `id`.
     static func features(_ bytes: Data) throws -> [(x: Int64, y: Int64, properties: [String: VectorTile_Tile.Value])] {
         let tile = try VectorTile_Tile(serializedBytes: bytes)
         #expect(tile.layers.map(\.name) == ["clusters"])
@@ -533,6 +534,10 @@ struct TileTests {
             // One MoveTo of one point: the command, then the zigzag-encoded x and y.
             let unzig = { (value: UInt32) in Int64(value >> 1) ^ -Int64(value & 1) }
             #expect(feature.type == .point && feature.geometry.count == 3 && feature.geometry[0] == 9)
+            if feature.hasID {
+                #expect(properties["id"] == nil, "an id that is the feature's id is not repeated")
+                properties["id"] = .with { $0.uintValue = feature.id }
+            }
             return (unzig(feature.geometry[1]), unzig(feature.geometry[2]), properties)
         }
     }

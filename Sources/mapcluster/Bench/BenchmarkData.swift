@@ -28,6 +28,43 @@ enum BenchmarkData {
         }
     }
 
+    /// The peers' `clustered` set (../shared/peers, and scripts/peer_points.py): 100 blobs, the first at Paris, drawn
+    /// with mulberry32 from seed 42, the very points supercluster, pysupercluster and tippecanoe are measured on.
+    static func peerClusteredPoints(count: Int) -> [(Int, Coordinate)] {
+        var rng = Mulberry32(state: 42)
+        let blobs = 100
+        var (longitudes, latitudes, spreads) = ([2.3522], [48.8566], [0.3])
+        for _ in 1..<blobs {
+            longitudes.append(-180 + 360 * rng.next())
+            latitudes.append(-60 + 130 * rng.next())
+            spreads.append(0.5 + 4.5 * rng.next())
+        }
+        let sqrt3 = 1.732_050_807_568_877_2
+        return (0..<count).map { i in
+            let blob = Int((Double(blobs) * rng.next()).rounded(.down))
+            let gx = (rng.next() + rng.next() + rng.next() + rng.next() - 2) * sqrt3
+            let gy = (rng.next() + rng.next() + rng.next() + rng.next() - 2) * sqrt3
+            var longitude = longitudes[blob] + spreads[blob] * gx
+            if longitude > 180 { longitude -= 360 }
+            if longitude < -180 { longitude += 360 }
+            let latitude = min(max(latitudes[blob] + spreads[blob] * gy, -85), 85)
+            return (i, coordinate(latitude: latitude, longitude: longitude))
+        }
+    }
+
+    /// The peers' generator: mulberry32, numbers in [0, 1).
+    struct Mulberry32 {
+        var state: UInt32
+
+        mutating func next() -> Double {
+            state = state &+ 0x6D2B_79F5
+            var t = state
+            t = (t ^ (t >> 15)) &* (t | 1)
+            t ^= t &+ ((t ^ (t >> 7)) &* (t | 61))
+            return Double(t ^ (t >> 14)) / 4_294_967_296
+        }
+    }
+
     /// The schema of the aggregate workloads: weights, 8 categories and one summed value.
     static let aggregateSchema: AggregateSchema = {
         do {

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import MapCluster
 import MapClusterIO
 import MapClusterManager
@@ -89,6 +90,28 @@ struct Workload {
                 return Iteration {
                     blackHole(tiles.tile(addresses[round % addresses.count]))
                     round += 1
+                }
+            },
+            Workload(name: "tiles-1M-z0-14", iterations: 3) {
+                // The pyramid the README sets beside tippecanoe's: the peers' 1,000,000 clustered points, every
+                // non-empty tile of zooms 0 to 14 written to a PMTiles archive.
+                let points = BenchmarkData.peerClusteredPoints(count: 1_000_000)
+                let set = PointSet(
+                    propertyNames: [],
+                    records: points.map { PointRecord(id: String($0.0), coordinate: $0.1, properties: []) })
+                var options = ClusterOptions<Int>()
+                options.cellSize = 128
+                let pyramid = TilePyramid(
+                    tiles: ClusterTiles(points: set, index: set.indexByRecord(), options: options), zooms: 0...14)
+                let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "mapcluster-bench-\(ProcessInfo.processInfo.processIdentifier).pmtiles")
+                return Iteration {
+                    do {
+                        blackHole(try pyramid.write(to: url, format: .pmtiles))
+                    } catch {
+                        preconditionFailure("could not write \(url.path): \(error)")
+                    }
+                    try? FileManager.default.removeItem(at: url)
                 }
             },
             Workload(name: "load-1M-aggregates", iterations: 7) {

@@ -469,7 +469,11 @@
     hook.drawn = features.reduce((sum, feature) => sum + count(feature), 0);
     document.body.dataset.drawn = String(hook.drawn);
     document.body.dataset.markers = String(features.length);
-    status.textContent = `${hook.drawn.toLocaleString()} points in ${features.length.toLocaleString()} markers · zoom ${map.getZoom()}`;
+    // The same view on the vector tile page, whose 512-point tiles make its zoom one less for the same scale.
+    const center = map.getCenter();
+    const tiles = `/maplibre.html#${Math.max(map.getZoom() - 1, 0)}/${center.lat.toFixed(4)}/${center.lng.toFixed(4)}`;
+    status.innerHTML = `${hook.drawn.toLocaleString()} points in ${features.length.toLocaleString()} markers · ` +
+      `zoom ${map.getZoom()} · <a href="${tiles}">vector tiles</a>`;
     schedule(operations);
   }
 

@@ -1,0 +1,123 @@
+// The clusters as vector tiles, drawn by MapLibre GL JS: /tiles.json says where the tiles are, whether the server
+// clusters them live or reads them from an archive. Styled as the Leaflet page: the same outline, marker sizes and
+// colours. A click on a cluster zooms to where it splits (its expansion_zoom); a click on a point shows its
+// properties.
+(async () => {
+  "use strict";
+  const status = document.getElementById("status");
+  const tileJSON = await (await fetch("/tiles.json")).json();
+  // The Leaflet page's marker sizes, when the server has points (a server of an archive has no /api).
+  const config = await fetch("/api/config").then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  const sizes = (config && config.markers) || { single: 14, cluster: 26, per_decade: 8 };
+  const layer = tileJSON.vector_layers[0].id;
+  const count = ["coalesce", ["get", "point_count"], 1];
+  // A cluster's diameter grows by per_decade for each tenfold of its count, as on the Leaflet page.
+  const radius = ["case", ["to-boolean", ["get", "cluster"]],
+    ["/", ["+", sizes.cluster, ["*", sizes.per_decade, ["log10", count]]], 2], sizes.single / 2];
+
+  const map = new maplibregl.Map({
+    container: "map",
+    hash: true,
+    maxZoom: tileJSON.maxzoom + 1,
+    style: {
+      version: 8,
+      sources: {
+        outline: { type: "geojson", data: "/basemap.geojson" },
+        clusters: { type: "vector", url: new URL("/tiles.json", location.href).href },
+      },
+      layers: [
+        { id: "sea", type: "background", paint: { "background-color": "#cfe3ef" } },
+        { id: "land", type: "fill", source: "outline", paint: { "fill-color": "#f4f1ea", "fill-outline-color": "#8a9a8c" } },
+        {
+          id: "markers", type: "circle", source: "clusters", "source-layer": layer,
+          paint: {
+            "circle-radius": radius,
+            "circle-color": ["case", ["!", ["to-boolean", ["get", "cluster"]]], "#1f5f99",
+              ["<", count, 100], "#3b8bd0", ["<", count, 1000], "#e0902a", "#d2452f"],
+            "circle-stroke-color": ["case", ["to-boolean", ["get", "cluster"]], "rgba(255,255,255,0.6)", "#fff"],
+            "circle-stroke-width": ["case", ["to-boolean", ["get", "cluster"]], 3, 2],
+          },
+        },
+        {
+          // The counts: images drawn on demand (below), so the page needs no glyph server.
+          id: "counts", type: "symbol", source: "clusters", "source-layer": layer,
+          filter: ["to-boolean", ["get", "cluster"]],
+          layout: {
+            "icon-image": ["concat", "count:", ["to-string", ["get", "point_count_abbreviated"]]],
+            "icon-allow-overlap": true, "icon-ignore-placement": true,
+          },
+        },
+      ],
+    },
+  });
+  map.addControl(new maplibregl.NavigationControl({ showCompass: false }));
+  if (!location.hash && tileJSON.bounds) {
+    map.fitBounds([[tileJSON.bounds[0], tileJSON.bounds[1]], [tileJSON.bounds[2], tileJSON.bounds[3]]],
+      { padding: 20, animate: false });
+  }
+
+  // A count's label, drawn once in white on a transparent square.
+  map.on("styleimagemissing", (event) => {
+    if (!event.id.startsWith("count:")) return;
+    const text = event.id.slice(6);
+    const ratio = window.devicePixelRatio || 1;
+    const side = Math.ceil((text.length * 8 + 8) * ratio);
+    const canvas = document.createElement("canvas");
+    canvas.width = canvas.height = side;
+    const context = canvas.getContext("2d");
+    context.font = `600 ${13 * ratio}px system-ui, -apple-system, "Segoe UI", sans-serif`;
+    context.fillStyle = "#fff";
+    context.textAlign = "center";
+    context.textBaseline = "middle";
+    context.fillText(text, side / 2, side / 2);
+    map.addImage(event.id, context.getImageData(0, 0, side, side), { pixelRatio: ratio });
+  });
+
+  map.on("click", "markers", (event) => {
+    const feature = event.features[0];
+    const properties = feature.properties;
+    if (properties.cluster) {
+      const zoom = Math.min(properties.expansion_zoom ?? map.getZoom() + 2, map.getMaxZoom());
+      map.easeTo({ center: feature.geometry.coordinates, zoom });
+      return;
+    }
+    const rows = Object.entries(properties)
+      .map(([key, value]) => `<tr><td>${escape(key)}</td><td>${escape(value)}</td></tr>`).join("");
+    new maplibregl.Popup().setLngLat(feature.geometry.coordinates)
+      .setHTML(`<table class="popup-table">${rows}</table>`).addTo(map);
+  });
+  map.on("mouseenter", "markers", () => { map.getCanvas().style.cursor = "pointer"; });
+  map.on("mouseleave", "markers", () => { map.getCanvas().style.cursor = ""; });
+
+  // The features drawn in the view, each once (a feature near a tile's edge is in its neighbour's buffer too).
+  function drawn() {
+    const seen = new Map();
+    for (const feature of map.queryRenderedFeatures({ layers: ["markers"] })) {
+      const properties = feature.properties;
+      const key = properties.cluster ? `c${properties.cluster_id}` : `p${properties.id}`;
+      if (!seen.has(key)) seen.set(key, feature);
+    }
+    return [...seen.values()];
+  }
+  map.on("idle", () => {
+    const features = drawn();
+    const points = features.reduce((sum, f) => sum + (f.properties.cluster ? f.properties.point_count : 1), 0);
+    status.innerHTML = `${points.toLocaleString()} points in ${features.length.toLocaleString()} markers · ` +
+      `zoom ${map.getZoom().toFixed(1)}` + (config ? ` · <a href="/#${leafletView()}">Leaflet page</a>` : "");
+  });
+
+  // The view in the Leaflet page's hash: its 256-point tiles make its zoom one more for the same scale.
+  function leafletView() {
+    const center = map.getCenter();
+    return `${Math.round(map.getZoom() + 1)}/${center.lat.toFixed(4)}/${center.lng.toFixed(4)}`;
+  }
+
+  function escape(value) {
+    return String(value).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  }
+
+  // For the browser tests: the map, and the distinct features drawn.
+  window.mapclusterTest = { map, drawn };
+})().catch((error) => {
+  document.getElementById("status").textContent = "could not load the tiles: " + error.message;
+});
