@@ -23,3 +23,122 @@ struct TileReaderTests {
         #expect((zooms.last?["empty"] as? Int ?? 0) > 0)
     }
 }
+
+/// `mapcluster tiles` archives, opened by readers nobody here wrote: the PyPI package `pmtiles`, Python's `sqlite3`,
+/// and `mapbox-vector-tile` for every tile in them (Tests/tools/check_archive.py); and served by `serve --tiles-from`.
+struct ArchiveReaderTests {
+    static func write(_ format: String, maxZoom: Int = 5) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mapcluster-\(UUID().uuidString).\(format)")
+        let run = try CommandLineTests.run("tiles", "-o", url.path, "--max-zoom", String(maxZoom))
+        try #require(run.status == 0, "\(run.error)")
+        #expect(run.output.contains("tiles of zooms 0–\(maxZoom) to \(url.path)"))
+        return url
+    }
+
+    @Test(
+        .enabled(if: WebMapTests.python != nil || ServeAndRenderTests.browserRequired, "needs pmtiles"),
+        arguments: ["pmtiles", "mbtiles"])
+    func anArchiveOpensWithOtherReadersAndEachZoomHoldsEveryPointOnce(format: String) throws {
+        let url = try Self.write(format)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let data = try WebMapTests.runScript("Tests/tools/check_archive.py", [url.path])
+        let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let zooms = try #require(report["zooms"] as? [[String: Any]])
+        #expect(zooms.map { $0["z"] as? Int } == Array(0...5))
+        for zoom in zooms {
+            #expect(zoom["points"] as? Int == 34_006, "zoom \(zoom["z"] ?? "")")
+        }
+        #expect(report["uncompressed_tiles"] == nil, "every tile gzip-compressed")
+        let layers: [[String: Any]]
+        if format == "pmtiles" {
+            #expect(report["version"] as? Int == 3 && report["tile_type"] as? String == "MVT")
+            #expect(report["tile_compression"] as? String == "GZIP" && report["clustered"] as? Bool == true)
+            #expect(report["min_zoom"] as? Int == 0 && report["max_zoom"] as? Int == 5)
+            #expect(report["in_tile_id_order"] as? Bool == true)
+            let bounds = try #require(report["bounds"] as? [Double])
+            #expect(bounds.count == 4 && bounds[0] < -170 && bounds[2] > 170)
+            let metadata = try #require(report["metadata"] as? [String: Any])
+            layers = metadata["vector_layers"] as? [[String: Any]] ?? []
+        } else {
+            let metadata = try #require(report["metadata"] as? [String: String])
+            #expect(metadata["format"] == "pbf" && metadata["minzoom"] == "0" && metadata["maxzoom"] == "5")
+            #expect(metadata["bounds"]?.split(separator: ",").compactMap { Double($0) }.count == 4)
+            #expect(metadata["name"] != nil && metadata["center"] != nil)
+            #expect(report["tiles_columns"] as? [String] == ["zoom_level", "tile_column", "tile_row", "tile_data"])
+            let json = try #require(report["json"] as? [String: Any])
+            layers = json["vector_layers"] as? [[String: Any]] ?? []
+        }
+        #expect(layers.map { $0["id"] as? String } == ["clusters"])
+        let fields = layers.first?["fields"] as? [String: String] ?? [:]
+        for field in ["cluster", "cluster_id", "point_count", "expansion_zoom", "population_sum", "name"] {
+            #expect(fields[field] != nil, "\(field)")
+        }
+    }
+
+    @Test(
+        .enabled(if: WebMapTests.python != nil || ServeAndRenderTests.browserRequired, "needs mapbox-vector-tile"),
+        arguments: ["pmtiles", "mbtiles"])
+    func aServerOfAnArchiveServesEveryPointAtEachZoom(format: String) throws {
+        let url = try Self.write(format)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let server = try ServeAndRenderTests.Server(["--tiles-from", url.path])
+        defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
+        let data = try WebMapTests.runScript("Tests/tools/check_tiles.py", ["http://127.0.0.1:\(server.port)/", "5"])
+        let zooms = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+        #expect(zooms.count == 6)
+        for zoom in zooms {
+            #expect(zoom["points"] as? Int == 34_006, "zoom \(zoom["z"] ?? "")")
+            #expect(zoom["content_types"] as? [String] == ["application/vnd.mapbox-vector-tile"])
+        }
+        #expect((zooms.last?["empty"] as? Int ?? 0) > 0)
+    }
+
+    @Test func anInterruptedRunLeavesNothingUnderEitherName() async throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mapcluster-\(UUID().uuidString).pmtiles")
+        let process = Process()
+        process.executableURL = CommandLineTests.executable
+        // Deep enough to take seconds.
+        process.arguments = ["tiles", "-o", url.path, "--max-zoom", "18"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let partial = url.deletingLastPathComponent().appendingPathComponent(
+            ".\(url.lastPathComponent).\(process.processIdentifier).partial")
+        for _ in 0..<600 where !FileManager.default.fileExists(atPath: partial.path) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        try #require(FileManager.default.fileExists(atPath: partial.path), "the archive is made under a hidden name")
+        try #require(process.isRunning, "still writing when interrupted")
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        #expect(!FileManager.default.fileExists(atPath: partial.path))
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+    }
+
+    @Test func whatCannotBeWrittenOrServedIsAnErrorThatSaysWhy() throws {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("mapcluster-no-such-dir/x.pmtiles")
+        let csv = try CommandLineTests.temporaryFile("id,lat,lon\n1,48.85,2.35\n")
+        for (arguments, message) in [
+            (["tiles", "-o", "clusters.zip"], "--output must end in .pmtiles or .mbtiles"),
+            (
+                ["tiles", "-o", "x.pmtiles", "--min-zoom", "6", "--max-zoom", "2"],
+                "--min-zoom 6 is deeper than --max-zoom 2"
+            ),
+            (["tiles", "-o", "x.pmtiles", "--max-zoom", "24"], "--max-zoom must be within 0...23"),
+            (["tiles", "-o", missing.path], "cannot write in"),
+            (["serve", "--tiles-from", "/nonexistent/x.pmtiles", "--port", "0"], "cannot be read"),
+            (["serve", "--tiles-from", csv, "--port", "0"], "not a PMTiles or MBTiles archive"),
+            (["serve", "--tiles-from", "x.pmtiles", csv], "give it without point files"),
+        ] {
+            let run = try CommandLineTests.run(CommandLineTests.executable, arguments)
+            #expect(run.status != 0, "\(arguments)")
+            #expect(run.error.contains(message), "\(arguments): \(run.error)")
+        }
+        #expect(
+            !FileManager.default.fileExists(atPath: "clusters.zip")
+                && !FileManager.default.fileExists(atPath: "x.pmtiles"))
+    }
+}

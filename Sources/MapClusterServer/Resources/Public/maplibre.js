@@ -81,7 +81,7 @@
       map.easeTo({ center: feature.geometry.coordinates, zoom });
       return;
     }
-    const rows = Object.entries(properties)
+    const rows = Object.entries({ id: feature.id, ...properties })
       .map(([key, value]) => `<tr><td>${escape(key)}</td><td>${escape(value)}</td></tr>`).join("");
     new maplibregl.Popup().setLngLat(feature.geometry.coordinates)
       .setHTML(`<table class="popup-table">${rows}</table>`).addTo(map);
@@ -94,7 +94,8 @@
     const seen = new Map();
     for (const feature of map.queryRenderedFeatures({ layers: ["markers"] })) {
       const properties = feature.properties;
-      const key = properties.cluster ? `c${properties.cluster_id}` : `p${properties.id}`;
+      // A single point's id is the feature's id when it is a whole number, else its `id` property.
+      const key = properties.cluster ? `c${properties.cluster_id}` : `p${feature.id ?? properties.id}`;
       if (!seen.has(key)) seen.set(key, feature);
     }
     return [...seen.values()];

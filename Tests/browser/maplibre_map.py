@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Drives the MapLibre page (/maplibre.html) of a running `mapcluster serve` in headless Chromium with WebGL, and
+reports what MapLibre drew, as JSON.
+
+    maplibre_map.py URL views       for each view (a tile zoom and the tile corner it is centred on), the distinct
+                                    features MapLibre rendered, each with its count and where it is on the screen
+    maplibre_map.py URL click       clicks the largest cluster in a view: the zoom it asked for and the zoom reached
+
+The page is 1024 × 1024 pixels, so that at a whole zoom centred on a tile corner it shows exactly 2 × 2 tiles. The
+Swift test (Tests/mapclusterTests/MapLibreTests.swift) checks the report. WebGL runs on SwiftShader
+(`--use-angle=swiftshader --enable-unsafe-swiftshader`). Needs `pip install playwright`; MapLibre GL JS comes from
+the server (the `maplibre` Python package's copy, or the CDN).
+"""
+
+import json
+import math
+import os
+import sys
+
+from playwright.sync_api import sync_playwright
+
+CHROMIUM = os.environ.get("MAPCLUSTER_CHROMIUM", "/usr/bin/chromium")
+SIDE = 1024
+# Tile zoom, and the tile corner (column, row) the view is centred on.
+VIEWS = [(1, 1, 1), (2, 2, 1), (3, 4, 3), (5, 16, 11), (7, 65, 44), (9, 260, 176)]
+
+
+def corner(z, x, y):
+    """The longitude and latitude of a tile corner."""
+    n = 2 ** z
+    return x / n * 360 - 180, math.degrees(math.atan(math.sinh(math.pi * (1 - 2 * y / n))))
+
+
+def idle(page):
+    """Waits until MapLibre has loaded every tile in view and drawn them."""
+    page.wait_for_function("() => window.mapclusterTest && window.mapclusterTest.map.loaded()"
+                           " && window.mapclusterTest.map.areTilesLoaded()", timeout=60000)
+    page.evaluate("() => new Promise((done) => { const m = window.mapclusterTest.map;"
+                  " if (!m.isMoving() && m.loaded()) { m.once('idle', done); m.triggerRepaint(); } else m.once('idle', done); })")
+
+
+def rendered(page):
+    return page.evaluate("""() => {
+        const t = window.mapclusterTest;
+        return t.drawn().map((f) => {
+            const [lon, lat] = f.geometry.coordinates;
+            const p = t.map.project([lon, lat]);
+            return { cluster: !!f.properties.cluster, count: f.properties.point_count || 1,
+                     id: f.properties.cluster_id || String(f.id ?? f.properties.id), x: p.x, y: p.y,
+                     expansion_zoom: f.properties.expansion_zoom ?? null };
+        });
+    }""")
+
+
+def jump(page, z, lon, lat):
+    page.evaluate("([z, lon, lat]) => window.mapclusterTest.map.jumpTo({ zoom: z, center: [lon, lat] })", [z, lon, lat])
+    idle(page)
+
+
+def views(page, url):
+    page.goto(url + "maplibre.html")
+    idle(page)
+    report = []
+    for z, x, y in VIEWS:
+        lon, lat = corner(z, x, y)
+        jump(page, z, lon, lat)
+        bounds = page.evaluate("() => window.mapclusterTest.map.getBounds().toArray()")
+        report.append({"z": z, "corner": [x, y], "zoom": page.evaluate("() => window.mapclusterTest.map.getZoom()"),
+                       "bounds": bounds, "features": rendered(page),
+                       "canvas": page.evaluate("() => { const c = window.mapclusterTest.map.getCanvas();"
+                                               " return [c.clientWidth, c.clientHeight]; }")})
+    screenshots = os.environ.get("MAPCLUSTER_SCREENSHOTS")
+    if screenshots:
+        jump(page, 3, 10, 48)
+        page.screenshot(path=os.path.join(screenshots, "maplibre-europe.png"))
+    return report
+
+
+def click(page, url):
+    page.goto(url + "maplibre.html")
+    idle(page)
+    lon, lat = corner(3, 4, 3)
+    jump(page, 3, lon, lat)
+    features = [f for f in rendered(page) if f["cluster"] and 0 <= f["x"] < SIDE and 0 <= f["y"] < SIDE]
+    target = max(features, key=lambda f: f["count"])
+    page.mouse.click(target["x"], target["y"])
+    page.wait_for_function(f"() => Math.abs(window.mapclusterTest.map.getZoom() - 3) > 0.01", timeout=30000)
+    idle(page)
+    return {"clicked": target, "zoom": page.evaluate("() => window.mapclusterTest.map.getZoom()"),
+            "center": page.evaluate("() => window.mapclusterTest.map.getCenter().toArray()"),
+            "features": rendered(page)}
+
+
+def main():
+    url, command = sys.argv[1], sys.argv[2]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--hide-scrollbars"])
+        page = browser.new_page(viewport={"width": SIDE, "height": SIDE})
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+
+        def console(message):
+            # A server of an archive has no /api/config: the page asks, and gets the 404 it expects.
+            if message.type == "error" and not message.location.get("url", "").endswith("/api/config"):
+                errors.append(f"{message.text} ({message.location.get('url', '')})")
+        page.on("console", console)
+        if command == "views":
+            result = views(page, url)
+        elif command == "click":
+            result = click(page, url)
+        else:
+            raise SystemExit(f"unknown command {command}")
+        browser.close()
+    json.dump({"result": result, "errors": errors}, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
