@@ -5,8 +5,11 @@ it holds, as JSON.
     check_archive.py FILE.pmtiles     read with the PyPI package `pmtiles` (header, metadata, every tile)
     check_archive.py FILE.mbtiles     read with Python's sqlite3 (the metadata and tiles tables, as MBTiles 1.3 has them)
     check_archive.py FILE --tippecanoe-points
-                                      tippecanoe's clusters count their points in `point_count` too, but its single
-                                      points carry no `cluster` property: the report counts them the same way
+                                      tippecanoe's clusters count their points in `point_count` too, but carry no
+                                      `cluster` property: the report counts any feature without one as one point
+    check_archive.py FILE --max-zoom N
+                                      decodes the tiles of zooms 0..N only (the deep zooms of a large pyramid hold
+                                      millions of tiles)
 
 Every tile is decoded with `mapbox-vector-tile`. The report: the header or metadata, and for each zoom the tiles, the
 features, and the points that the features inside each tile's extent stand for (a cluster's `point_count`, 1 for a
@@ -23,7 +26,7 @@ import sys
 import mapbox_vector_tile
 
 
-def pmtiles_tiles(path):
+def pmtiles_tiles(path, deepest=None):
     from pmtiles.reader import MmapSource, Reader, all_tiles
     from pmtiles.tile import Compression, TileType, zxy_to_tileid
 
@@ -47,6 +50,8 @@ def pmtiles_tiles(path):
         }
         tiles = []
         for (z, x, y), data in all_tiles(source):
+            if deepest is not None and z > deepest:
+                continue
             # The reader's own tile ids, against which the archive's order is checked.
             tiles.append((z, x, y, data, zxy_to_tileid(z, x, y)))
             # And its lookup by z/x/y, which walks the directories the other way.
@@ -72,11 +77,14 @@ def mbtiles_tiles(path):
 def main():
     path = sys.argv[1]
     tippecanoe = "--tippecanoe-points" in sys.argv[2:]
-    summary, tiles = pmtiles_tiles(path) if path.endswith(".pmtiles") else mbtiles_tiles(path)
+    deepest = int(sys.argv[sys.argv.index("--max-zoom") + 1]) if "--max-zoom" in sys.argv else None
+    summary, tiles = pmtiles_tiles(path, deepest) if path.endswith(".pmtiles") else mbtiles_tiles(path)
     zooms = collections.defaultdict(lambda: {"tiles": 0, "features": 0, "points": 0, "bytes": 0})
     ids = [tile[4] for tile in tiles]
     summary["in_tile_id_order"] = None if None in ids else ids == sorted(ids)
     for z, x, y, data, _ in tiles:
+        if deepest is not None and z > deepest:
+            continue
         zoom = zooms[z]
         zoom["tiles"] += 1
         zoom["bytes"] += len(data)
