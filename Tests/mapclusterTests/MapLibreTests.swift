@@ -31,7 +31,8 @@ struct MapLibreTests {
     /// Runs the script against a server; page errors fail the test.
     static func drive(_ server: ServeAndRenderTests.Server, _ command: String) throws -> Any {
         try #require(ServeAndRenderTests.chromium != nil, "MAPCLUSTER_REQUIRE_BROWSER=1, but Chromium is not installed")
-        let data = try WebMapTests.runScript("Tests/browser/maplibre_map.py", ["http://127.0.0.1:\(server.port)/", command])
+        let data = try WebMapTests.runScript(
+            "Tests/browser/maplibre_map.py", ["http://127.0.0.1:\(server.port)/", command])
         let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect((report["errors"] as? [String])?.isEmpty == true, "errors on the page: \(report["errors"] ?? "")")
         return report["result"] as Any
@@ -64,7 +65,9 @@ struct MapLibreTests {
             let drawn = features.filter(\.isOnPage).reduce(0) { $0 + $1.count }
             let expected = citiesAround(z: z, x: corner[0], y: corner[1], in: points)
             #expect(expected > 100, "zoom \(z): a view with cities in it")
-            #expect(drawn == expected, "zoom \(z) around \(corner): MapLibre drew \(drawn) points, the tiles hold \(expected)")
+            #expect(
+                drawn == expected,
+                "zoom \(z) around \(corner): MapLibre drew \(drawn) points, the tiles hold \(expected)")
         }
     }
 
