@@ -185,9 +185,7 @@ public struct ClusterService: Sendable {
 
     /// TileJSON 3.0 for the tiles at `baseURL` (the server's scheme, host and port).
     public func tileJSON(baseURL: String) -> TileJSONAnswer {
-        // A box across the antimeridian is the whole width of the world, for readers that take west < east only.
-        let bounds =
-            self.bounds.map { $0[0] <= $0[2] ? $0 : [-180, $0[1], 180, $0[3]] } ?? [-180, -85.0511, 180, 85.0511]
+        let bounds = self.bounds.map(TileArchiveMetadata.westToEast) ?? [-180, -85.0511, 180, 85.0511]
         return TileJSONAnswer(
             tiles: ["\(baseURL)/tiles/{z}/{x}/{y}.mvt"], minZoom: 0, maxZoom: TileAddress.maximumZoom, bounds: bounds,
             layers: [

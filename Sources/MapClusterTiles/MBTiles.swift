@@ -44,8 +44,7 @@ final class MBTilesWriter: TileArchiveWriter {
             ("json", String(decoding: metadata.json, as: UTF8.self)),
         ]
         if let bounds = metadata.bounds {
-            // MBTiles bounds run west to east: across the antimeridian, the whole width.
-            let box = bounds[2] < bounds[0] ? [-180, bounds[1], 180, bounds[3]] : bounds
+            let box = TileArchiveMetadata.westToEast(bounds)
             rows.append(("bounds", box.map { String($0) }.joined(separator: ",")))
         }
         do {

@@ -295,8 +295,7 @@ final class PMTilesWriter: TileArchiveWriter {
         header.minimumZoom = UInt8(metadata.minimumZoom)
         header.maximumZoom = UInt8(metadata.maximumZoom)
         if let bounds = metadata.bounds {
-            // An archive's bounds run west to east: across the antimeridian, the whole width.
-            header.bounds = bounds[2] < bounds[0] ? [-180, bounds[1], 180, bounds[3]] : bounds
+            header.bounds = TileArchiveMetadata.westToEast(bounds)
         }
         let center = metadata.center
         header.center = (center.longitude, center.latitude)

@@ -77,6 +77,12 @@ public struct TileArchiveMetadata: Sendable, Equatable {
         self.layers = layers
     }
 
+    /// `bounds` (west, south, east, north) as readers that take west < east want them: a box across the antimeridian
+    /// (east below west) becomes the whole width of the world.
+    public static func westToEast(_ bounds: [Double]) -> [Double] {
+        bounds[2] < bounds[0] ? [-180, bounds[1], 180, bounds[3]] : bounds
+    }
+
     /// A middle of the bounds and a zoom to open at, as longitude, latitude and zoom.
     var center: (longitude: Double, latitude: Double, zoom: Int) {
         guard let bounds, bounds.count == 4 else { return (0, 0, minimumZoom) }
