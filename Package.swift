@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "MapClusterManager", targets: ["MapClusterManager"]),
         .library(name: "MapClusterIO", targets: ["MapClusterIO"]),
         .library(name: "MapClusterTiles", targets: ["MapClusterTiles"]),
+        .library(name: "MapClusterLive", targets: ["MapClusterLive"]),
+        .library(name: "MapClusterStore", targets: ["MapClusterStore"]),
         .library(name: "MapClusterServer", targets: ["MapClusterServer"]),
         .library(name: "MapClusterMapKit", targets: ["MapClusterMapKit"]),
         .executable(name: "mapcluster", targets: ["mapcluster"]),
@@ -27,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
     ],
     targets: [
         // The engine: geometry, the aggregate index and grid clustering; clusters as plain values. The standard
@@ -47,6 +50,22 @@ let package = Package(
         // decisions live in MapClusterManager's MarkerTransitionController, where Linux tests reach them.
         .target(
             name: "MapClusterMapKit", dependencies: ["MapCluster", "MapClusterManager"], swiftSettings: strictSettings),
+        // Live points: the index that edits change while readers query it, the writer that commits edits to a store
+        // before applying them, and the store's protocol (with one in memory). No dependency, so the thread-sanitized
+        // suite builds it.
+        .target(
+            name: "MapClusterLive", dependencies: ["MapCluster", "MapClusterManager", "MapClusterIO"],
+            swiftSettings: strictSettings),
+        // Durable stores of live points: SQLite through GRDB (one server), PostgreSQL through postgres-nio (several).
+        .target(
+            name: "MapClusterStore",
+            dependencies: [
+                "MapClusterLive", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // Clusters as Mapbox Vector Tiles, live or written once to PMTiles and MBTiles archives (and read back). The
         // protobuf code is generated from vector_tile.proto once and committed (scripts/generate-protobuf.sh): builds
         // need the SwiftProtobuf library, never its plugin. MBTiles is SQLite, through GRDB.
@@ -67,6 +86,7 @@ let package = Package(
                 "MapClusterIO",
                 "MapClusterManager",
                 "MapClusterTiles",
+                "MapClusterLive",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CompressNIO", package: "compress-nio"),
@@ -83,6 +103,8 @@ let package = Package(
                 "MapClusterManager",
                 "MapClusterServer",
                 "MapClusterTiles",
+                "MapClusterLive",
+                "MapClusterStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -96,6 +118,10 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "MapClusterManagerTests", dependencies: ["MapCluster", "MapClusterManager", "MapClusterTestSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "MapClusterLiveTests",
+            dependencies: ["MapCluster", "MapClusterManager", "MapClusterIO", "MapClusterLive"],
             swiftSettings: strictSettings),
         .testTarget(
             name: "MapClusterIOTests",
@@ -128,6 +154,7 @@ let package = Package(
 if Context.environment["MAPCLUSTER_ENGINE_ONLY"] == "1" {
     let kept: Set = [
         "MapCluster", "MapClusterManager", "MapClusterTestSupport", "MapClusterTests", "MapClusterManagerTests",
+        "MapClusterIO", "MapClusterLive", "MapClusterLiveTests",
     ]
     package.dependencies = []
     package.products = package.products.filter { kept.contains($0.name) }

@@ -52,27 +52,94 @@ public struct ClusterGeoJSON: Sendable {
     /// marker is one cluster feature whose id names its parts (see ``text(of:)``), whose count and aggregates are
     /// theirs together, and whose expansion zoom is the one at which they stand apart.
     public func featureCollection(_ snapshot: ClusterSnapshot<Int>) -> String {
-        let markers = snapshot.markers
-        let aggregates = index.aggregates(of: markers.flatMap(\.clusters), options: snapshot.options)
         var json = JSONText()
-        json.raw(#"{"type":"FeatureCollection","features":["#)
+        json.raw(#"{"type":"FeatureCollection","features":"#)
+        features(of: snapshot.markers, in: snapshot, into: &json)
+        json.raw("}")
+        return json.text
+    }
+
+    /// The changes of a followed viewport from one version of the points to the next, as JSON text: `version`;
+    /// `insertions`, each a marker's `feature` and the `splitFrom` position of the marker it comes out of (`null` for
+    /// none); `removals`, each a marker's feature `id`, whether it was a `cluster`, and the `mergesInto` position of
+    /// the marker it goes into; and `updates`, the features of markers kept with new members or a new position.
+    ///
+    /// - Parameters:
+    ///   - update: What a ``MapClusterManager/ClusterFollower`` found.
+    ///   - version: The version of the points it shows.
+    ///   - previous: The writer of the version before, whose points the removed markers name.
+    /// - Returns: The JSON text.
+    public func changes(_ update: ClusterUpdate<Int>, version: Int, previous: ClusterGeoJSON) -> String {
+        let changes = update.changes
+        var json = JSONText()
+        json.raw(#"{"version":"#)
+        json.raw(String(version))
+        json.raw(#","insertions":"#)
+        features(of: changes.insertions.map(\.marker), in: update.snapshot, into: &json) { position, json in
+            json.raw(#","splitFrom":"#)
+            Self.position(changes.insertions[position].splitFrom, into: &json)
+        }
+        json.raw(#","removals":["#)
+        for (offset, removal) in changes.removals.enumerated() {
+            if offset > 0 { json.raw(",") }
+            json.raw(#"{"id":"#)
+            if let record = removal.marker.element {
+                let point = previous.points.records[record]
+                if point.idKind == .number { json.raw(point.id) } else { json.string(point.id) }
+                json.raw(#","cluster":false"#)
+            } else {
+                json.string(Self.text(of: removal.marker.id))
+                json.raw(#","cluster":true"#)
+            }
+            json.raw(#","mergesInto":"#)
+            Self.position(removal.mergesInto, into: &json)
+            json.raw("}")
+        }
+        json.raw(#"],"updates":"#)
+        features(of: changes.updates.map(\.new), in: update.snapshot, into: &json)
+        json.raw("}")
+        return json.text
+    }
+
+    /// `[longitude,latitude]`, or `null`.
+    private static func position(_ coordinate: Coordinate?, into json: inout JSONText) {
+        guard let coordinate else { return json.raw("null") }
+        json.raw("[")
+        json.number(coordinate.longitude)
+        json.raw(",")
+        json.number(coordinate.latitude)
+        json.raw("]")
+    }
+
+    /// An array of the features of markers of a snapshot; with `wrap` adding members beside each feature (the
+    /// feature then goes in a `feature` member of an object of its own).
+    private func features(
+        of markers: [ClusterMarker<Int>], in snapshot: ClusterSnapshot<Int>, into json: inout JSONText,
+        wrap: ((Int, inout JSONText) -> Void)? = nil
+    ) {
+        let aggregates = index.aggregates(of: markers.flatMap(\.clusters), options: snapshot.options)
+        json.raw("[")
         var part = 0
         for (offset, marker) in markers.enumerated() {
             if offset > 0 { json.raw(",") }
+            if wrap != nil { json.raw(#"{"feature":"#) }
             let parts = aggregates.map { $0[part..<(part + marker.clusters.count)] }
             part += marker.clusters.count
             if let record = marker.element {
                 pointFeature(record, at: marker.coordinate, into: &json)
-                continue
+            } else {
+                clusterFeature(
+                    id: Self.text(of: marker.id), at: marker.coordinate, count: marker.count,
+                    expansionZoom: snapshot.expansionZoom(of: marker),
+                    aggregates: parts.flatMap(ClusterAggregates.combined),
+                    into: &json)
             }
-            clusterFeature(
-                id: Self.text(of: marker.id), at: marker.coordinate, count: marker.count,
-                expansionZoom: snapshot.expansionZoom(of: marker),
-                aggregates: parts.flatMap(ClusterAggregates.combined),
-                into: &json)
+            if let wrap {
+                wrap(offset, &json)
+                json.raw("}")
+            }
         }
-        json.raw("]}")
-        return json.text
+        json.raw("]")
     }
 
     func feature(_ cluster: Cluster<Int>, aggregates: ClusterAggregates?, into json: inout JSONText) {

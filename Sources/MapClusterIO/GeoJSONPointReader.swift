@@ -30,6 +30,50 @@ public struct GeoJSONPointReader: Sendable {
         try PointFileBytes.parse(data) { bytes throws(PointFileError) in try read(bytes, file: file) }
     }
 
+    /// Reads the points of one edit sent to a live server: a GeoJSON Feature or a FeatureCollection, every feature a
+    /// Point with an id (its `id` member, or an `id` property); `source` names the bytes in errors.
+    ///
+    /// All or nothing, as a file is read, and stricter: a feature that is not a Point, or has no id, is an error
+    /// naming it (`features[3]`), not a point skipped or numbered.
+    public func readEdit(_ data: Data, source: String) throws(PointFileError) -> PointSet {
+        try PointFileBytes.parse(data) { bytes throws(PointFileError) in
+            var stream = JSONStream(bytes: bytes)
+            let document: PropertyValue
+            do throws(JSONStream.Failure) {
+                document = try stream.value()
+                try stream.end()
+            } catch {
+                throw PointFileError(file: source, line: error.line, message: "is not valid JSON (\(error.message))")
+            }
+            var collector = FeatureCollector(file: source)
+            guard case .object(let members) = document else {
+                throw PointFileError(file: source, message: "is not a GeoJSON Feature or FeatureCollection")
+            }
+            switch members["type"] {
+            case .string("Feature"):
+                try collector.add(document, index: 0)
+            case .string("FeatureCollection"):
+                guard case .array(let features) = members["features"] else {
+                    throw PointFileError(file: source, field: "features", message: "is missing or not an array")
+                }
+                for (index, feature) in features.enumerated() { try collector.add(feature, index: index) }
+            default:
+                throw PointFileError(
+                    file: source, field: "type", message: "is not \"Feature\" or \"FeatureCollection\"")
+            }
+            if let skipped = collector.skipped.first {
+                throw PointFileError(
+                    file: skipped.file, feature: skipped.feature, field: skipped.field,
+                    message: skipped.message.replacingOccurrences(of: ": not clustered", with: ": a Point is needed"))
+            }
+            let points = collector.pointSet()
+            if let unnamed = points.records.first(where: { $0.idKind == .generated }) {
+                throw unnamed.origin.error(field: "id", "is missing: every point sent needs an id")
+            }
+            return points
+        }
+    }
+
     private func read(_ bytes: UnsafeBufferPointer<UInt8>, file: String) throws(PointFileError) -> PointSet {
         var collector = FeatureCollector(file: file)
         var type: PropertyValue?

@@ -102,6 +102,12 @@ struct JSONStream {
         try value(depth: 0)
     }
 
+    /// Checks that nothing but whitespace follows.
+    mutating func end() throws(Failure) {
+        skipWhitespace()
+        guard position == bytes.count else { throw failure("unexpected text after the JSON value") }
+    }
+
     /// Passes over one value.
     mutating func skip() throws(Failure) {
         _ = try value(depth: 0)

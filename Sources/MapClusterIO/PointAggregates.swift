@@ -95,7 +95,7 @@ extension PointSet {
             var weights: [Double] = []
             weights.reserveCapacity(records.count)
             for record in records {
-                switch record.properties[position] {
+                switch record.property(at: position) {
                 case .number(let weight) where weight.isFinite && weight >= 0: weights.append(weight)
                 case .number(let weight):
                     throw record.origin.error(field: column, "weight \(weight.shortestText) is negative")
@@ -112,7 +112,7 @@ extension PointSet {
             var ofRecord: [String?] = []
             ofRecord.reserveCapacity(records.count)
             for record in records {
-                let value = record.properties[position]
+                let value = record.property(at: position)
                 let name: String? = value == .null || value == .string("") ? nil : value.description
                 if let name, names.insert(name).inserted, names.count > AggregateSchema.maximumCategoryCount {
                     throw record.origin.error(
@@ -130,7 +130,7 @@ extension PointSet {
             var numbers: [Double?] = []
             numbers.reserveCapacity(records.count)
             for record in records {
-                switch record.properties[position] {
+                switch record.property(at: position) {
                 case .number(let number): numbers.append(number)
                 case .null: numbers.append(nil)
                 case let other:
@@ -168,5 +168,68 @@ extension PointSet {
             if seen.count == 3 { break }
         }
         return seen.joined(separator: ", ")
+    }
+}
+
+extension PointAggregation {
+    /// The aggregate values of one record whose properties follow `propertyNames`, checked as building an index
+    /// checks a file's (a weight is a number that isn't negative, a reduced value a number), and its category one of
+    /// `schema`'s: what a live server adds to its index for a point it is sent.
+    ///
+    /// - Throws: ``PointFileError`` naming the record's origin and the field.
+    public func values(of record: PointRecord, propertyNames: [String], schema: AggregateSchema)
+        throws(PointFileError) -> ElementValues
+    {
+        func value(_ column: String) -> PropertyValue {
+            propertyNames.firstIndex(of: column).map { record.property(at: $0) } ?? .null
+        }
+        var values = ElementValues()
+        if let column = weight {
+            switch value(column) {
+            case .number(let weight) where weight.isFinite && weight >= 0: values.weight = weight
+            case .number(let weight):
+                throw record.origin.error(field: column, "weight \(weight.shortestText) is negative or not finite")
+            case .null: values.weight = 1
+            case let other: throw record.origin.error(field: column, "weight '\(other)' is not a number")
+            }
+        }
+        if let column = category {
+            let text = value(column)
+            let name: String? = text == .null || text == .string("") ? nil : text.description
+            if let name, !schema.categories.contains(name) {
+                throw record.origin.error(
+                    field: column,
+                    "unknown category '\(name)': the categories are those of the points the server started with ("
+                        + schema.categories.joined(separator: ", ") + ")")
+            }
+            values.category = name
+        }
+        for reduction in reductions {
+            let number: Double?
+            switch value(reduction.column) {
+            case .number(let value) where value.isFinite: number = value
+            case .null: number = nil
+            case let other:
+                throw record.origin.error(
+                    field: reduction.column, "'\(other)' is not a number, and \(reduction) needs one")
+            }
+            switch reduction.operation {
+            case .sum: values.reductions.append(Sum(number))
+            case .min: values.reductions.append(Minimum(number))
+            case .max: values.reductions.append(Maximum(number))
+            case .mean: values.reductions.append(Mean(number))
+            }
+        }
+        return values
+    }
+}
+
+extension PointSet {
+    /// Checks every record's values for an aggregation, as building the index does, without building it.
+    ///
+    /// - Throws: ``PointFileError`` naming the first bad value.
+    package func aggregateValuesIfAny(_ aggregation: PointAggregation) throws(PointFileError) {
+        guard !aggregation.isEmpty else { return }
+        _ = try aggregateValues(aggregation)
     }
 }

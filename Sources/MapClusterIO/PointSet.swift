@@ -5,19 +5,24 @@ public struct PointSet: Sendable {
     /// The names of the property columns, in file order.
     public var propertyNames: [String]
     /// The points, in file order.
-    public var records: [PointRecord]
+    public var records: RecordTable
     /// What was left out of the file and why, such as GeoJSON features that are not Points.
     public var skipped: [PointFileError] = []
 
     /// Makes a point set.
     public init(propertyNames: [String], records: [PointRecord]) {
+        self.init(propertyNames: propertyNames, records: RecordTable(records))
+    }
+
+    /// Makes a point set of a table of records.
+    public init(propertyNames: [String], records: RecordTable) {
         self.propertyNames = propertyNames
         self.records = records
     }
 
     /// A property of a record by column name, or `nil` if there is no such column.
     public func property(_ name: String, of record: PointRecord) -> PropertyValue? {
-        propertyNames.firstIndex(of: name).map { record.properties[$0] }
+        propertyNames.firstIndex(of: name).map { record.property(at: $0) }
     }
 
     /// An index of the records, each element its record's position in ``records``: what ``ClusterGeoJSON`` writes
@@ -109,6 +114,12 @@ public struct PointRecord: Sendable, Hashable {
 }
 
 extension PointRecord {
+    /// The value of the property column at `position`: `null` past the record's last value (a live server's records
+    /// keep the columns there were when they were written, and columns are only ever added).
+    public func property(at position: Int) -> PropertyValue {
+        position < properties.count ? properties[position] : .null
+    }
+
     /// The id with its kind, for telling ids apart: the number 12 and the text "12" are two ids.
     package var uniqueKey: String { (idKind == .number ? "n" : "t") + id }
 }

@@ -76,3 +76,24 @@ extension PropertyValue: ExpressibleByStringLiteral, ExpressibleByFloatLiteral, 
     /// A boolean value.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 }
+
+extension PropertyValue {
+    /// The value of a JSON text, or `nil` if the text is not one JSON value.
+    package init?(jsonText text: String) {
+        var text = text
+        let value = text.withUTF8 { bytes -> PropertyValue? in
+            var stream = JSONStream(bytes: bytes)
+            guard let value = try? stream.value(), (try? stream.end()) != nil else { return nil }
+            return value
+        }
+        guard let value else { return nil }
+        self = value
+    }
+
+    /// The value as JSON text (object members sorted by name).
+    package var jsonText: String {
+        var json = JSONText()
+        json.value(self)
+        return json.text
+    }
+}

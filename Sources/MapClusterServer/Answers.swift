@@ -96,9 +96,11 @@ public struct ConfigurationAnswer: ResponseEncodable, Sendable {
     public let bounds: [Double]?
     /// The highest zoom the page lets a user reach.
     public let maxZoom: Int
+    /// Whether the points change while the server runs, and `/api/changes` streams how.
+    public var live = false
 
     enum CodingKeys: String, CodingKey {
-        case tiles, points, categories, reductions, markers, bounds
+        case tiles, points, categories, reductions, markers, bounds, live
         case categoryColumn = "category_column"
         case nameColumn = "name_column"
         case maxZoom = "max_zoom"
@@ -116,6 +118,7 @@ public struct ConfigurationAnswer: ResponseEncodable, Sendable {
         try container.encode(markers, forKey: .markers)
         try container.encode(bounds, forKey: .bounds)
         try container.encode(maxZoom, forKey: .maxZoom)
+        try container.encode(live, forKey: .live)
     }
 }
 

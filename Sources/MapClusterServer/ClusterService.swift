@@ -75,7 +75,19 @@ public struct ClusterService: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         let index = try points.indexByRecord(aggregating: aggregation)
-        buildTime = clock.now - start
+        self.init(
+            points: points, index: index, buildTime: clock.now - start, aggregation: aggregation, tileURL: tileURL,
+            nameColumn: nameColumn, clustering: clustering, markerDiameters: markerDiameters)
+    }
+
+    /// Serves points indexed already (a live server's): `index` holds the positions of `points`' records, with the
+    /// values `aggregation` asks for.
+    public init(
+        points: PointSet, index: ClusterIndex<Int>, buildTime: Duration, aggregation: PointAggregation,
+        tileURL: String? = nil, nameColumn: String? = nil, clustering: ClusterOptions<Int> = defaultClustering,
+        markerDiameters: MarkerDiameters = defaultMarkerDiameters
+    ) {
+        self.buildTime = buildTime
         self.points = points
         self.index = index
         self.tileURL = tileURL
@@ -87,6 +99,21 @@ public struct ClusterService: Sendable {
         layout.overlap = .mergeCircles(markerDiameters)
         self.layout = layout
         bounds = Self.boundingBox(of: points.records.lazy.map(\.coordinate))
+        writer = ClusterGeoJSON(points: points, index: index, options: layout.clustering)
+        tiles = ClusterTiles(points: points, index: index, options: layout.clustering)
+    }
+
+    /// The service of another version of the same kind of points (a live server's): `base`'s options, these points.
+    init(_ base: ClusterService, points: PointSet, index: ClusterIndex<Int>) {
+        self.points = points
+        self.index = index
+        buildTime = base.buildTime
+        tileURL = base.tileURL
+        aggregation = base.aggregation
+        layout = base.layout
+        nameColumn = base.nameColumn
+        markerDiameters = base.markerDiameters
+        bounds = base.bounds
         writer = ClusterGeoJSON(points: points, index: index, options: layout.clustering)
         tiles = ClusterTiles(points: points, index: index, options: layout.clustering)
     }
@@ -127,6 +154,14 @@ public struct ClusterService: Sendable {
     /// their clusters (with ids of their own).
     public func clusters(bbox: String?, zoom: String?, categories: String? = nil) throws(RequestError) -> GeoJSONAnswer
     {
+        let (rect, zoom, categories) = try view(bbox: bbox, zoom: zoom, categories: categories)
+        return GeoJSONAnswer(text: featureCollection(in: rect, zoom: zoom, categories: categories))
+    }
+
+    /// The area, zoom and categories of a request for clusters, each checked.
+    func view(bbox: String?, zoom: String?, categories: String?) throws(RequestError) -> (
+        rect: MapRect, zoom: Double, categories: Set<String>?
+    ) {
         let zoom = try Self.zoom(zoom)
         let categories = try self.categories(categories)
         guard let bbox else { throw RequestError(.badRequest, "bbox is missing (bbox=west,south,east,north)") }
@@ -143,7 +178,7 @@ public struct ClusterService: Sendable {
                 "bbox is \(Int(size.width)) × \(Int(size.height)) points at zoom \(zoom); at most "
                     + "\(Int(Self.maximumViewSide)) a side: zoom out or ask for a smaller bbox")
         }
-        return GeoJSONAnswer(text: featureCollection(in: rect, zoom: zoom, categories: categories))
+        return (rect, zoom, categories)
     }
 
     /// The markers of an area at a zoom, as a GeoJSON FeatureCollection, without the API's limit on the size of the
@@ -205,10 +240,17 @@ public struct ClusterService: Sendable {
     /// What the page needs to know: the tile URL, if any, the categories and reductions clusters carry, the marker
     /// sizes the answers keep apart, and where the points are.
     public func configuration() -> ConfigurationAnswer {
+        configuration(bounds: bounds, live: false)
+    }
+
+    /// What the page needs to know, with the box around the points given, and whether the points change (and
+    /// `/api/changes` tells how).
+    func configuration(bounds: [Double]?, live: Bool) -> ConfigurationAnswer {
         ConfigurationAnswer(
             tiles: tileURL, points: index.count, categories: index.schema?.categories ?? [],
             reductions: index.schema?.reductions.map(\.name) ?? [], categoryColumn: aggregation.category,
-            nameColumn: nameColumn, markers: markerDiameters, bounds: bounds, maxZoom: Self.pageMaximumZoom)
+            nameColumn: nameColumn, markers: markerDiameters, bounds: bounds, maxZoom: Self.pageMaximumZoom,
+            live: live)
     }
 
     // MARK: - Checking input

@@ -38,10 +38,14 @@ struct RequestErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > MapClusterServer.maximumBodySize
-        {
+        // An edit's points can be many; no other request has a use for a body.
+        let isEdit = request.method == .post && request.uri.path.hasPrefix("/api/points")
+        let maximum = isEdit ? LiveService.maximumEditSize : MapClusterServer.maximumBodySize
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maximum {
             throw RequestError(
-                .contentTooLarge, "the request body is \(length) bytes; at most \(MapClusterServer.maximumBodySize)")
+                .contentTooLarge,
+                "the request body is \(length) bytes; at most \(maximum)"
+                    + (isEdit ? ": send the points in smaller batches" : ""))
         }
         do {
             return try await next(request, context)

@@ -24,36 +24,88 @@ public enum MapClusterServer {
     /// Answers are gzip-compressed for a client that accepts it.
     ///
     /// - Throws: An error if the page's bundled files can't be read.
+    ///
+    /// With `live`, the points are its current ones, and edits (`POST /api/points`, `POST /api/points/delete`,
+    /// `DELETE /api/points/{id}`, with its bearer token), a point by id (`GET /api/points/{id}`) and the changes of a
+    /// viewport (`GET /api/changes`, Server-Sent Events) are answered; without, writes are 403.
     public static func router(
-        service: ClusterService, leafletDirectory: String = localLeaflet,
+        service: ClusterService, live: LiveService? = nil, leafletDirectory: String = localLeaflet,
         mapLibreDirectory: String? = localMapLibre(), corsOrigin: String? = "*"
     ) throws -> Router<BasicRequestContext> {
         let files = try StaticFiles(leafletDirectory: leafletDirectory, mapLibreDirectory: mapLibreDirectory)
-        let routes = Routes(corsOrigin: corsOrigin)
+        let routes = Routes(corsOrigin: corsOrigin, writable: live != nil)
+        let current: @Sendable () -> ClusterService = { live?.current ?? service }
         routes.get("/api/clusters") { request, context in
             let query = try request.uri.decodeQuery(as: ClustersQuery.self, context: context)
-            return try service.clusters(bbox: query.bbox, zoom: query.zoom, categories: query.categories)
+            return try current().clusters(bbox: query.bbox, zoom: query.zoom, categories: query.categories)
         }
         routes.get("/api/clusters/:id/leaves") { request, context in
             let query = try request.uri.decodeQuery(as: LeavesQuery.self, context: context)
-            return try service.leaves(
+            return try current().leaves(
                 of: try context.parameters.require("id"), limit: query.limit, offset: query.offset)
         }
         routes.get("/api/clusters/:id/children") { _, context in
-            try service.children(of: try context.parameters.require("id"))
+            try current().children(of: try context.parameters.require("id"))
         }
         routes.get("/api/clusters/:id/expansion-zoom") { _, context in
-            try service.expansionZoom(of: try context.parameters.require("id"))
+            try current().expansionZoom(of: try context.parameters.require("id"))
         }
-        routes.get("/api/stats") { _, _ in service.stats() }
-        routes.get("/api/config") { _, _ in service.configuration() }
+        routes.get("/api/stats") { _, _ in current().stats() }
+        routes.get("/api/config") { _, _ in live?.configuration() ?? service.configuration() }
         routes.tiles(
             tile: { address, categories throws(RequestError) in
-                TileAnswer(bytes: try service.tile(address, categories: categories))
+                TileAnswer(bytes: try current().tile(address, categories: categories))
             },
-            tileJSON: service.tileJSON(baseURL:))
+            tileJSON: { current().tileJSON(baseURL: $0) })
+        if let live {
+            liveRoutes(live, on: routes)
+        } else {
+            let readOnly = RequestError(
+                .forbidden, "this server's points are read-only: start it with --writable to edit them")
+            routes.route("/api/points", [.post: { _, _ in throw readOnly }])
+            routes.route("/api/points/delete", [.post: { _, _ in throw readOnly }])
+            routes.route("/api/points/:id", [.delete: { _, _ in throw readOnly }])
+        }
         routes.files(files, paths: ["/", "/app.js", "/app.css", "/basemap.geojson", "/maplibre.html", "/maplibre.js"])
         return routes.router
+    }
+
+    /// The routes of edits, points and changes.
+    private static func liveRoutes(_ live: LiveService, on routes: Routes) {
+        routes.route(
+            "/api/points",
+            [
+                .post: { request, context in
+                    try live.authorize(request)
+                    let body = try await Routes.editBody(of: request)
+                    return try await live.put(body).response(from: request, context: context)
+                }
+            ])
+        routes.route(
+            "/api/points/delete",
+            [
+                .post: { request, context in
+                    try live.authorize(request)
+                    let body = try await Routes.editBody(of: request)
+                    return try await live.delete(list: body).response(from: request, context: context)
+                }
+            ])
+        routes.route(
+            "/api/points/:id",
+            [
+                .get: { request, context in
+                    try live.point(id: try context.parameters.require("id")).response(from: request, context: context)
+                },
+                .delete: { request, context in
+                    try live.authorize(request)
+                    return try await live.delete(id: try context.parameters.require("id"))
+                        .response(from: request, context: context)
+                },
+            ])
+        routes.get("/api/changes") { request, context in
+            let query = try request.uri.decodeQuery(as: ClustersQuery.self, context: context)
+            return try live.changes(bbox: query.bbox, zoom: query.zoom, categories: query.categories)
+        }
     }
 
     /// The routes of a server of a tile archive: `/tiles`, `/tiles.json` and the MapLibre page (at `/` too), without
@@ -113,13 +165,18 @@ public enum MapClusterServer {
 struct Routes {
     let router = Router(options: .autoGenerateHeadEndpoints)
 
-    init(corsOrigin: String?) {
+    /// What a route's method answers.
+    typealias Handler = @Sendable (Request, BasicRequestContext) async throws -> Response
+
+    init(corsOrigin: String?, writable: Bool = false) {
         router.add(middleware: LogRequestsMiddleware(.info))
         router.add(middleware: RequestErrorMiddleware())
         if let corsOrigin {
             router.add(
                 middleware: CORSMiddleware(
-                    allowOrigin: corsOrigin == "*" ? .all : .custom(corsOrigin), allowMethods: [.get, .head, .options]))
+                    allowOrigin: corsOrigin == "*" ? .all : .custom(corsOrigin),
+                    allowHeaders: writable ? [.accept, .authorization, .contentType, .origin] : [.accept, .origin],
+                    allowMethods: writable ? [.get, .head, .options, .post, .delete] : [.get, .head, .options]))
         }
     }
 
@@ -128,15 +185,45 @@ struct Routes {
         _ path: String,
         _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> some ResponseGenerator
     ) {
-        router.get(RouterPath(path), use: handler)
+        route(
+            path,
+            [
+                .get: { request, context in
+                    try await handler(request, context).response(from: request, context: context)
+                }
+            ])
+    }
+
+    /// A route with a handler for each of `methods` (HEAD comes with GET); the other methods are 405, OPTIONS says
+    /// which are allowed.
+    func route(_ path: String, _ methods: [HTTPRequest.Method: Handler]) {
+        for (method, handler) in methods { router.on(RouterPath(path), method: method, use: handler) }
+        var allowed = [HTTPRequest.Method.get, .post, .delete].filter { methods[$0] != nil }.map(\.rawValue)
+        if methods[.get] != nil { allowed.insert("HEAD", at: 1) }
+        let list = allowed.joined(separator: ", ")
+        let spoken =
+            allowed.count == 1
+            ? "\(list) is" : allowed.dropLast().joined(separator: ", ") + " and \(allowed[allowed.count - 1]) are"
         // What HTTP asks for the other methods: which ones the path takes.
-        for method in [HTTPRequest.Method.post, .put, .delete, .patch] {
+        for method in [HTTPRequest.Method.get, .post, .put, .delete, .patch] where methods[method] == nil {
             router.on(RouterPath(path), method: method) { _, _ -> Response in
-                throw RequestError(.methodNotAllowed, "\(method.rawValue) is not allowed here; GET and HEAD are")
+                throw RequestError(.methodNotAllowed, "\(method.rawValue) is not allowed here; \(spoken)")
             }
         }
         router.on(RouterPath(path), method: .options) { _, _ in
-            Response(status: .noContent, headers: [.allow: "GET, HEAD, OPTIONS"])
+            Response(status: .noContent, headers: [.allow: list + ", OPTIONS"])
+        }
+    }
+
+    /// The body of an edit, up to ``LiveService/maximumEditSize``.
+    static func editBody(of request: Request) async throws -> Data {
+        do {
+            let buffer = try await request.body.collect(upTo: LiveService.maximumEditSize)
+            return Data(buffer.readableBytesView)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw RequestError(
+                .contentTooLarge,
+                "the request body is over \(LiveService.maximumEditSize) bytes: send the points in smaller batches")
         }
     }
 

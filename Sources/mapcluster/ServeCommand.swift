@@ -4,7 +4,9 @@ import Hummingbird
 import Logging
 import MapCluster
 import MapClusterIO
+import MapClusterLive
 import MapClusterServer
+import MapClusterStore
 import MapClusterTiles
 
 /// `mapcluster serve`: the web map and the cluster API over point files.
@@ -67,6 +69,29 @@ struct ServeCommand: AsyncParsableCommand {
             """, valueName: "folder"))
     var maplibre: String?
 
+    @Flag(
+        help: ArgumentHelp(
+            """
+            Take edits of the points (POST /api/points, POST /api/points/delete, DELETE /api/points/{id}) from \
+            clients with the token, keep them in --store, and stream the changes (/api/changes).
+            """))
+    var writable = false
+
+    @Option(
+        help: ArgumentHelp(
+            """
+            Where live points are kept: a SQLite file (default: points.sqlite), postgres://user:password@host:port/db \
+            (several servers can share it), or 'memory' (nothing kept). Without --writable, the server follows the \
+            store's points without taking edits. FILES (or the sample) seed an empty store.
+            """, valueName: "location"))
+    var store: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "A file holding the token edits must carry (Authorization: Bearer TOKEN); default: one made up at start.",
+            valueName: "file"))
+    var tokenFile: String?
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be within 0...65535, not \(port)") }
         try Self.validate(cellSize: cellSize)
@@ -74,6 +99,12 @@ struct ServeCommand: AsyncParsableCommand {
             guard input.files.isEmpty else {
                 throw ValidationError("--tiles-from serves an archive's tiles: give it without point files")
             }
+            guard !writable && store == nil else {
+                throw ValidationError("--tiles-from serves an archive's tiles: it takes no --writable or --store")
+            }
+        }
+        if tokenFile != nil && !writable {
+            throw ValidationError("--token-file is the token of edits: give it with --writable")
         }
         if let maplibre, !FileManager.default.fileExists(atPath: "\(maplibre)/maplibre-gl.js") {
             throw ValidationError("--maplibre: no maplibre-gl.js in '\(maplibre)'")
@@ -104,6 +135,7 @@ struct ServeCommand: AsyncParsableCommand {
         // Before the data, which can take a while to load: a port someone else has.
         if let problem = PortCheck.problem(host: host, port: port) { throw InputError(problem) }
         let router: Router<BasicRequestContext>
+        var live: LiveService?
         let mapLibre = maplibre ?? MapClusterServer.localMapLibre()
         let corsOrigin = corsOrigin == "none" ? nil : corsOrigin
         if let tilesFrom {
@@ -116,6 +148,11 @@ struct ServeCommand: AsyncParsableCommand {
             let zooms = "\(archive.metadata.minimumZoom)–\(archive.metadata.maximumZoom)"
             logger.info("serving the tiles of \(tilesFrom), zooms \(zooms)")
             router = try MapClusterServer.router(archive: archive, mapLibreDirectory: mapLibre, corsOrigin: corsOrigin)
+        } else if writable || store != nil {
+            let service = try await liveService(logger: logger)
+            router = try MapClusterServer.router(
+                service: service.base, live: service, mapLibreDirectory: mapLibre, corsOrigin: corsOrigin)
+            live = service
         } else {
             router = try MapClusterServer.router(
                 service: try service(logger: logger), mapLibreDirectory: mapLibre, corsOrigin: corsOrigin)
@@ -125,7 +162,100 @@ struct ServeCommand: AsyncParsableCommand {
             // Written at once, not buffered: whoever started the server may be waiting for this line.
             FileHandle.standardOutput.write(Data("serving the map on http://\(host):\(port)/  (Ctrl-C stops)\n".utf8))
         }
+        guard let live else { return try await application.runService() }
+        // Idle change streams hear from the server every 15 seconds; a stop ends them, so that it needn't wait.
+        let reminders = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(15))
+                live.live.remind()
+            }
+        }
+        let stops = StopSignals { live.live.finishSubscriptions() }
+        defer {
+            reminders.cancel()
+            stops.cancel()
+        }
         try await application.runService()
+        await live.writer.stop()
+        await live.writer.store.close()
+    }
+
+    /// The points of the store (seeded with the input's if it is empty), their writer, and the service of both.
+    private func liveService(logger: Logger) async throws -> LiveService {
+        let location = store ?? "points.sqlite"
+        let pointStore: any PointStore
+        do {
+            if location == "memory" {
+                pointStore = MemoryPointStore()
+            } else if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
+                pointStore = try await PostgresPointStore(url: location, logger: logger)
+            } else {
+                pointStore = try SQLitePointStore(path: location)
+            }
+        } catch {
+            throw InputError("--store \(error)")
+        }
+        let aggregation = try input.aggregation()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let opened: (index: LiveIndex, seeded: Int?)
+        do {
+            opened = try await LiveIndex.open(pointStore, aggregation: aggregation) { try input.load() }
+        } catch let error as PointFileError {
+            throw InputError("\(error)")
+        } catch let error as InputError {
+            throw error
+        } catch {
+            throw InputError("--store \(pointStore.description): \(error)")
+        }
+        let live = opened.index
+        let state = live.current
+        if let seeded = opened.seeded {
+            logger.info("\(pointStore.description) was empty: seeded it with \(seeded) points")
+        } else if !input.files.isEmpty {
+            let files = input.files.joined(separator: ", ")
+            logger.notice(
+                "\(pointStore.description) holds points already: \(files) not loaded (files seed an empty store only)")
+        }
+        if let nameColumn, !state.points.propertyNames.contains(nameColumn) {
+            throw InputError(
+                "--name-column: the points have no column '\(nameColumn)'; they have "
+                    + state.points.propertyNames.joined(separator: ", "))
+        }
+        var clustering = ClusterService.defaultClustering
+        clustering.cellSize = cellSize
+        let base = ClusterService(
+            points: state.points, index: state.index, buildTime: clock.now - start, aggregation: aggregation,
+            tileURL: tiles, nameColumn: nameColumn, clustering: clustering)
+        let writer = LiveWriter(live: live, store: pointStore)
+        await writer.startFollowing()
+        var token: String?
+        if writable {
+            let made = try Self.token(file: tokenFile)
+            token = made
+            if tokenFile == nil {
+                FileHandle.standardOutput.write(Data("edits need the header  Authorization: Bearer \(made)\n".utf8))
+            }
+        }
+        logger.info("\(state.index.count) live points in \(pointStore.description)\(writable ? ", taking edits" : "")")
+        return LiveService(writer: writer, base: base, token: token)
+    }
+
+    /// The token of edits: the first line of `file`, or a random one.
+    static func token(file: String?) throws -> String {
+        guard let file else {
+            var generator = SystemRandomNumberGenerator()
+            return (0..<2).map { _ in String(generator.next() as UInt64, radix: 16) }.joined()
+        }
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+            throw InputError("--token-file: can't read '\(file)'")
+        }
+        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        let token = line.trimmingCharacters(in: .whitespaces)
+        guard token.count >= 16, token.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+            throw InputError("--token-file: the token in '\(file)' must be one line of 16 or more printable characters")
+        }
+        return token
     }
 
     /// The points of the input, indexed.
@@ -150,6 +280,24 @@ struct ServeCommand: AsyncParsableCommand {
             "indexed \(points.records.count) points in \(service.buildTime.formatted(.units(allowed: [.milliseconds])))"
         )
         return service
+    }
+}
+
+/// Calls a closure when the process is asked to stop (SIGINT, SIGTERM), beside the server's own handling of them.
+final class StopSignals {
+    private let sources: [any DispatchSourceSignal]
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        sources = [SIGINT, SIGTERM].map { number in
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler(handler: action)
+            source.resume()
+            return source
+        }
+    }
+
+    func cancel() {
+        for source in sources { source.cancel() }
     }
 }
 

@@ -1,0 +1,291 @@
+public import Foundation
+import HTTPTypes
+public import Hummingbird
+public import MapCluster
+public import MapClusterIO
+public import MapClusterLive
+import MapClusterManager
+import NIOCore
+
+/// What a live server answers beyond a ``ClusterService``: edits of its points, a point by id, and the changes of a
+/// viewport as they happen.
+///
+/// Reads answer from the current version of the points (``current``), which a writer replaces whole after each
+/// committed edit. Writes need the bearer token; reads don't.
+public final class LiveService: Sendable {
+    /// The writer that commits edits to the store and applies them.
+    public let writer: LiveWriter
+    /// The points being edited.
+    public var live: LiveIndex { writer.live }
+    /// The options, and the points the server started with.
+    public let base: ClusterService
+    /// The token a write must carry (`Authorization: Bearer TOKEN`); `nil` for a server that follows a store
+    /// without taking writes.
+    let token: String?
+    private let cache: LockedValue<(version: Int, service: ClusterService)?>
+    private let boundsCache: LockedValue<(version: Int, bounds: [Double]?)?>
+
+    /// The largest edit body taken, in bytes: about 50,000 points with a few properties each.
+    public static let maximumEditSize = 8 * 1024 * 1024
+    /// How many versions a subscriber may fall behind before it is told to refetch.
+    public static let maximumLag = 32
+    /// How many changes one event may carry before a subscriber is told to refetch instead.
+    public static let maximumChanges = 2_000
+
+    /// A live service of `writer`'s points, clustered and laid out as `base`'s, writable with `token` (`nil`: not
+    /// writable, only following the store).
+    public init(writer: LiveWriter, base: ClusterService, token: String?) {
+        self.writer = writer
+        self.base = base
+        self.token = token
+        cache = LockedValue(nil)
+        boundsCache = LockedValue(nil)
+    }
+
+    /// The service of the current version of the points.
+    public var current: ClusterService {
+        let state = live.current
+        if let cached = cache.value, cached.version == state.version { return cached.service }
+        let service = ClusterService(base, points: state.points, index: state.index)
+        cache.value = (state.version, service)
+        return service
+    }
+
+    /// What the page needs to know, with the box around the points as they are now.
+    public func configuration() -> ConfigurationAnswer {
+        let state = live.current
+        let bounds: [Double]?
+        if let cached = boundsCache.value, cached.version == state.version {
+            bounds = cached.bounds
+        } else {
+            let index = state.index
+            bounds = ClusterService.boundingBox(of: index.elements.lazy.map(\.coordinate))
+            boundsCache.value = (state.version, bounds)
+        }
+        return current.configuration(bounds: bounds, live: true)
+    }
+
+    // MARK: - Writes
+
+    /// Checks a request's bearer token.
+    func authorize(_ request: Request) throws(RequestError) {
+        guard let token else {
+            throw RequestError(
+                .forbidden, "this server follows its store without taking edits: start it with --writable to edit")
+        }
+        guard let header = request.headers[.authorization] else {
+            throw RequestError(.unauthorized, "writes need the server's token: Authorization: Bearer TOKEN")
+        }
+        let prefix = "Bearer "
+        guard header.hasPrefix(prefix), Self.equal(String(header.dropFirst(prefix.count)), token) else {
+            throw RequestError(.unauthorized, "the token is not this server's")
+        }
+    }
+
+    /// Compares in time that doesn't depend on where the texts differ.
+    static func equal(_ a: String, _ b: String) -> Bool {
+        let a = Array(a.utf8)
+        let b = Array(b.utf8)
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for (x, y) in zip(a, b) { difference |= x ^ y }
+        return difference == 0
+    }
+
+    /// Adds or moves the points of a GeoJSON Feature or FeatureCollection, all or none.
+    public func put(_ body: Data) async throws(RequestError) -> EditAnswer {
+        let points: PointSet
+        do {
+            points = try GeoJSONPointReader().readEdit(body, source: "request body")
+        } catch {
+            throw RequestError(.badRequest, "\(error)")
+        }
+        guard !points.records.isEmpty else { throw RequestError(.badRequest, "request body: no feature to put") }
+        return try await write(PointEdit(puts: points))
+    }
+
+    /// Deletes a point by its id in a URL: the point with this text id, or else with this number id.
+    public func delete(id text: String) async throws(RequestError) -> EditAnswer {
+        guard let key = key(of: text) else { throw RequestError(.notFound, "no point has the id '\(text)'") }
+        return try await write(PointEdit(deletes: [key]))
+    }
+
+    /// Deletes the points of a list of ids (`{"ids":[…]}` or `[…]`, each a string or a number); those there are not
+    /// are listed as `missing`.
+    public func delete(list body: Data) async throws(RequestError) -> EditAnswer {
+        guard let text = String(data: body, encoding: .utf8), let document = PropertyValue(jsonText: text) else {
+            throw RequestError(.badRequest, "request body is not valid JSON: a list of ids, as {\"ids\":[…]}")
+        }
+        let ids: [PropertyValue]
+        switch document {
+        case .array(let list): ids = list
+        case .object(let members):
+            guard case .array(let list)? = members["ids"] else {
+                throw RequestError(.badRequest, "request body (field ids): is missing or not an array")
+            }
+            ids = list
+        default: throw RequestError(.badRequest, "request body: is not a list of ids, as {\"ids\":[…]}")
+        }
+        var keys: [PointKey] = []
+        var missing: [PointKey] = []
+        for (position, id) in ids.enumerated() {
+            let key: PointKey
+            switch id {
+            case .string(let text): key = PointKey(id: text, isNumber: false)
+            case .number: key = PointKey(id: id.description, isNumber: true)
+            default:
+                throw RequestError(.badRequest, "request body ids[\(position)]: is neither a string nor a number")
+            }
+            if live.point(key) == nil { missing.append(key) } else { keys.append(key) }
+        }
+        var answer: EditAnswer
+        if keys.isEmpty {
+            // Nothing to commit.
+            let state = live.current
+            answer = EditAnswer(
+                receipt: WriteReceipt(
+                    sequence: state.sequence, version: state.version, inserted: 0, moved: 0, deleted: 0))
+        } else {
+            answer = try await write(PointEdit(deletes: keys))
+        }
+        answer.missing = missing.map { $0.isNumber ? .number(Double($0.id) ?? .nan) : .string($0.id) }
+        return answer
+    }
+
+    /// A point as a GeoJSON Feature.
+    public func point(id text: String) throws(RequestError) -> GeoJSONAnswer {
+        guard let key = key(of: text), let (record, names) = live.point(key) else {
+            throw RequestError(.notFound, "no point has the id '\(text)'")
+        }
+        let points = PointSet(propertyNames: names, records: [record])
+        let writer = ClusterGeoJSON(points: points, index: ClusterIndex(), options: base.layout.clustering)
+        let collection = writer.featureCollection(records: [0])
+        // The collection's one feature.
+        let feature = collection.dropFirst(#"{"type":"FeatureCollection","features":["#.count).dropLast(2)
+        return GeoJSONAnswer(text: String(feature))
+    }
+
+    /// The key of an id in a URL: the text id if a point has it, else the number id if one has that.
+    private func key(of text: String) -> PointKey? {
+        let asText = PointKey(id: text, isNumber: false)
+        if live.point(asText) != nil { return asText }
+        guard let number = Double(text), number.isFinite else { return nil }
+        let asNumber = PointKey(id: PropertyValue.number(number).description, isNumber: true)
+        return live.point(asNumber) != nil ? asNumber : nil
+    }
+
+    private func write(_ edit: PointEdit) async throws(RequestError) -> EditAnswer {
+        do {
+            let receipt = try await writer.write(edit)
+            return EditAnswer(receipt: receipt)
+        } catch let error as PointFileError {
+            throw RequestError(.badRequest, "\(error)")
+        } catch {
+            throw RequestError(.serviceUnavailable, "\(error); nothing changed")
+        }
+    }
+
+    // MARK: - Changes
+
+    /// The changes of a viewport as Server-Sent Events.
+    ///
+    /// First `ready` with the version the stream starts at, then after each edit that changes the viewport's markers `changes` (see ``MapClusterIO/ClusterGeoJSON/changes(_:version:previous:)``),
+    /// and `resync` when the stream fell behind (a slow client, or edits too large to list): the client then fetches
+    /// the clusters again. A comment line every 15 seconds keeps an idle stream open.
+    public func changes(bbox: String?, zoom: String?, categories: String?) throws(RequestError) -> Response {
+        let service = current
+        let (rect, zoom, categories) = try service.view(bbox: bbox, zoom: zoom, categories: categories)
+        var options = service.layout
+        options.clustering.categories = categories
+        // The markers of /api/clusters, which a client starts from: each at its own cluster's position.
+        options.reusesMarkers = false
+        let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: zoom))
+        let live = self.live
+        let body = ResponseBody { [options] writer in
+            let (subscription, versions) = live.subscribe()
+            defer { live.unsubscribe(subscription) }
+            var state = live.current
+            var follower = ClusterFollower(
+                viewport: viewport, options: options, index: state.index, version: state.version)
+            var previous = ClusterGeoJSON(points: state.points, index: state.index, options: options.clustering)
+            try await writer.write(ByteBuffer(string: "event: ready\ndata: {\"version\":\(state.version)}\n\n"))
+            for await _ in versions {
+                state = live.current
+                guard state.version != follower.version else {
+                    try await writer.write(ByteBuffer(string: ": still here\n\n"))
+                    continue
+                }
+                let keys = live.changedKeys(after: follower.version, through: state.version)
+                var event: String?
+                if let keys, state.version - follower.version <= Self.maximumLag {
+                    let update = follower.update(index: state.index, version: state.version, changedKeys: keys)
+                    let changes = update.changes
+                    let count = changes.insertions.count + changes.removals.count + changes.updates.count
+                    if count > Self.maximumChanges {
+                        event = nil
+                    } else if count > 0 {
+                        let writer = ClusterGeoJSON(
+                            points: state.points, index: state.index, options: options.clustering)
+                        event =
+                            "event: changes\ndata: "
+                            + writer.changes(update, version: state.version, previous: previous) + "\n\n"
+                    } else {
+                        event = ""
+                    }
+                }
+                if event == nil {
+                    follower = ClusterFollower(
+                        viewport: viewport, options: options, index: state.index, version: state.version)
+                    event = "event: resync\ndata: {\"version\":\(state.version)}\n\n"
+                }
+                previous = ClusterGeoJSON(points: state.points, index: state.index, options: options.clustering)
+                if let event, !event.isEmpty { try await writer.write(ByteBuffer(string: event)) }
+            }
+            try await writer.finish(nil)
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+            body: body)
+    }
+}
+
+/// What an acknowledged edit did: `{"inserted":…,"moved":…,"deleted":…,"sequence":…,"version":…}`, and the ids of
+/// a delete list that were not there.
+public struct EditAnswer: ResponseEncodable, Sendable {
+    /// Points added.
+    public var inserted: Int
+    /// Points moved or given new properties.
+    public var moved: Int
+    /// Points deleted.
+    public var deleted: Int
+    /// The store's sequence number of the edit.
+    public var sequence: Int64
+    /// The version of the points that first holds it.
+    public var version: Int
+    /// Ids of a delete list that no point had.
+    public var missing: [PropertyValue]?
+
+    init(receipt: WriteReceipt) {
+        inserted = receipt.inserted
+        moved = receipt.moved
+        deleted = receipt.deleted
+        sequence = receipt.sequence
+        version = receipt.version
+    }
+}
+
+/// A value behind a lock.
+final class LockedValue<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+
+    init(_ value: Value) {
+        stored = value
+    }
+
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
