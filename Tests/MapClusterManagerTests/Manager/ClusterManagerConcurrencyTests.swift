@@ -168,9 +168,9 @@ final class Gate: @unchecked Sendable {
         let holds = !current.blocked && !current.released
         if holds { current.blocked = true }
         lock.signal()
-        // A minute at most, so that a broken manager fails the test instead of hanging it. (It blocks a thread of the
+        // Ten minutes at most, so that a broken manager fails the test instead of hanging it. (It blocks a thread of the
         // cooperative pool, two on two cores, while other suites run beside it: ten seconds were once too few.)
-        if holds { _ = opening.wait(timeout: .now() + 60) }
+        if holds { _ = opening.wait(timeout: .now() + 600) }
         lock.wait()
         if !holds || current.released { current.calls[zoom, default: 0] += holds ? 0 : 1 }
         lock.signal()
