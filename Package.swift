@@ -137,6 +137,8 @@ let package = Package(
                 "MapClusterServer",
                 "MapClusterManager",
                 "MapClusterTiles",
+                "MapClusterLive",
+                "MapClusterStore",
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

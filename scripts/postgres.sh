@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL server on loopback for the live-data tests: `scripts/postgres.sh start` initialises one in
-# .build-postgres (if need be) and starts it on 127.0.0.1:5433, printing the URL the tests take as
+# /tmp/mapcluster-postgres-PORT (if need be; the postgres user must reach it) and starts it on 127.0.0.1:5433, printing the URL the tests take as
 # MAPCLUSTER_POSTGRES_URL; `scripts/postgres.sh stop` stops it. Needs Debian's postgresql package; run as root, the
 # server runs as the postgres user.
 set -euo pipefail
@@ -10,8 +10,8 @@ if [ -z "$bin" ]; then
     echo "no PostgreSQL server here: apt-get install postgresql" >&2
     exit 1
 fi
-data="$PWD/.build-postgres"
 port="${MAPCLUSTER_POSTGRES_PORT:-5433}"
+data="/tmp/mapcluster-postgres-$port"
 as_owner() {
     if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }

@@ -149,3 +149,51 @@ private func closeDescriptor(_ descriptor: Int32) {
         _ = Darwin.close(descriptor)
     #endif
 }
+
+extension SQLitePointStore {
+    /// The points of a store's file, read as another program would, while a server may hold it (for tests and tools).
+    public static func readOnlyCopy(of path: String) throws -> some PointStore {
+        try SQLiteSnapshot(path: path)
+    }
+}
+
+/// A store's file opened read-only, without the server's lock: what tools read it with.
+struct SQLiteSnapshot: PointStore, @unchecked Sendable {
+    let queue: DatabaseQueue
+    let path: String
+
+    init(path: String) throws {
+        var configuration = Configuration()
+        configuration.readonly = true
+        queue = try DatabaseQueue(path: path, configuration: configuration)
+        self.path = path
+    }
+
+    var description: String { "SQLite \(path) (read-only)" }
+
+    func load() async throws -> StoreContents {
+        try await queue.read { db in
+            var points: [StoredPoint] = []
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT id, id_is_number, longitude, latitude, properties FROM mapcluster_points")
+            while let row = try rows.next() {
+                points.append(
+                    StoredPoint(
+                        key: PointKey(id: row[0], isNumber: row[1]), longitude: row[2], latitude: row[3],
+                        properties: row[4]))
+            }
+            let sequence = try Int64.fetchOne(db, sql: "SELECT value FROM mapcluster_state WHERE name = 'sequence'")
+            return StoreContents(points: points, sequence: sequence ?? 0)
+        }
+    }
+
+    func commit(_ batches: [StoreBatch], after sequence: Int64) async throws -> StoreCommit {
+        throw StoreError("\(path) is open read-only")
+    }
+
+    func batches(after sequence: Int64) async throws -> [StoreBatch]? { [] }
+
+    func commitsByOthers() -> AsyncStream<Void> { AsyncStream { $0.finish() } }
+
+    func close() {}
+}
