@@ -14,10 +14,10 @@ import PostgresNIO
 /// The tables: `mapcluster_points` (`id`, `id_is_number`, `longitude`, `latitude`, `properties` as `jsonb`),
 /// `mapcluster_state`, and `mapcluster_changes` (the last 100,000 batches' keys).
 public final class PostgresPointStore: PointStore, @unchecked Sendable {
-    private let client: PostgresClient
+    fileprivate let client: PostgresClient
     private let running: Task<Void, Never>
     private let connection: PostgresConnection.Configuration
-    private let logger: Logger
+    fileprivate let logger: Logger
     /// Where, without the password.
     public let description: String
 
@@ -273,5 +273,15 @@ public final class PostgresPointStore: PointStore, @unchecked Sendable {
             return error.serverInfo?[.message] ?? "\(error.code)"
         }
         return "\(error)"
+    }
+}
+
+extension PostgresPointStore {
+    /// Deletes every point, every recorded change, and starts the sequence again (for benchmarks and tests).
+    public func removeEverything() async throws {
+        try await client.withTransaction(logger: logger) { db in
+            try await db.query("TRUNCATE mapcluster_points, mapcluster_changes", logger: logger)
+            try await db.query("UPDATE mapcluster_state SET value = 0", logger: logger)
+        }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import MapClusterServer
 
 /// `mapcluster bench`: the standard workloads on seeded data, with medians.
-struct BenchCommand: ParsableCommand {
+struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Run the standard workloads on seeded synthetic data and print median, min and max times.",
@@ -13,26 +13,39 @@ struct BenchCommand: ParsableCommand {
             it with one workload at a time.
             """)
 
-    @Option(help: "Run one workload alone: \(Workload.standard.map(\.name).joined(separator: ", ")).")
+    @Option(
+        help: """
+            Run one workload alone: \(Workload.standard.map(\.name).joined(separator: ", ")); or one of the live \
+            store's, which run only when named: \(LiveBench.names.joined(separator: ", ")) (PostgreSQL's needs \
+            MAPCLUSTER_POSTGRES_URL, and empties its mapcluster tables).
+            """)
     var workload: String?
 
     @Flag(help: "Print JSON instead of a table.")
     var json = false
 
     func validate() throws {
-        if let workload, !Workload.standard.contains(where: { $0.name == workload }) {
-            throw ValidationError(
-                "unknown workload '\(workload)'; the workloads are \(Workload.standard.map(\.name).joined(separator: ", "))"
-            )
+        let names = Workload.standard.map(\.name) + LiveBench.names
+        if let workload, !names.contains(workload) {
+            throw ValidationError("unknown workload '\(workload)'; the workloads are \(names.joined(separator: ", "))")
         }
     }
 
-    func run() throws {
+    func run() async throws {
         #if DEBUG
             if !json {
                 print("warning: this is a debug build; figures are not representative (swift build -c release)\n")
             }
         #endif
+        if let workload, LiveBench.names.contains(workload) {
+            let result = try await LiveBench(name: workload).run()
+            if json {
+                print(try jsonLine(result))
+            } else {
+                for line in result.lines { print(line) }
+            }
+            return
+        }
         let selected = Workload.standard.filter { workload == nil || $0.name == workload }
         var results: [BenchResult] = []
         if !json { print(BenchResult.header) }

@@ -75,3 +75,29 @@ struct LiveServerTests {
         #expect(run.error.contains(message), "\(run.error)")
     }
 }
+
+/// The web map of a live server in Chromium (Tests/browser/live_map.py): edits sent through the API show on the page
+/// from the change stream, with no fetch of the clusters, and the page ends drawing what the API answers.
+struct LiveMapTests {
+    @Test(.enabled(if: WebMapTests.enabled, "needs Chromium and Playwright"))
+    func thePageFollowsEditsWithoutFetchingAgain() throws {
+        let token = "a-token-for-the-page-test-01"
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mapcluster-token-\(UUID().uuidString)")
+        try Data((token + "\n").utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let server = try ServeAndRenderTests.Server(["--writable", "--store", "memory", "--token-file", file.path])
+        defer { kill(server.process.processIdentifier, SIGTERM) }
+        let data = try WebMapTests.runScript(
+            "Tests/browser/live_map.py", ["http://127.0.0.1:\(server.port)", token])
+        let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect((report["errors"] as? [String])?.isEmpty == true, "errors on the page: \(report["errors"] ?? "")")
+        #expect((report["before"] as? [String])?.isEmpty == true)
+        #expect(report["drawn_after_insert"] as? Int == 10)
+        #expect((report["after_move"] as? [String])?.count ?? 0 > 1, "the cluster split: \(report["after_move"] ?? "")")
+        #expect(report["drawn_after_delete"] as? Int == 5)
+        #expect(report["refetches"] as? Int == 0)
+        let drawn = Set(report["after_delete"] as? [String] ?? [])
+        #expect(drawn == Set(report["server"] as? [String] ?? ["?"]))
+    }
+}

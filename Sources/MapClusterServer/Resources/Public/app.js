@@ -415,7 +415,8 @@
   }
 
   // A ring opened in place stays through pans (a leaf's popup may pan the map to fit); a zoom or a click closes it.
-  function draw(features, area, zoomedIn, zoomedOut) {
+  // `live`, for the changes of a live server: where new markers split from and removed ones merge into, by key.
+  function draw(features, area, zoomedIn, zoomedOut, live) {
     hook.drawStarted = performance.now();
     const next = new Map();
     const previous = drawn;
@@ -428,21 +429,26 @@
         const at = L.latLng(lat, lng + 360 * shift);
         const kept = previous.get(k);
         if (kept && kept.feature.properties.point_count === feature.properties.point_count) {
-          kept.marker.setLatLng(at);
+          // A live point that moved glides to its new place, with its new properties.
+          if (live && kept.marker && !kept.at.equals(at)) glide(kept.marker, at); else if (kept.marker) kept.marker.setLatLng(at);
+          if (live && kept.marker && !feature.properties.cluster) kept.marker.setPopupContent(popup(feature));
           kept.feature = feature;
           kept.at = at;
           next.set(k, kept);
           continue;
         }
-        if (kept) operations.push(() => layer.removeLayer(kept.marker));
-        // Zooming in: start where the cluster it split out of stood.
+        if (kept) operations.push(() => { if (kept.marker) layer.removeLayer(kept.marker); });
+        // Zooming in: start where the cluster it split out of stood; a live change says where it came from, and a
+        // kept marker with a new count starts where it was.
         const parent = zoomedIn && oldClusters.find((entry) =>
           Math.abs(entry.at.lng - at.lng) < 180 && cellHolds(entry.feature.properties.cluster_id, lat, lng));
+        const source = live && live.from.get(key(feature));
+        const start = parent ? parent.at : kept ? kept.at : source ? L.latLng(source[1], source[0] + 360 * shift) : null;
         const entry = { feature, at, marker: null };
         operations.push(() => {
           if (drawn.get(k) !== entry) return; // a later draw replaced it before its turn
-          entry.marker = makeMarker(feature, at, parent ? parent.at : null).addTo(layer);
-          if (parent) glide(entry.marker, at);
+          entry.marker = makeMarker(feature, at, start).addTo(layer);
+          if (start) glide(entry.marker, at);
         });
         next.set(k, entry);
       }
@@ -451,10 +457,12 @@
       if (next.has(k)) continue;
       operations.push(() => {
         if (!entry.marker) return;
-        // Zooming out: glide into the cluster it merged into, then go.
-        const into = zoomedOut && [...drawn.values()].find((other) => other.feature.properties.cluster &&
-          Math.abs(other.at.lng - entry.at.lng) < 180 &&
-          cellHolds(other.feature.properties.cluster_id, entry.at.lat, entry.at.lng));
+        // Zooming out: glide into the cluster it merged into, then go; a live change says where.
+        const merged = live && live.into.get(key(entry.feature));
+        const into = merged ? { at: L.latLng(merged[1], merged[0] + 360 * Math.round((entry.at.lng - merged[0]) / 360)) }
+          : zoomedOut && [...drawn.values()].find((other) => other.feature.properties.cluster &&
+            Math.abs(other.at.lng - entry.at.lng) < 180 &&
+            cellHolds(other.feature.properties.cluster_id, entry.at.lat, entry.at.lng));
         if (into) {
           const element = entry.marker.getElement();
           if (element) element.classList.add("leaving");
@@ -513,7 +521,63 @@
     status.textContent = "could not load clusters: " + error.message;
   }
 
+  // MARK: - Live points
+
+  // A live server streams the changes of the view (/api/changes): the page subscribes to each view it shows, fetches
+  // its clusters once the stream is ready (so that no change falls between the two), and applies each change to the
+  // markers it drew, with the same glides as a zoom. Changes that arrive before the clusters wait for them; a
+  // "resync" (the page fell behind) fetches them again.
+  let stream = null;
+  let lastArea = null;
+  let waiting = null; // changes that came before the clusters they apply to
+  hook.changes = 0;
+
+  function subscribe(asked, zoom, filter) {
+    if (stream) stream.close();
+    waiting = [];
+    const source = new EventSource(`/api/changes?bbox=${asked.bbox}&zoom=${zoom}${filter}`);
+    stream = source;
+    source.addEventListener("ready", () => { if (stream === source) fetchClusters(); });
+    source.addEventListener("changes", (event) => {
+      if (stream !== source) return;
+      const change = JSON.parse(event.data);
+      if (waiting) waiting.push(change); else applyChange(change);
+    });
+    source.addEventListener("resync", () => { if (stream === source) { waiting = []; fetchClusters(); } });
+    // EventSource reconnects by itself; the new stream's "ready" fetches again.
+  }
+
+  function applyChange(change) {
+    hook.changes += 1;
+    const features = new Map(hook.features.map((feature) => [key(feature), feature]));
+    const from = new Map();
+    const into = new Map();
+    for (const removal of change.removals) {
+      const k = (removal.cluster ? "cluster:" : "point:") + removal.id;
+      features.delete(k);
+      if (removal.mergesInto) into.set(k, removal.mergesInto);
+    }
+    for (const feature of change.updates) features.set(key(feature), feature);
+    for (const insertion of change.insertions) {
+      features.set(key(insertion.feature), insertion.feature);
+      if (insertion.splitFrom) from.set(key(insertion.feature), insertion.splitFrom);
+    }
+    draw([...features.values()], lastArea, false, false, { from, into });
+  }
+
   function refresh() {
+    const zoom = map.getZoom();
+    const categories = selectedCategories();
+    const filter = categories === null ? "" : "&categories=" + categories.map(encodeURIComponent).join(",");
+    if (config.live) {
+      hook.pending = true;
+      subscribe(area(), zoom, filter);
+      return;
+    }
+    fetchClusters();
+  }
+
+  function fetchClusters() {
     if (controller) controller.abort(); // a newer view makes the last request stale
     controller = new AbortController();
     const zoom = map.getZoom();
@@ -535,7 +599,13 @@
         requesting = false;
         hook.bbox = asked.bbox;
         hook.zoom = zoom;
+        lastArea = asked;
         draw(collection.features, asked, zoomedIn, zoomedOut);
+        if (waiting) {
+          const changes = waiting;
+          waiting = null;
+          for (const change of changes) applyChange(change);
+        }
       })
       .catch((error) => {
         if (error.name === "AbortError") return;

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Opens the web map of a live `mapcluster serve --writable` in headless Chromium, edits the points through the API,
+and reports what the page did, as JSON: the page must follow the edits from /api/changes without fetching the
+clusters again, and end up drawing what /api/clusters answers.
+
+    live_map.py URL TOKEN [SCREENSHOT]
+
+Needs `pip install playwright` (no browser download: it runs /usr/bin/chromium).
+"""
+import http.client
+import json
+import os
+import sys
+import time
+import urllib.parse
+
+from playwright.sync_api import sync_playwright
+
+CHROMIUM = os.environ.get("MAPCLUSTER_CHROMIUM", "/usr/bin/chromium")
+
+
+def send(url, token, method, path, body=None):
+    parts = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    connection.request(method, path, body=json.dumps(body) if body is not None else None,
+                       headers={"Authorization": "Bearer " + token})
+    response = connection.getresponse()
+    data = response.read()
+    if response.status != 200:
+        raise SystemExit("%s %s: %d %s" % (method, path, response.status, data[:300]))
+    return json.loads(data)
+
+
+def vans(count, longitude, latitude, step):
+    return {"type": "FeatureCollection", "features": [
+        {"type": "Feature", "id": "van-%d" % n,
+         "geometry": {"type": "Point", "coordinates": [longitude + step * (n % 5), latitude + step * (n // 5)]},
+         "properties": {"name": "van %d" % n, "continent": "EU"}} for n in range(count)]}
+
+
+def drawn_keys(page):
+    return page.evaluate("() => window.mapclusterTest.features.map((f) => (f.properties.cluster ? 'cluster:' + "
+                         "f.properties.cluster_id : 'point:' + f.id) + '=' + (f.properties.point_count || 1))")
+
+
+def main():
+    url, token = sys.argv[1], sys.argv[2]
+    screenshot = sys.argv[3] if len(sys.argv) > 3 else None
+    report = {"errors": []}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.on("pageerror", lambda error: report["errors"].append(str(error)))
+        # Over the Atlantic off Brittany, where no city is: what the page draws there is the edits.
+        page.goto(url + "#8/47.0/-8.0")
+        page.wait_for_function("() => window.mapclusterTest && window.mapclusterTest.requests > 0 && "
+                               "!window.mapclusterTest.pending", timeout=30000)
+        requests = page.evaluate("() => window.mapclusterTest.requests")
+        report["before"] = drawn_keys(page)
+        # Ten vans a few kilometres apart: they appear without a fetch.
+        send(url, token, "POST", "/api/points", vans(10, -8.2, 46.9, 0.03))
+        page.wait_for_function("() => window.mapclusterTest.changes >= 1", timeout=15000)
+        time.sleep(1)
+        report["after_insert"] = drawn_keys(page)
+        report["drawn_after_insert"] = page.evaluate("() => window.mapclusterTest.drawn")
+        # They drive apart: the cluster splits into markers that glide out of it.
+        spread = vans(10, -9.5, 46.0, 0.4)
+        send(url, token, "POST", "/api/points", spread)
+        page.wait_for_function("() => window.mapclusterTest.changes >= 2", timeout=15000)
+        time.sleep(1)
+        report["after_move"] = drawn_keys(page)
+        if screenshot:
+            page.screenshot(path=screenshot)
+        # Half of them are deleted.
+        send(url, token, "POST", "/api/points/delete", {"ids": ["van-%d" % n for n in range(0, 10, 2)]})
+        page.wait_for_function("() => window.mapclusterTest.changes >= 3", timeout=15000)
+        time.sleep(1)
+        report["after_delete"] = drawn_keys(page)
+        report["drawn_after_delete"] = page.evaluate("() => window.mapclusterTest.drawn")
+        report["refetches"] = page.evaluate("() => window.mapclusterTest.requests") - requests
+        # What the server answers for the page's area now, to compare with what the page drew.
+        bbox, zoom = page.evaluate("() => [window.mapclusterTest.bbox, window.mapclusterTest.zoom]")
+        parts = urllib.parse.urlsplit(url)
+        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+        connection.request("GET", "/api/clusters?bbox=%s&zoom=%s" % (bbox, zoom))
+        answer = json.loads(connection.getresponse().read())
+        report["server"] = [(f"cluster:{f['properties']['cluster_id']}" if f["properties"].get("cluster") else
+                             f"point:{f['id']}") + "=" + str(f["properties"].get("point_count", 1))
+                            for f in answer["features"]]
+        browser.close()
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()
