@@ -6,13 +6,13 @@ import PostgresNIO
 /// Points kept in PostgreSQL, through postgres-nio: the store that several servers share.
 ///
 /// Every commit takes the row of `mapcluster_state` that holds the last sequence number, so commits of all servers
-/// are serialized and numbered in commit order; it records the keys each batch touched in `mapcluster_changes` and
+/// are serialized and numbered in commit order; it records the keys each transaction touched in `mapcluster_changes` and
 /// sends `NOTIFY mapcluster_changes`. A server that hears it (or polls) reads the points of the keys changed after its
 /// last sequence number, all in one snapshot, and so follows the others' edits in order. A commit first hands the
 /// committing server the batches it has not yet applied, so that it applies them before its own.
 ///
 /// The tables: `mapcluster_points` (`id`, `id_is_number`, `longitude`, `latitude`, `properties` as `jsonb`),
-/// `mapcluster_state`, and `mapcluster_changes` (the last 100,000 batches' keys).
+/// `mapcluster_state`, and `mapcluster_changes` (the keys of the last 100,000 sequence numbers).
 public final class PostgresPointStore: PointStore, @unchecked Sendable {
     fileprivate let client: PostgresClient
     private let running: Task<Void, Never>
@@ -85,8 +85,11 @@ public final class PostgresPointStore: PointStore, @unchecked Sendable {
                 try await db.query(
                     """
                     CREATE TABLE IF NOT EXISTS mapcluster_changes (
-                        sequence bigint PRIMARY KEY, ids text[] NOT NULL, id_is_number boolean[] NOT NULL)
+                        sequence bigint PRIMARY KEY, first_sequence bigint, ids text[] NOT NULL,
+                        id_is_number boolean[] NOT NULL)
                     """, logger: logger)
+                try await db.query(
+                    "ALTER TABLE mapcluster_changes ADD COLUMN IF NOT EXISTS first_sequence bigint", logger: logger)
             }
         } catch {
             running.cancel()
@@ -117,6 +120,7 @@ public final class PostgresPointStore: PointStore, @unchecked Sendable {
 
     /// Commits the batches in one transaction, after handing over those of others the caller has not applied.
     public func commit(_ batches: [StoreBatch], after sequence: Int64) async throws -> StoreCommit {
+        guard !batches.isEmpty else { return StoreCommit(sequences: []) }
         let count = Int64(batches.count)
         return try await client.withTransaction(logger: logger) { db in
             // The lock on this row orders every server's commits.
@@ -132,42 +136,53 @@ public final class PostgresPointStore: PointStore, @unchecked Sendable {
                 else { throw StoreError("\(self.description): this server fell too far behind; restart it") }
                 earlier = [missed]
             }
-            var sequences: [Int64] = []
-            for (offset, batch) in batches.enumerated() {
-                let number = first + Int64(offset)
-                if !batch.deletes.isEmpty {
-                    let ids = batch.deletes.map(\.id)
-                    let flags = batch.deletes.map(\.isNumber)
-                    try await db.query(
-                        """
-                        DELETE FROM mapcluster_points p USING unnest(\(ids)::text[], \(flags)::boolean[]) AS k(id, n)
-                        WHERE p.id = k.id AND p.id_is_number = k.n
-                        """, logger: logger)
+            // The transaction's effect is each key's last change: one statement deletes, one puts, whatever the
+            // number of batches.
+            var final: [PointKey: StoredPoint?] = [:]
+            var touched: [PointKey] = []
+            for batch in batches {
+                for key in batch.deletes {
+                    if final.updateValue(nil, forKey: key) == nil { touched.append(key) }
                 }
-                if !batch.puts.isEmpty {
-                    let ids = batch.puts.map(\.key.id)
-                    let flags = batch.puts.map(\.key.isNumber)
-                    let longitudes = batch.puts.map(\.longitude)
-                    let latitudes = batch.puts.map(\.latitude)
-                    let properties = batch.puts.map(\.properties)
-                    try await db.query(
-                        """
-                        INSERT INTO mapcluster_points (id, id_is_number, longitude, latitude, properties)
-                        SELECT id, n, lon, lat, p::jsonb FROM unnest(\(ids)::text[], \(flags)::boolean[],
-                            \(longitudes)::float8[], \(latitudes)::float8[], \(properties)::text[]) AS t(id, n, lon, lat, p)
-                        ON CONFLICT (id, id_is_number) DO UPDATE
-                        SET longitude = excluded.longitude, latitude = excluded.latitude,
-                            properties = excluded.properties
-                        """, logger: logger)
+                for point in batch.puts {
+                    if final.updateValue(point, forKey: point.key) == nil { touched.append(point.key) }
                 }
-                let keys = batch.deletes + batch.puts.map(\.key)
-                let ids = keys.map(\.id)
-                let flags = keys.map(\.isNumber)
-                try await db.query(
-                    "INSERT INTO mapcluster_changes (sequence, ids, id_is_number) VALUES (\(number), \(ids), \(flags))",
-                    logger: logger)
-                sequences.append(number)
             }
+            let deleted = touched.filter { final[$0] == .some(nil) }
+            let put = touched.compactMap { final[$0] ?? nil }
+            if !deleted.isEmpty {
+                let ids = deleted.map(\.id)
+                let flags = deleted.map(\.isNumber)
+                try await db.query(
+                    """
+                    DELETE FROM mapcluster_points p USING unnest(\(ids)::text[], \(flags)::boolean[]) AS k(id, n)
+                    WHERE p.id = k.id AND p.id_is_number = k.n
+                    """, logger: logger)
+            }
+            if !put.isEmpty {
+                let ids = put.map(\.key.id)
+                let flags = put.map(\.key.isNumber)
+                let longitudes = put.map(\.longitude)
+                let latitudes = put.map(\.latitude)
+                let properties = put.map(\.properties)
+                try await db.query(
+                    """
+                    INSERT INTO mapcluster_points (id, id_is_number, longitude, latitude, properties)
+                    SELECT id, n, lon, lat, p::jsonb FROM unnest(\(ids)::text[], \(flags)::boolean[],
+                        \(longitudes)::float8[], \(latitudes)::float8[], \(properties)::text[]) AS t(id, n, lon, lat, p)
+                    ON CONFLICT (id, id_is_number) DO UPDATE
+                    SET longitude = excluded.longitude, latitude = excluded.latitude, properties = excluded.properties
+                    """, logger: logger)
+            }
+            // One row for the group: the keys it touched, and the sequence numbers it took.
+            let ids = touched.map(\.id)
+            let flags = touched.map(\.isNumber)
+            try await db.query(
+                """
+                INSERT INTO mapcluster_changes (sequence, first_sequence, ids, id_is_number)
+                VALUES (\(last), \(first), \(ids), \(flags))
+                """, logger: logger)
+            let sequences = Array(first...last)
             if last / 1_000 != (first - 1) / 1_000 {
                 try await db.query(
                     "DELETE FROM mapcluster_changes WHERE sequence <= \(last - Self.keptBatches)", logger: logger)
@@ -235,9 +250,13 @@ public final class PostgresPointStore: PointStore, @unchecked Sendable {
     private static func changes(_ db: PostgresConnection, after sequence: Int64, through last: Int64, logger: Logger)
         async throws -> StoreBatch?
     {
+        // Each row holds a group's sequence numbers, first_sequence through sequence: together the rows after
+        // `sequence` must cover every number up to `last`.
         let rows = try await db.query(
             """
-            SELECT count(*), min(sequence) FROM mapcluster_changes WHERE sequence > \(sequence) AND sequence <= \(last)
+            SELECT coalesce(sum(sequence - coalesce(first_sequence, sequence) + 1), 0)::bigint,
+                min(coalesce(first_sequence, sequence))
+            FROM mapcluster_changes WHERE sequence > \(sequence) AND sequence <= \(last)
             """, logger: logger)
         var complete = false
         for try await (count, first) in rows.decode((Int64, Int64?).self) {
