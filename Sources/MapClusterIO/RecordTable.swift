@@ -2,10 +2,11 @@
 /// touches.
 ///
 /// A live server publishes a new set of points after every batch of edits while readers still hold the last one; with
-/// one flat array, each batch would copy every record. Pages of 4,096 records make that copy the table of pages (one
-/// reference per page) and the pages the batch changes.
+/// one flat array, each batch would copy every record. Pages of 64 records make that copy the table of pages (one
+/// reference per page) and the pages the batch changes: an edit of 1,000 points scattered over 1,000,000 copies about
+/// 64,000 records and 15,625 references, where pages of 4,096 would copy nearly all of them.
 public struct RecordTable: RandomAccessCollection, MutableCollection, ExpressibleByArrayLiteral, Sendable {
-    private static let pageShift = 12
+    private static let pageShift = 6
     private static let pageSize = 1 << pageShift
     private static let pageMask = pageSize - 1
 
