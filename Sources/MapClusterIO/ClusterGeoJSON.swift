@@ -48,6 +48,13 @@ public struct ClusterGeoJSON: Sendable {
         return json.text
     }
 
+    /// One record as a GeoJSON Feature, as JSON text.
+    public func feature(record: Int) -> String {
+        var json = JSONText()
+        pointFeature(record, at: points.records[record].coordinate, into: &json)
+        return json.text
+    }
+
     /// A FeatureCollection of the markers of a layout (``MapClusterManager/ClusterSnapshot``), as JSON text: a merged
     /// marker is one cluster feature whose id names its parts (see ``text(of:)``), whose count and aggregates are
     /// theirs together, and whose expansion zoom is the one at which they stand apart.

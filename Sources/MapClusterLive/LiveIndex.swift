@@ -69,10 +69,23 @@ public final class LiveIndex: @unchecked Sendable {
         self.aggregation = aggregation
         schema = index.schema
         state = State(version: 0, sequence: sequence, points: points, index: index)
+        slots = Self.slots(of: points)
+    }
+
+    /// The slot of each point of a set: its position.
+    private static func slots(of points: PointSet) -> [PointKey: Int] {
         var slots: [PointKey: Int] = [:]
         slots.reserveCapacity(points.records.count)
         for (slot, record) in points.records.enumerated() { slots[PointKey(record)] = slot }
-        self.slots = slots
+        return slots
+    }
+
+    /// Notes the keys a new version's edits touched (`nil`: too many to list).
+    ///
+    /// The oldest beyond ``loggedVersions`` are forgotten. Called under the lock.
+    private func record(_ version: Int, touching keys: [UInt64]?) {
+        log.append((version, keys))
+        if log.count > Self.loggedVersions { log.removeFirst(log.count - Self.loggedVersions) }
     }
 
     /// The version readers answer from now.
@@ -190,8 +203,7 @@ public final class LiveIndex: @unchecked Sendable {
             let version = state.version + 1
             state = State(version: version, sequence: sequence, points: points, index: index)
             for (key, slot) in changedSlots { slots[key] = slot }
-            log.append((version, keys))
-            if log.count > Self.loggedVersions { log.removeFirst(log.count - Self.loggedVersions) }
+            record(version, touching: keys)
             return (version, Array(subscribers.values))
         }
         for listener in listeners { listener.yield(version) }
@@ -201,15 +213,13 @@ public final class LiveIndex: @unchecked Sendable {
     /// Replaces every point with a store's (after a follower fell too far behind to catch up batch by batch).
     func reload(_ points: PointSet, sequence: Int64) throws(PointFileError) {
         let index = try points.indexByRecord(aggregating: aggregation)
-        var slots: [PointKey: Int] = [:]
-        for (slot, record) in points.records.enumerated() { slots[PointKey(record)] = slot }
+        let slots = Self.slots(of: points)
         freeSlots = []
         let (version, listeners) = lock.withLock {
             let version = state.version + 1
             state = State(version: version, sequence: sequence, points: points, index: index)
             self.slots = slots
-            log.append((version, nil))
-            if log.count > Self.loggedVersions { log.removeFirst(log.count - Self.loggedVersions) }
+            record(version, touching: nil)
             return (version, Array(subscribers.values))
         }
         for listener in listeners { listener.yield(version) }

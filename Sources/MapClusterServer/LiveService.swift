@@ -159,10 +159,7 @@ public final class LiveService: Sendable {
         }
         let points = PointSet(propertyNames: names, records: [record])
         let writer = ClusterGeoJSON(points: points, index: ClusterIndex(), options: base.layout.clustering)
-        let collection = writer.featureCollection(records: [0])
-        // The collection's one feature.
-        let feature = collection.dropFirst(#"{"type":"FeatureCollection","features":["#.count).dropLast(2)
-        return GeoJSONAnswer(text: String(feature))
+        return GeoJSONAnswer(text: writer.feature(record: 0))
     }
 
     /// The key of an id in a URL: the text id if a point has it, else the number id if one has that.

@@ -67,20 +67,23 @@ public final class SQLitePointStore: PointStore, @unchecked Sendable {
 
     /// Every point.
     public func load() async throws -> StoreContents {
-        try await pool.read { db in
-            let sequence = try Int64.fetchOne(db, sql: "SELECT value FROM mapcluster_state WHERE name = 'sequence'")
-            var points: [StoredPoint] = []
-            points.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM mapcluster_points") ?? 0)
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT id, id_is_number, longitude, latitude, properties FROM mapcluster_points")
-            while let row = try rows.next() {
-                points.append(
-                    StoredPoint(
-                        key: PointKey(id: row[0], isNumber: row[1]), longitude: row[2], latitude: row[3],
-                        properties: row[4]))
-            }
-            return StoreContents(points: points, sequence: sequence ?? 0)
+        try await pool.read(Self.contents(of:))
+    }
+
+    /// Every point of a store's database, and its last sequence number.
+    static func contents(of db: Database) throws -> StoreContents {
+        let sequence = try Int64.fetchOne(db, sql: "SELECT value FROM mapcluster_state WHERE name = 'sequence'")
+        var points: [StoredPoint] = []
+        points.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM mapcluster_points") ?? 0)
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT id, id_is_number, longitude, latitude, properties FROM mapcluster_points")
+        while let row = try rows.next() {
+            points.append(
+                StoredPoint(
+                    key: PointKey(id: row[0], isNumber: row[1]), longitude: row[2], latitude: row[3],
+                    properties: row[4]))
         }
+        return StoreContents(points: points, sequence: sequence ?? 0)
     }
 
     /// Commits the batches in one transaction.
@@ -172,19 +175,7 @@ struct SQLiteSnapshot: PointStore, @unchecked Sendable {
     var description: String { "SQLite \(path) (read-only)" }
 
     func load() async throws -> StoreContents {
-        try await queue.read { db in
-            var points: [StoredPoint] = []
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT id, id_is_number, longitude, latitude, properties FROM mapcluster_points")
-            while let row = try rows.next() {
-                points.append(
-                    StoredPoint(
-                        key: PointKey(id: row[0], isNumber: row[1]), longitude: row[2], latitude: row[3],
-                        properties: row[4]))
-            }
-            let sequence = try Int64.fetchOne(db, sql: "SELECT value FROM mapcluster_state WHERE name = 'sequence'")
-            return StoreContents(points: points, sequence: sequence ?? 0)
-        }
+        try await queue.read(SQLitePointStore.contents(of:))
     }
 
     func commit(_ batches: [StoreBatch], after sequence: Int64) async throws -> StoreCommit {
