@@ -236,7 +236,7 @@ struct ArchiveTests {
         defer { try? FileManager.default.removeItem(at: url) }
         try TilePyramid(tiles: tiles, zooms: 0...4).write(to: url, format: .pmtiles)
         let router = try MapClusterServer.router(archive: try TileArchiveFormat.open(url))
-        try await Application(router: router).test(.router) { client in
+        try await ServerTests.application(router).test(.router) { client in
             let (status, json, _) = try await ServerTests.get(client, "/tiles.json")
             #expect(status == .ok && json["minzoom"] as? Int == 0 && json["maxzoom"] as? Int == 4)
             #expect((json["tiles"] as? [String])?.first?.hasSuffix("/tiles/{z}/{x}/{y}.mvt") == true)

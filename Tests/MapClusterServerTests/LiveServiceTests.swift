@@ -41,7 +41,7 @@ struct LiveServiceTests {
         let base = ClusterService(
             points: state.points, index: state.index, buildTime: .zero, aggregation: aggregation)
         let service = LiveService(writer: LiveWriter(live: live, store: store), base: base, token: token)
-        let application = Application(router: try MapClusterServer.router(service: base, live: service))
+        let application = ServerTests.application(try MapClusterServer.router(service: base, live: service))
         try await application.test(.router) { client in try await body(client, service, path) }
         store.close()
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
@@ -188,7 +188,7 @@ struct LiveServiceTests {
     }
 
     @Test func aReadOnlyServerRefusesEdits() async throws {
-        let application = Application(router: try MapClusterServer.router(service: try ServerTests.loaded.get()))
+        let application = ServerTests.application(try MapClusterServer.router(service: try ServerTests.loaded.get()))
         try await application.test(.router) { client in
             let (status, answer) = try await Self.send(client, .post, "/api/points", Self.feature("x", 1, 1))
             #expect(status == .forbidden)

@@ -2,6 +2,7 @@ import CompressNIO
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import MapCluster
 import MapClusterIO
 import MapClusterManager
@@ -21,8 +22,15 @@ struct ServerTests {
             aggregation: PointAggregation(category: "continent", reductions: [.init("population", .sum)]))
     }
 
+    /// An application over `router` that logs warnings only: a test's thousands of requests would bury its report.
+    static func application<Builder: HTTPResponderBuilder>(_ router: Builder) -> Application<Builder.Responder> {
+        var logger = Logger(label: "mapcluster.tests")
+        logger.logLevel = .warning
+        return Application(router: router, logger: logger)
+    }
+
     static func withClient(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let application = Application(router: try MapClusterServer.router(service: try loaded.get()))
+        let application = application(try MapClusterServer.router(service: try loaded.get()))
         try await application.test(.router) { client in try await body(client) }
     }
 
