@@ -28,10 +28,18 @@
         /// The annotations on the map.
         public let layer: MapKitClusterLayer<Element>
 
-        /// A controller for a map view.
-        public init(mapView: MKMapView, options: ClusterManagerOptions<Element> = .init()) {
+        /// A controller for a map view, with the default options.
+        public init(mapView: MKMapView) {
             layer = MapKitClusterLayer(mapView: mapView)
-            controller = MapMarkerController(view: layer, options: options)
+            controller = MapMarkerController(view: layer)
+        }
+
+        /// A controller for a map view.
+        ///
+        /// - Throws: `OptionError` naming the first option that fails `ClusterManagerOptions.validate()`.
+        public init(mapView: MKMapView, options: ClusterManagerOptions<Element>) throws(OptionError) {
+            layer = MapKitClusterLayer(mapView: mapView)
+            controller = try MapMarkerController(view: layer, options: options)
         }
 
         /// The manager: elements, options, snapshots, `reveal`.
@@ -95,9 +103,16 @@
         }
 
         /// Changes the options (cell size, positions, overlap, titles…) and re-clusters.
-        public func setOptions(_ options: ClusterManagerOptions<Element>, completion: (@MainActor () -> Void)? = nil) {
+        ///
+        /// - Throws: `OptionError` naming the first option that fails `ClusterManagerOptions.validate()`, before
+        ///   anything changes; `completion` is then not called.
+        public func setOptions(
+            _ options: ClusterManagerOptions<Element>, completion: (@MainActor () -> Void)? = nil
+        ) throws(OptionError) {
+            try options.validate()
             Task {
-                await controller.setOptions(options)
+                // Checked above: it can't fail.
+                try? await controller.setOptions(options)
                 completion?()
             }
         }

@@ -189,8 +189,11 @@ extension CellRegion {
     /// every side, touches.
     @inlinable
     package init<Element>(_ viewport: Viewport, options: ClusterOptions<Element>) {
-        let dx = viewport.rect.size.width * options.marginFactor
-        let dy = viewport.rect.size.height * options.marginFactor
+        // A margin that fails validation is clamped, never trusted: none for a negative or NaN one.
+        let margin =
+            options.marginFactor >= 0 ? min(options.marginFactor, ClusterOptions<Element>.maximumMarginFactor) : 0
+        let dx = viewport.rect.size.width * margin
+        let dy = viewport.rect.size.height * margin
         self.init(
             level: options.gridLevel(forZoom: viewport.zoom), covering: viewport.rect.insetBy(dx: -dx, dy: -dy))
     }

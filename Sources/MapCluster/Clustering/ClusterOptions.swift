@@ -10,24 +10,25 @@ public struct ClusterOptions<Element: Hashable & Sendable>: Sendable {
     /// The requested side of a grid cell, in points.
     ///
     /// The grid used is the world-aligned power-of-two subdivision whose cells are nearest to this size (between about
-    /// 0.71× and 1.41× of it). Default 60.
-    public var cellSize: Double = 60 {
-        didSet { precondition(cellSize > 0 && cellSize.isFinite, "cellSize is a positive number of points") }
-    }
+    /// 0.71× and 1.41× of it). Default 60. At least one point, and finite: ``validate()`` names any other value.
+    public var cellSize: Double = 60
 
     /// A cell size for each zoom level, in points, overriding ``cellSize``; `nil` (the default) uses
     /// ``cellSize`` at every zoom.
     ///
     /// The grid level must not decrease as the zoom grows, so the size should not grow faster than the world does
-    /// (twice per zoom level).
+    /// (twice per zoom level). Its sizes are at least one point, and finite: ``validate()`` checks those of zooms 0 to
+    /// 30.
     public var cellSizeForZoom: (@Sendable (Double) -> Double)?
 
-    /// How much map around the viewport is clustered too, as a fraction of its width and height on
-    /// each side: 0.5 (the default) clusters twice the width and height, so panning by up to half a
-    /// screen changes nothing at the edges.
-    public var marginFactor: Double = 0.5 {
-        didSet { precondition(marginFactor >= 0 && marginFactor.isFinite, "marginFactor is not negative") }
-    }
+    /// How much map around the viewport is clustered too, as a fraction of its width and height on each side.
+    ///
+    /// 0.5 (the default) clusters twice the width and height, so panning by up to half a screen changes nothing at the
+    /// edges. Within 0...10.
+    public var marginFactor: Double = 0.5
+
+    /// The largest margin: ten viewports on every side.
+    @usableFromInline static var maximumMarginFactor: Double { 10 }
 
     /// Where a cluster of several locations is placed.
     ///
@@ -70,19 +71,41 @@ public struct ClusterOptions<Element: Hashable & Sendable>: Sendable {
     /// The default options.
     public init() {}
 
+    /// Checks every option, so that values from a user or a file are refused with a message rather than clustered
+    /// into nonsense.
+    ///
+    /// Queries never trap on options that fail it: a cell size below one point counts as one point, an infinite or NaN
+    /// one gives the coarsest grid, and a margin outside 0...10 counts as the nearest end (NaN as none). `ClusterManager` refuses such
+    /// options when it is given them.
+    ///
+    /// - Throws: ``OptionError`` for the first option whose value can't be used.
+    public func validate() throws(OptionError) {
+        try OptionCheck.atLeastOne(cellSize, "cellSize", of: "points")
+        if let cellSizeForZoom {
+            for zoom in 0...30 {
+                try OptionCheck.atLeastOne(cellSizeForZoom(Double(zoom)), "cellSizeForZoom(\(zoom))", of: "points")
+            }
+        }
+        try OptionCheck.within(marginFactor, 0...Self.maximumMarginFactor, "marginFactor")
+        try OptionCheck.aNumber(maxZoomLevelForClustering, "maxZoomLevelForClustering")
+        try OptionCheck.atLeast(minCountForClustering, 0, "minCountForClustering")
+        try OptionCheck.atLeast(minUniqueLocationsForClustering, 0, "minUniqueLocationsForClustering")
+    }
+
     /// The requested cell size at a zoom level, in points.
     public func cellSize(forZoom zoom: Double) -> Double {
-        let size = cellSizeForZoom?(zoom) ?? cellSize
-        precondition(
-            size > 0 && size.isFinite, "cellSize(forZoom: \(zoom)) is \(size), not a positive number of points")
-        return size
+        cellSizeForZoom?(zoom) ?? cellSize
     }
 
     /// The grid level used at a zoom level: the *k* whose 2^*k* cells across the world are nearest in
     /// size to ``cellSize(forZoom:)``, clamped to 0...32.
+    ///
+    /// A size below one point counts as one point, and an infinite or NaN size (or zoom) gives level 0.
     public func gridLevel(forZoom zoom: Double) -> Int {
-        let exact = zoom + 8 - mathLog2(cellSize(forZoom: zoom))
+        let size = cellSize(forZoom: zoom)
+        let exact = zoom + 8 - mathLog2(size >= 1 || size.isNaN ? size : 1)
         let level = (exact + 0.5).rounded(.down)
+        guard !level.isNaN else { return 0 }
         return Int(min(max(level, 0), Double(GridCell.maxLevel)))
     }
 

@@ -28,9 +28,16 @@ public final class ClusterMapModel<Element: Hashable & Sendable> {
     @ObservationIgnored public let manager: ClusterManager<Element>
     @ObservationIgnored private var viewport: Viewport?
 
+    /// A model with no elements and the default options.
+    public init() {
+        manager = ClusterManager()
+    }
+
     /// A model with no elements.
-    public init(options: ClusterManagerOptions<Element> = .init()) {
-        manager = ClusterManager(options: options)
+    ///
+    /// - Throws: ``MapCluster/OptionError`` naming the first option that fails ``ClusterManagerOptions/validate()``.
+    public init(options: ClusterManagerOptions<Element>) throws(OptionError) {
+        manager = try ClusterManager(options: options)
     }
 
     /// Call when the map's camera settles: clusters the new viewport.

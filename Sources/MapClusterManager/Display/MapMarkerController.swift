@@ -37,10 +37,18 @@ public final class MapMarkerController<View: ClusterMapView> {
     /// The refresh started by the last ``regionDidChange()``.
     var refreshTask: Task<Void, Never>?
 
-    /// A controller for a view, with a manager of its own.
-    public init(view: View, options: ClusterManagerOptions<Element> = .init()) {
+    /// A controller for a view, with a manager of its own and the default options.
+    public init(view: View) {
         self.view = view
-        manager = ClusterManager(options: options)
+        manager = ClusterManager()
+    }
+
+    /// A controller for a view, with a manager of its own.
+    ///
+    /// - Throws: ``MapCluster/OptionError`` naming the first option that fails ``ClusterManagerOptions/validate()``.
+    public init(view: View, options: ClusterManagerOptions<Element>) throws(OptionError) {
+        self.view = view
+        manager = try ClusterManager(options: options)
     }
 
     // MARK: - Elements
@@ -70,8 +78,11 @@ public final class MapMarkerController<View: ClusterMapView> {
     }
 
     /// Changes the manager's options, then refreshes the view.
-    public func setOptions(_ options: ClusterManagerOptions<Element>) async {
-        await manager.setOptions(options)
+    ///
+    /// - Throws: ``MapCluster/OptionError`` naming the first option that fails ``ClusterManagerOptions/validate()``;
+    ///   nothing then changes.
+    public func setOptions(_ options: ClusterManagerOptions<Element>) async throws(OptionError) {
+        try await manager.setOptions(options)
         await refresh()
     }
 

@@ -37,8 +37,21 @@ public actor ClusterManager<Element: Hashable & Sendable> {
     /// Batches larger than this mark every marker as possibly changed, instead of listing the keys they touch.
     static var largestListedChange: Int { 65_536 }
 
+    /// A manager with no elements and the default options.
+    public init() {
+        self.init(checked: ClusterManagerOptions())
+    }
+
     /// A manager with no elements.
-    public init(options: ClusterManagerOptions<Element> = .init()) {
+    ///
+    /// - Throws: ``MapCluster/OptionError`` naming the first option that fails
+    ///   ``ClusterManagerOptions/validate()``.
+    public init(options: ClusterManagerOptions<Element>) throws(OptionError) {
+        try options.validate()
+        self.init(checked: options)
+    }
+
+    private init(checked options: ClusterManagerOptions<Element>) {
         self.options = options
         index = ClusterIndex()
         snapshot = .empty(index: ClusterIndex())
@@ -48,7 +61,11 @@ public actor ClusterManager<Element: Hashable & Sendable> {
     public var count: Int { index.count }
 
     /// Replaces the options; the next update applies them.
-    public func setOptions(_ options: ClusterManagerOptions<Element>) {
+    ///
+    /// - Throws: ``MapCluster/OptionError`` naming the first option that fails ``ClusterManagerOptions/validate()``;
+    ///   the manager then keeps its options.
+    public func setOptions(_ options: ClusterManagerOptions<Element>) throws(OptionError) {
+        try options.validate()
         self.options = options
         optionsVersion += 1
     }

@@ -55,6 +55,19 @@ public struct ClusterManagerOptions<Element: Hashable & Sendable>: Sendable {
     /// The default options.
     public init() {}
 
+    /// Checks every option: the clustering's (``ClusterOptions/validate()``), the overlap pass's marker sizes or
+    /// diameters, and the fan-out's radius, start zoom and group size.
+    ///
+    /// ``ClusterManager`` refuses options that fail it. ``MapCluster/ClusterIndex/markers(in:options:)`` skips an
+    /// overlap or fan-out pass whose options fail it, and clusters as ``ClusterOptions/validate()`` describes.
+    ///
+    /// - Throws: ``OptionError`` for the first option whose value can't be used.
+    public func validate() throws(OptionError) {
+        try clustering.validate()
+        try overlap?.validate()
+        try sameLocation?.validate()
+    }
+
     /// The title a marker shows.
     public func title(for marker: ClusterMarker<Element>) -> String? {
         if let title { return title(marker) }
@@ -95,6 +108,23 @@ public enum OverlapResolution: Hashable, Sendable {
     case mergeCircles(MarkerDiameters)
     /// Markers that overlap are nudged apart until they don't; their members and counts don't change.
     case separate(markerSize: ViewSize)
+
+    /// Checks the marker size or the diameters.
+    ///
+    /// - Throws: ``OptionError`` naming the first size that isn't a positive, finite number of points (or, for a
+    ///   step or a gap, zero or one).
+    public func validate() throws(OptionError) {
+        switch self {
+        case .merge(let size), .separate(let size):
+            try OptionCheck.positive(size.width, "overlap.markerSize.width", of: "points")
+            try OptionCheck.positive(size.height, "overlap.markerSize.height", of: "points")
+        case .mergeCircles(let diameters):
+            try OptionCheck.positive(diameters.single, "overlap.diameters.single", of: "points")
+            try OptionCheck.positive(diameters.cluster, "overlap.diameters.cluster", of: "points")
+            try OptionCheck.notNegative(diameters.perDecade, "overlap.diameters.perDecade", of: "points")
+            try OptionCheck.notNegative(diameters.gap, "overlap.diameters.gap", of: "points")
+        }
+    }
 
     /// The box a marker of `count` elements covers on screen, in points: its size, or its circle's.
     func extent(ofCount count: Int) -> ViewSize {
@@ -172,12 +202,20 @@ public struct SameLocationFanOut: Hashable, Sendable {
     /// Groups larger than this stay one cluster; default 64.
     public var maximumCount: Int
 
-    /// A fan-out on a circle of `radius` points.
+    /// A fan-out on a circle of `radius` points; ``validate()`` checks the values.
     public init(radius: Double, startZoom: Double = .infinity, maximumCount: Int = 64) {
-        precondition(radius > 0 && radius.isFinite, "the fan-out radius is a positive number of points")
-        precondition(maximumCount >= 2, "a fan-out takes groups of at least two")
         self.radius = radius
         self.startZoom = startZoom
         self.maximumCount = maximumCount
+    }
+
+    /// Checks the radius (a positive, finite number of points), the start zoom (not NaN) and the group size (at least
+    /// two).
+    ///
+    /// - Throws: ``OptionError`` for the first value that can't be used.
+    public func validate() throws(OptionError) {
+        try OptionCheck.positive(radius, "sameLocation.radius", of: "points")
+        try OptionCheck.aNumber(startZoom, "sameLocation.startZoom")
+        try OptionCheck.atLeast(maximumCount, 2, "sameLocation.maximumCount")
     }
 }

@@ -18,7 +18,7 @@ struct ClusterManagerConcurrencyTests {
             options.reusesMarkers = false
             return options
         }()
-        let manager = ClusterManager(options: options)
+        let manager = try ClusterManager(options: options)
         try await manager.add(
             (0..<1_000).map { Placement($0, at: DataShape.uniform.coordinate(using: &rng)) })
         let viewports = (0..<101).map { _ in
@@ -87,7 +87,7 @@ struct ClusterManagerConcurrencyTests {
             gate.arrive(zoom: cluster.zoom)
             return cluster.coordinate
         }
-        let manager = ClusterManager(options: options)
+        let manager = try ClusterManager(options: options)
         try await manager.add(
             DataShape.uniform.coordinates(count: 50_000, seed: 22).enumerated().map {
                 Placement($0.offset, at: $0.element)
@@ -120,7 +120,7 @@ struct ClusterManagerConcurrencyTests {
     @Test func managersOnOneMapAreIndependent() async throws {
         var red = ClusterManagerOptions<Int>()
         red.clustering.cellSize = 30
-        let redManager = ClusterManager(options: red)
+        let redManager = try ClusterManager(options: red)
         let blueManager = ClusterManager<Int>()
         try await redManager.add(
             DataShape.uniform.coordinates(count: 2_000, seed: 23).enumerated().map {

@@ -26,7 +26,7 @@ struct ClusterManagerPassTests {
         var options = ClusterManagerOptions<Int>()
         options.clustering.cellSize = cellSize
         configure(&options)
-        let manager = ClusterManager(options: options)
+        let manager = try ClusterManager(options: options)
         try await manager.add(placements)
         return try await manager.update(for: Viewport(center: center, zoom: zoom, size: screen))
     }
@@ -271,7 +271,7 @@ struct ClusterManagerPassTests {
         var options = ClusterManagerOptions<Place>()
         options.title = { marker in marker.isCluster ? "\(marker.count) towns" : marker.element?.name }
         options.subtitle = { _ in "France" }
-        await manager.setOptions(options)
+        try await manager.setOptions(options)
         let renamed = try await manager.reload()
         #expect(Set(renamed.snapshot.markers.compactMap(\.title)) == ["Lyon", "2 towns"])
         #expect(renamed.snapshot.markers.allSatisfy { $0.subtitle == "France" })
@@ -319,7 +319,7 @@ struct ClusterManagerPassTests {
     @Test func revealStopsAtTheMaximumClusteringZoom() async throws {
         var options = ClusterManagerOptions<Int>()
         options.clustering.maxZoomLevelForClustering = 6
-        let manager = ClusterManager(options: options)
+        let manager = try ClusterManager(options: options)
         try await manager.add([
             Placement(0, latitude: 10, longitude: 10), Placement(1, latitude: 10.000_001, longitude: 10),
         ])

@@ -16,7 +16,7 @@ struct ClusterManagerTests {
     ) async throws -> ClusterManager<Int> {
         var options = ClusterManagerOptions<Int>()
         configure(&options)
-        let manager = ClusterManager(options: options)
+        let manager = try ClusterManager(options: options)
         try await manager.add(placements(coordinates))
         return manager
     }
@@ -24,7 +24,7 @@ struct ClusterManagerTests {
     // MARK: - The scenarios of the libraries we replace
 
     @Test func sixAnnotationsMakeTwoClustersThenOneThenNone() async throws {
-        let manager = ClusterManager<Int>(
+        let manager = try ClusterManager<Int>(
             options: {
                 var options = ClusterManagerOptions<Int>()
                 options.clustering.cellSize = 100
