@@ -58,9 +58,14 @@ public struct ClusterGeoJSON: Sendable {
     /// A FeatureCollection of the markers of a layout (``MapClusterManager/ClusterSnapshot``), as JSON text: a merged
     /// marker is one cluster feature whose id names its parts (see ``text(of:)``), whose count and aggregates are
     /// theirs together, and whose expansion zoom is the one at which they stand apart.
-    public func featureCollection(_ snapshot: ClusterSnapshot<Int>) -> String {
+    ///
+    /// With `crossesAntimeridian`, the collection says so in a member of that name, so that a client that swapped its
+    /// bbox's west and east by mistake can tell why it got most of the world.
+    public func featureCollection(_ snapshot: ClusterSnapshot<Int>, crossesAntimeridian: Bool = false) -> String {
         var json = JSONText()
-        json.raw(#"{"type":"FeatureCollection","features":"#)
+        json.raw(#"{"type":"FeatureCollection","#)
+        if crossesAntimeridian { json.raw(#""crosses_antimeridian":true,"#) }
+        json.raw(#""features":"#)
         features(of: snapshot.markers, in: snapshot, into: &json)
         json.raw("}")
         return json.text

@@ -139,12 +139,19 @@
 
         /// Zooms to the smallest zoom at which an element stands alone (or with only the elements on its coordinate)
         /// and selects its annotation.
+        ///
+        /// `completion` gets where the map went, or why it didn't move (`RevealError`: an element that isn't
+        /// managed, or a map without a size).
         public func selectAndReveal(
-            _ element: Element, animated: Bool = true, completion: (@MainActor (Bool) -> Void)? = nil
+            _ element: Element, animated: Bool = true,
+            completion: (@MainActor (Result<Reveal, RevealError>) -> Void)? = nil
         ) {
             Task {
-                let found = await controller.selectAndReveal(element, animated: animated)
-                completion?(found)
+                do throws(RevealError) {
+                    completion?(.success(try await controller.selectAndReveal(element, animated: animated)))
+                } catch {
+                    completion?(.failure(error))
+                }
             }
         }
     }

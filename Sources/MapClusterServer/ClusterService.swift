@@ -147,8 +147,8 @@ public struct ClusterService: Sendable {
 
     /// The clusters of a bbox at a zoom, as a GeoJSON FeatureCollection.
     ///
-    /// The bbox is `W,S,E,N` in degrees; east below west crosses the antimeridian. The viewport's size in points
-    /// follows from the bbox and the zoom.
+    /// The bbox is `W,S,E,N` in degrees; east below west crosses the antimeridian, and the answer then has
+    /// `"crosses_antimeridian": true`. The viewport's size in points follows from the bbox and the zoom.
     ///
     /// `categories`, a comma-separated list of the index's categories, shows only the points of those categories, and
     /// their clusters (with ids of their own).
@@ -187,7 +187,8 @@ public struct ClusterService: Sendable {
         var layout = layout
         layout.clustering.categories = categories
         let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: zoom))
-        return writer.featureCollection(index.markers(in: viewport, options: layout))
+        return writer.featureCollection(
+            index.markers(in: viewport, options: layout), crossesAntimeridian: rect.crossesAntimeridian)
     }
 
     /// A page of a cluster's points (a merged marker's, cluster by cluster), as a GeoJSON FeatureCollection.

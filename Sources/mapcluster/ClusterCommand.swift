@@ -67,6 +67,18 @@ struct ClusterCommand: ParsableCommand {
         try Self.area(bbox)
     }
 
+    /// A line for standard error when the bbox crosses the antimeridian, which a box with west and east swapped by
+    /// mistake does too: what it covers, and the box that would cover the other way.
+    static func antimeridianNote(_ bbox: String?, _ rect: MapRect) -> String? {
+        guard let bbox, rect.crossesAntimeridian else { return nil }
+        let parts = bbox.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let span = rect.longitudeSpan.formatted(.number.precision(.fractionLength(0...6)))
+        return
+            "note: --bbox \(bbox) has its east edge (\(parts[2])) west of its west edge (\(parts[0])), so it crosses "
+            + "the antimeridian and spans \(span)° of longitude; for the other way round, give "
+            + "--bbox \([parts[2], parts[1], parts[0], parts[3]].joined(separator: ","))"
+    }
+
     /// The area a `--bbox` option gives, on the plane: the world without one.
     static func area(_ bbox: String?) throws -> MapRect {
         guard let bbox else { return .world }
@@ -80,12 +92,13 @@ struct ClusterCommand: ParsableCommand {
     }
 
     func run() throws {
+        let rect = try area()
+        if let note = Self.antimeridianNote(bbox, rect) { FileHandle.standardError.write(Data((note + "\n").utf8)) }
         let points = try input.load()
         var options = ClusterOptions<Int>()
         options.cellSize = cellSize
         options.marginFactor = marginFactor
         options.minCountForClustering = minCount
-        let rect = try area()
         if format == .geojson {
             let service: ClusterService
             do {
@@ -114,7 +127,9 @@ struct ClusterCommand: ParsableCommand {
         }
         let level = options.gridLevel(forZoom: zoom)
         if json || format == .json {
-            let report = ClusterReport(zoom: zoom, gridLevel: level, points: index.count, clusters: rows)
+            let report = ClusterReport(
+                zoom: zoom, gridLevel: level, points: index.count,
+                crossesAntimeridian: rect.crossesAntimeridian, clusters: rows)
             print(try jsonLine(report))
         } else {
             print(ClusterRow.table(rows, zoom: zoom, level: level, points: index.count))
@@ -215,11 +230,14 @@ struct ClusterReport: Encodable {
     var zoom: Double
     var gridLevel: Int
     var points: Int
+    /// Whether the bbox runs across the antimeridian (its east edge given west of its west edge).
+    var crossesAntimeridian: Bool
     var clusters: [ClusterRow]
 
     enum CodingKeys: String, CodingKey {
         case zoom, points, clusters
         case gridLevel = "grid_level"
+        case crossesAntimeridian = "crosses_antimeridian"
     }
 
 }

@@ -80,6 +80,10 @@ struct ServerTests {
             }
             #expect(longitudes.allSatisfy { $0 >= 169 || $0 <= -169 })
             #expect(longitudes.contains { $0 > 0 } && longitudes.contains { $0 < 0 })
+            // The answer says it crossed, and one that doesn't cross says nothing.
+            #expect(json["crosses_antimeridian"] as? Bool == true)
+            let (_, plain, _) = try await Self.get(client, "/api/clusters?bbox=-170,-50,170,-10&zoom=1")
+            #expect(plain["crosses_antimeridian"] == nil && !Self.features(plain).isEmpty)
         }
     }
 

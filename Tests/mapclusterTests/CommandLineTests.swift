@@ -55,7 +55,13 @@ struct CommandLineTests {
         }
         var zoom: Double
         var points: Int
+        var crossesAntimeridian: Bool
         var clusters: [Row]
+
+        enum CodingKeys: String, CodingKey {
+            case zoom, points, clusters
+            case crossesAntimeridian = "crosses_antimeridian"
+        }
     }
 
     @Test func clustersTheBundledSampleAsJSON() throws {
@@ -82,6 +88,26 @@ struct CommandLineTests {
         #expect(run.status == 0, "\(run.error)")
         let report = try JSONDecoder().decode(Report.self, from: Data(run.output.utf8))
         #expect(report.clusters.map(\.id).sorted() == ["a", "b"])
+        #expect(report.crossesAntimeridian)
+    }
+
+    @Test func aBoxWithWestAndEastSwappedIsAnsweredAroundTheWorldWithANote() throws {
+        let file = try Self.temporaryFile("id,lat,lon,name\na,50,10,Inside\nb,50,-100,Beyond\n")
+        let run = try Self.run("cluster", file, "--zoom", "5", "--bbox", "20,45,5,55", "--json")
+        #expect(run.status == 0, "\(run.error)")
+        // The antimeridian meaning is kept: 345° from 20° E eastwards to 5° E, which holds b and not a.
+        let report = try JSONDecoder().decode(Report.self, from: Data(run.output.utf8))
+        #expect(report.crossesAntimeridian)
+        #expect(report.clusters.map(\.id) == ["b"])
+        #expect(
+            run.error == "note: --bbox 20,45,5,55 has its east edge (5) west of its west edge (20), so it crosses the "
+                + "antimeridian and spans 345° of longitude; for the other way round, give --bbox 5,45,20,55\n")
+        let geojson = try Self.run("cluster", file, "--zoom", "2", "--bbox", "20,45,5,55", "--format", "geojson")
+        #expect(geojson.output.hasPrefix(#"{"type":"FeatureCollection","crosses_antimeridian":true,"features":["#))
+        let plain = try Self.run("cluster", file, "--zoom", "5", "--bbox", "5,45,20,55", "--json")
+        #expect(plain.error.isEmpty)
+        let plainReport = try JSONDecoder().decode(Report.self, from: Data(plain.output.utf8))
+        #expect(!plainReport.crossesAntimeridian && plainReport.clusters.map(\.id) == ["a"])
     }
 
     @Test(arguments: [

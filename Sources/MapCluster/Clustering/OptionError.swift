@@ -60,7 +60,9 @@ package enum OptionCheck {
 
     /// A number or an infinity, not NaN.
     package static func aNumber(_ value: Double, _ option: String) throws(OptionError) {
-        guard !value.isNaN else { throw OptionError(option: option, value: "nan", requirement: "a number or ±infinity") }
+        guard !value.isNaN else {
+            throw OptionError(option: option, value: "nan", requirement: "a number or ±infinity")
+        }
     }
 
     /// An integer at least `minimum`.

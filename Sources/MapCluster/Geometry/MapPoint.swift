@@ -139,6 +139,12 @@ public struct MapRect: Hashable, Sendable, CustomStringConvertible {
     public var maxX: Double { origin.x + size.width }
     /// The south edge.
     public var maxY: Double { origin.y + size.height }
+    /// Whether it runs past the world's east edge: a box whose east edge was given west of its west edge.
+    public var crossesAntimeridian: Bool { maxX > MapSize.worldWidth }
+
+    /// Its width in degrees of longitude.
+    public var longitudeSpan: Double { size.width / MapSize.worldWidth * 360 }
+
     /// The center.
     public var center: MapPoint { MapPoint(x: origin.x + size.width / 2, y: origin.y + size.height / 2) }
 

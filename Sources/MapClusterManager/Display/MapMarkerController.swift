@@ -130,17 +130,34 @@ public final class MapMarkerController<View: ClusterMapView> {
     /// Moves the map to the smallest zoom at which an element stands alone (or with only the elements on its
     /// coordinate), centered on it, and selects its marker there.
     ///
-    /// - Returns: Whether the element is managed.
+    /// - Returns: Where the map went: the zoom and the viewport.
+    /// - Throws: ``RevealError/notManaged`` for an element that was never added or has been removed, and
+    ///   ``RevealError/noVisibleMap`` while the view is gone or has no size; the map then stays where it is.
     @discardableResult
-    public func selectAndReveal(_ element: Element, animated: Bool = true) async -> Bool {
-        guard let view, let size = view.visibleViewport?.size,
-            let reveal = await manager.reveal(element, in: size)
-        else { return false }
+    public func selectAndReveal(_ element: Element, animated: Bool = true) async throws(RevealError) -> Reveal {
+        guard let view, let size = view.visibleViewport?.size else { throw .noVisibleMap }
+        guard let reveal = await manager.reveal(element, in: size) else { throw .notManaged }
         view.show(reveal.viewport, animated: animated)
         // The view reports its new region itself; refreshing for the revealed viewport here makes the selection
         // independent of when it does.
         await refresh(for: reveal.viewport)
         if let marker = await manager.marker(holding: element) { view.select(marker) }
-        return true
+        return reveal
+    }
+}
+
+/// Why ``MapMarkerController/selectAndReveal(_:animated:)`` could not reveal an element.
+public enum RevealError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The element was never added, or has been removed.
+    case notManaged
+    /// The view is gone, or has no size yet: there is no map to move.
+    case noVisibleMap
+
+    /// The reason, in words.
+    public var description: String {
+        switch self {
+        case .notManaged: "the element is not managed: it was never added, or has been removed"
+        case .noVisibleMap: "the map view is gone or has no size yet"
+        }
     }
 }

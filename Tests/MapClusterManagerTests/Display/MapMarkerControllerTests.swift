@@ -142,15 +142,28 @@ struct MapMarkerControllerTests {
     @Test func selectAndRevealZoomsToTheElementAndSelectsIt() async throws {
         let viewport = Viewport(center: .checked(48.8, 2.3), zoom: 3, size: Self.screen)
         let (controller, view) = try await Self.controller(at: viewport)
-        #expect(await controller.selectAndReveal(42))
+        let revealed = try await controller.selectAndReveal(42)
         let reveal = try #require(await controller.manager.reveal(42, in: Self.screen))
+        #expect(revealed == reveal)
         #expect(view.requestedViewports.last?.viewport == reveal.viewport)
         #expect(view.requestedViewports.last?.animated == true)
         let selected = try #require(view.selected.last)
         let members = await controller.manager.snapshot.members(of: selected)
         #expect(selected.element == 42 || (selected.isSameLocation && members.contains(42)))
         Self.expectInStep(controller, view)
-        #expect(await controller.selectAndReveal(-5) == false)
+    }
+
+    @Test func revealingAnElementThatWasNeverAddedSaysSoAndLeavesTheMap() async throws {
+        let viewport = Viewport(center: .checked(48.8, 2.3), zoom: 3, size: Self.screen)
+        let (controller, view) = try await Self.controller(at: viewport)
+        let requested = view.requestedViewports.count
+        let selected = view.selected.count
+        await #expect(throws: RevealError.notManaged) { try await controller.selectAndReveal(-5) }
+        // Removed elements are not managed either.
+        await controller.remove([42])
+        await #expect(throws: RevealError.notManaged) { try await controller.selectAndReveal(42) }
+        #expect(view.requestedViewports.count == requested && view.selected.count == selected)
+        #expect(RevealError.notManaged.description.contains("never added"))
     }
 
     @Test func theDebugGridFollowsTheUpdatesWhenAskedFor() async throws {
@@ -179,7 +192,7 @@ struct MapMarkerControllerTests {
         let controller = MapMarkerController(view: view)
         try await controller.add([Placement(1, latitude: 48.8, longitude: 2.3)])
         #expect(view.transitions.isEmpty)
-        #expect(await controller.selectAndReveal(1) == false)
+        await #expect(throws: RevealError.noVisibleMap) { try await controller.selectAndReveal(1) }
     }
 
     @Test func theObservableModelPublishesTheLastCamerasMarkers() async throws {

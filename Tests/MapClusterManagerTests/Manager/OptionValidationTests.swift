@@ -21,14 +21,18 @@ struct OptionValidationTests {
 
     static let badOptions: [BadOption] = {
         var table: [BadOption] = []
-        func add(_ name: String, _ values: [(String, Double)], _ set: @escaping @Sendable (inout ClusterManagerOptions<Int>, Double) -> Void) {
+        func add(
+            _ name: String, _ values: [(String, Double)],
+            _ set: @escaping @Sendable (inout ClusterManagerOptions<Int>, Double) -> Void
+        ) {
             for (text, value) in values { table.append(BadOption(name: name, value: text) { set(&$0, value) }) }
         }
         let notPositive = doubles
         let belowOnePoint = doubles + [("0.5", 0.5)]
         let negativeOrNotFinite = doubles.filter { $0.1 != 0 }
         add("cellSize", belowOnePoint) { $0.clustering.cellSize = $1 }
-        add("cellSizeForZoom(0)", belowOnePoint) { options, value in options.clustering.cellSizeForZoom = { _ in value } }
+        add("cellSizeForZoom(0)", belowOnePoint) { options, value in options.clustering.cellSizeForZoom = { _ in value }
+        }
         add("marginFactor", negativeOrNotFinite + [("10.5", 10.5)]) { $0.clustering.marginFactor = $1 }
         add("maxZoomLevelForClustering", [("nan", .nan)]) { $0.clustering.maxZoomLevelForClustering = $1 }
         add("overlap.markerSize.width", notPositive) {
