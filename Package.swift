@@ -30,6 +30,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        // Hummingbird's own: the server's request deadline is a channel handler.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.25.0"),
     ],
     targets: [
         // The engine: geometry, the aggregate index and grid clustering; clusters as plain values. The standard
@@ -88,8 +91,11 @@ let package = Package(
                 "MapClusterTiles",
                 "MapClusterLive",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
             resources: [.copy("Resources/Public")],
             swiftSettings: strictSettings
@@ -109,6 +115,11 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // What the fuzz targets do with an input (the libFuzzer executables in Fuzz/, built by scripts/fuzz.sh), shared
+        // with the test that replays the inputs they found.
+        .target(
+            name: "MapClusterFuzzing", dependencies: ["MapCluster", "MapClusterIO", "MapClusterManager"],
+            swiftSettings: strictSettings),
         // Seeded test data shared by the test targets.
         .target(
             name: "MapClusterTestSupport", dependencies: ["MapCluster"], path: "Tests/MapClusterTestSupport",
@@ -125,7 +136,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "MapClusterIOTests",
-            dependencies: ["MapCluster", "MapClusterIO"],
+            dependencies: ["MapCluster", "MapClusterIO", "MapClusterFuzzing"],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
@@ -162,4 +173,21 @@ if Context.environment["MAPCLUSTER_ENGINE_ONLY"] == "1" {
     package.dependencies = []
     package.products = package.products.filter { kept.contains($0.name) }
     package.targets = package.targets.filter { kept.contains($0.name) }
+}
+
+// MAPCLUSTER_FUZZ=1 declares what the fuzz targets need and the libFuzzer executables, fuzz-csv, fuzz-geojson,
+// fuzz-edit and fuzz-query, for `swift build --sanitize fuzzer --sanitize address` (scripts/fuzz.sh): the readers and
+// the engine, without the server's dependencies.
+if Context.environment["MAPCLUSTER_FUZZ"] == "1" {
+    let kept: Set = ["MapCluster", "MapClusterManager", "MapClusterIO", "MapClusterFuzzing"]
+    package.dependencies = []
+    package.products = []
+    package.targets = package.targets.filter { kept.contains($0.name) }
+    for name in ["csv", "geojson", "edit", "query"] {
+        package.targets.append(
+            .executableTarget(
+                name: "fuzz-\(name)", dependencies: ["MapClusterFuzzing"], path: "Fuzz/\(name)",
+                // libFuzzer brings main; the entry is LLVMFuzzerTestOneInput.
+                swiftSettings: strictSettings + [.unsafeFlags(["-parse-as-library"])]))
+    }
 }

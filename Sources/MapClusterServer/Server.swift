@@ -147,14 +147,19 @@ public enum MapClusterServer {
 
     /// The application: `router` on a host and port, shutting down cleanly on SIGINT and SIGTERM when run with
     /// `runService()`.
+    ///
+    /// `limits` bounds connections, the time a request may take to arrive, and its headers; the router's middleware
+    /// bounds its URL and query (``ServerLimits``).
     public static func application(
         router: Router<BasicRequestContext>, host: String, port: Int, logger: Logger,
-        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        limits: ServerLimits = ServerLimits(), onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         Application(
             router: router,
-            server: .http1(),
-            configuration: .init(address: .hostname(host, port: port), serverName: "mapcluster"),
+            server: limits.server,
+            configuration: .init(
+                address: .hostname(host, port: port), serverName: "mapcluster",
+                availableConnectionsDelegate: limits.connections),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger)
     }
@@ -171,6 +176,7 @@ struct Routes {
     init(corsOrigin: String?, writable: Bool = false) {
         router.add(middleware: LogRequestsMiddleware(.info))
         router.add(middleware: RequestErrorMiddleware())
+        router.add(middleware: RequestLimitsMiddleware(limits: ServerLimits()))
         if let corsOrigin {
             router.add(
                 middleware: CORSMiddleware(
@@ -205,7 +211,8 @@ struct Routes {
             allowed.count == 1
             ? "\(list) is" : allowed.dropLast().joined(separator: ", ") + " and \(allowed[allowed.count - 1]) are"
         // What HTTP asks for the other methods: which ones the path takes.
-        for method in [HTTPRequest.Method.get, .post, .put, .delete, .patch] where methods[method] == nil {
+        for method in [HTTPRequest.Method.get, .post, .put, .delete, .patch, .trace, .connect]
+        where methods[method] == nil {
             router.on(RouterPath(path), method: method) { _, _ -> Response in
                 throw RequestError(.methodNotAllowed, "\(method.rawValue) is not allowed here; \(spoken)")
             }

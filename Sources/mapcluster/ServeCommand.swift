@@ -32,6 +32,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
 
+    @Option(help: "The most connections open at once; more wait to be accepted. Default: no limit.")
+    var maxConnections: Int?
+
+    @Option(
+        help: """
+            The seconds a request may take to arrive (from the connection's opening or the previous answer's end); a             slower client, or a kept-alive connection idle that long, is disconnected.
+            """)
+    var requestTimeout: Double = 30
+
     @Option(
         help:
             "A raster tile URL template for the page's basemap, such as https://tile.openstreetmap.org/{z}/{x}/{y}.png."
@@ -95,6 +104,13 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be within 0...65535, not \(port)") }
         try Self.validate(cellSize: cellSize)
+        if let maxConnections, maxConnections < 1 {
+            throw ValidationError("--max-connections must be at least 1, not \(maxConnections)")
+        }
+        guard requestTimeout > 0 && requestTimeout <= 86_400 else {
+            throw ValidationError(
+                "--request-timeout must be a number of seconds within 0...86400, not \(requestTimeout)")
+        }
         if tilesFrom != nil {
             guard input.files.isEmpty else {
                 throw ValidationError("--tiles-from serves an archive's tiles: give it without point files")
@@ -157,7 +173,10 @@ struct ServeCommand: AsyncParsableCommand {
             router = try MapClusterServer.router(
                 service: try service(logger: logger), mapLibreDirectory: mapLibre, corsOrigin: corsOrigin)
         }
-        let application = MapClusterServer.application(router: router, host: host, port: port, logger: logger) {
+        let limits = ServerLimits(maximumConnections: maxConnections, requestTimeout: .seconds(requestTimeout))
+        let application = MapClusterServer.application(
+            router: router, host: host, port: port, logger: logger, limits: limits
+        ) {
             [host] port in
             // Written at once, not buffered: whoever started the server may be waiting for this line.
             FileHandle.standardOutput.write(Data("serving the map on http://\(host):\(port)/  (Ctrl-C stops)\n".utf8))

@@ -200,6 +200,54 @@ struct ServerTests {
         }
     }
 
+    /// What a hostile or careless client sends, each answered 4xx with a JSON body.
+    ///
+    /// Paths that climb out of the page's folders (plain, encoded, doubled), methods nobody routes, bytes that aren't
+    /// UTF-8, and numbers past what a double holds: none is a 500, a crash or a file from outside the page.
+    @Test(arguments: [
+        ("GET", "/../../etc/passwd", 404),
+        ("GET", "/leaflet/%2e%2e/%2e%2e/etc/passwd", 404),
+        ("GET", "/leaflet/..%2f..%2f..%2fetc%2fpasswd", 404),
+        ("GET", "/leaflet/....//....//etc/passwd", 404),
+        ("GET", "/%2e%2e%2f%2e%2e%2fetc%2fpasswd", 404),
+        ("GET", "/app.js/../../../../etc/passwd", 404),
+        ("GET", "/leaflet/%252e%252e/%252e%252e/etc/passwd", 404),
+        ("GET", "/leaflet/%00/../../etc/passwd", 404),
+        ("PUT", "/api/clusters?bbox=1,2,3,4&zoom=3", 405),
+        ("DELETE", "/api/stats", 405),
+        ("PATCH", "/api/config", 405),
+        ("TRACE", "/", 405),
+        ("CONNECT", "/api/stats", 405),
+        ("BREW", "/api/stats", 404),
+        ("GET", "/api/clusters/%FF%FE/children", 400),
+        ("GET", "/api/clusters/c5.15.10%C0%AF/leaves", 400),
+        ("GET", "/api/clusters?bbox=%FF,2,3,4&zoom=3", 400),
+        ("GET", "/api/clusters?bbox=1,2,3,4&zoom=%E2%80%AE3", 400),
+        ("GET", "/api/clusters?bbox=1,2,3,4&zoom=1e309", 400),
+        ("GET", "/api/clusters?bbox=1,2,3,4&zoom=-1e309", 400),
+        ("GET", "/api/clusters?bbox=1,2,3,4&zoom=0x10", 400),
+        ("GET", "/api/clusters?bbox=1e309,2,3,4&zoom=3", 400),
+        ("GET", "/api/clusters?bbox=1,2,3,4&zoom=" + String(repeating: "9", count: 400), 400),
+        ("GET", "/api/clusters/c5.15.10/leaves?limit=1e3", 400),
+        ("GET", "/api/clusters/c5.15.10/leaves?offset=-0.5", 400),
+        ("GET", "/api/clusters/c99999999999999999999.1.1/children", 400),
+        ("GET", "/api/clusters/l1e309_0/leaves", 400),
+        ("GET", "/api/clusters/p99999999999999999999/leaves", 400),
+    ])
+    func hostileRequestsAreAnswered4xxWithAJSONBody(method: String, uri: String, status: Int) async throws {
+        try await Self.withClient { client in
+            let method = try #require(HTTPRequest.Method(method))
+            try await client.execute(uri: uri, method: method) { response in
+                #expect(response.status.code == status, "\(method) \(uri)")
+                #expect(response.headers[.contentType] == "application/json", "\(method) \(uri)")
+                let body = String(buffer: response.body)
+                let json = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+                #expect(json?["status"] as? Int == status, "\(method) \(uri): \(body)")
+                #expect(!body.contains("root:"), "\(method) \(uri)")
+            }
+        }
+    }
+
     @Test func requestBodiesAreBounded() async throws {
         try await Self.withClient { client in
             let body = ByteBuffer(repeating: 0x41, count: MapClusterServer.maximumBodySize + 1)

@@ -15,12 +15,11 @@ struct LiveServerTests {
     static let kills = ProcessInfo.processInfo.environment["MAPCLUSTER_CRASH_KILLS"] ?? "3"
 
     /// Runs live_check.py with the standard library's Python (it needs nothing else) and returns its JSON line.
-    static func check(_ arguments: [String]) throws -> [String: Any] {
+    static func check(_ arguments: [String], tool: String = "Tests/tools/live_check.py") throws -> [String: Any] {
         let python = WebMapTests.python ?? "/usr/bin/python3"
         let run = try CommandLineTests.run(
-            URL(fileURLWithPath: python),
-            [WebMapTests.root.appendingPathComponent("Tests/tools/live_check.py").path] + arguments)
-        try #require(run.status == 0, "live_check.py \(arguments): \(run.error.suffix(2_000))")
+            URL(fileURLWithPath: python), [WebMapTests.root.appendingPathComponent(tool).path] + arguments)
+        try #require(run.status == 0, "\(tool) \(arguments): \(run.error.suffix(2_000))")
         let line = run.output.split(separator: "\n").last.map(String.init) ?? ""
         return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }

@@ -96,6 +96,27 @@ struct ServeAndRenderTests {
         }
     }
 
+    /// The limits against real sockets (Tests/tools/limits_check.py): a slowloris client cut off at the request
+    /// timeout while others are served, idle connections closed, --max-connections held, and URLs, queries and
+    /// headers past their limits refused.
+    @Test func aServerBoundsSlowClientsConnectionsAndRequestSizes() throws {
+        let result = try LiveServerTests.check(
+            [CommandLineTests.executable.path], tool: "Tests/tools/limits_check.py")
+        #expect((result["slowloris_closed_after_s"] as? Double ?? 99) <= 3.5)
+        #expect((result["prompt_client_max_s"] as? Double ?? 99) <= 1)
+    }
+
+    @Test func limitsThatCantBeUsedAreRefused() throws {
+        for (arguments, message) in [
+            (["--max-connections", "0"], "--max-connections must be at least 1, not 0"),
+            (["--request-timeout", "0"], "--request-timeout must be a number of seconds within 0...86400"),
+            (["--request-timeout", "nan"], "--request-timeout must be"),
+        ] {
+            let run = try CommandLineTests.run(CommandLineTests.executable, ["serve", "--port", "0"] + arguments)
+            #expect(run.status != 0 && run.error.contains(message), "\(arguments): \(run.error)")
+        }
+    }
+
     @Test func aPortInUseIsReportedBeforeTheDataIsLoaded() async throws {
         let server = try Server()
         defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""The server's limits, against a real `mapcluster serve` on loopback (standard library only).
+
+    limits_check.py BINARY
+
+Starts two servers on the bundled cities, one with --request-timeout 2 and one with --max-connections 4, and checks:
+- a slowloris client (a byte of its request every 0.25 s) is disconnected at the timeout, and a well-behaved client
+  is answered promptly all the while;
+- a kept-alive connection left idle is closed at the timeout too;
+- with 4 connections held open, a fifth is answered only once one of them closes;
+- a URL over 8 KiB is a 414, a query of 65 parameters a 400, both JSON; headers over 16 KiB are refused (a 4xx or a
+  closed connection, never a 5xx) and the server goes on answering.
+Prints one JSON line of what it measured; exits 1 with the reason on the first failed check.
+"""
+
+import json
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+TIMEOUT = 2.0
+
+
+def fail(message):
+    print("limits_check: " + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def start(binary, *options):
+    arguments = [binary, "serve", "--port", "0"] + list(options)
+    process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            fail("the server stopped at start: " + process.stderr.read()[-2000:])
+        found = re.search(r"serving the map on http://[^:]+:(\d+)/", line)
+        if found:
+            threading.Thread(target=process.stdout.read, daemon=True).start()
+            threading.Thread(target=process.stderr.read, daemon=True).start()
+            return process, int(found.group(1))
+    fail("the server did not start within 120 s")
+
+
+def connect(port):
+    return socket.create_connection(("127.0.0.1", port), timeout=30)
+
+
+def exchange(port, request, timeout=10):
+    """Sends raw request bytes on a new connection; the status and body of the answer, or (None, b"") if the server
+    closed the connection without one."""
+    with connect(port) as sock:
+        sock.settimeout(timeout)
+        try:
+            sock.sendall(request)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        return read_answer(sock)
+
+
+def read_answer(sock):
+    data = b""
+    try:
+        while b"\r\n\r\n" not in data:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return None, b""
+            data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = re.search(rb"(?i)content-length: *(\d+)", head)
+        while length and len(body) < int(length.group(1)):
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            body += chunk
+        return int(head.split(b" ")[1]), body
+    except ConnectionResetError:
+        return None, b""
+
+
+def get(path):
+    return f"GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".encode()
+
+
+def closed_within(sock, seconds):
+    """Whether the server closes the connection within `seconds`: the time it took, or None."""
+    start = time.time()
+    sock.settimeout(seconds)
+    try:
+        while True:
+            if not sock.recv(4096):
+                return time.time() - start
+    except socket.timeout:
+        return None
+    except ConnectionResetError:
+        return time.time() - start
+
+
+def slowloris(port):
+    request = get("/api/stats")
+    sock = connect(port)
+    start = time.time()
+    closed_after = None
+    prompt = []
+    for i, byte in enumerate(request[:-4]):
+        try:
+            sock.send(bytes([byte]))
+        except (BrokenPipeError, ConnectionResetError):
+            closed_after = time.time() - start
+            break
+        # Between its bytes, someone else is served.
+        if i % 2 == 0:
+            begin = time.time()
+            status, _ = exchange(port, get("/api/stats"))
+            if status != 200:
+                fail(f"a prompt client got {status} beside the slow one")
+            prompt.append(time.time() - begin)
+        sock.settimeout(0.25)
+        try:
+            if sock.recv(4096) == b"":
+                closed_after = time.time() - start
+                break
+        except socket.timeout:
+            pass
+        except ConnectionResetError:
+            closed_after = time.time() - start
+            break
+        if time.time() - start > TIMEOUT * 4:
+            break
+    sock.close()
+    if closed_after is None or not (TIMEOUT * 0.8 <= closed_after <= TIMEOUT + 1.5):
+        fail(f"a slowloris client was not cut off at the {TIMEOUT} s timeout (closed after {closed_after})")
+    if max(prompt) > 1.0:
+        fail(f"a prompt client waited {max(prompt):.2f} s beside the slow one")
+    return closed_after, max(prompt)
+
+
+def idle_keep_alive(port):
+    sock = connect(port)
+    sock.sendall(b"GET /api/stats HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    status, _ = read_answer(sock)
+    if status != 200:
+        fail(f"a kept-alive request got {status}")
+    closed = closed_within(sock, TIMEOUT + 2)
+    sock.close()
+    if closed is None:
+        fail("an idle kept-alive connection was not closed at the timeout")
+    return closed
+
+
+def connection_limit(port):
+    held = []
+    for _ in range(4):
+        sock = connect(port)
+        # Each is accepted and answered, then kept alive: it holds its place.
+        sock.sendall(b"GET /api/stats HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        status, _ = read_answer(sock)
+        if status != 200:
+            fail(f"a held connection got {status}")
+        held.append(sock)
+    fifth = connect(port)
+    fifth.sendall(get("/api/stats"))
+    fifth.settimeout(0.5)
+    try:
+        early = fifth.recv(4096)
+    except socket.timeout:
+        early = None
+    if early:
+        fail("a fifth connection was answered while 4 were open with --max-connections 4")
+    start = time.time()
+    held.pop().close()
+    fifth.settimeout(10)
+    status, _ = read_answer(fifth)
+    waited = time.time() - start
+    fifth.close()
+    for sock in held:
+        sock.close()
+    if status != 200 or waited > 1.5:
+        fail(f"the fifth connection got {status} {waited:.2f} s after a place was freed")
+    return waited
+
+
+def sizes(port):
+    status, body = exchange(port, get("/api/clusters?bbox=1,2,3,4&zoom=3&pad=" + "x" * 9000))
+    if status != 414 or json.loads(body).get("status") != 414:
+        fail(f"a 9 KiB URL got {status} {body[:200]!r}")
+    query = "&".join(f"p{i}=1" for i in range(65))
+    status, body = exchange(port, get("/api/clusters?" + query))
+    if status != 400 or "65 parameters" not in json.loads(body).get("error", ""):
+        fail(f"65 query parameters got {status} {body[:200]!r}")
+    big = b"GET /api/stats HTTP/1.1\r\nHost: localhost\r\nX-Big: " + b"y" * 20000 + b"\r\nConnection: close\r\n\r\n"
+    status, body = exchange(port, big)
+    if status is not None and not 400 <= status < 500:
+        fail(f"20 KiB of headers got {status}")
+    status, _ = exchange(port, get("/api/stats"))
+    if status != 200:
+        fail(f"after the oversized requests, /api/stats got {status}")
+
+
+def main():
+    if len(sys.argv) != 2:
+        fail("usage: limits_check.py BINARY")
+    timed, timed_port = start(sys.argv[1], "--request-timeout", str(int(TIMEOUT)))
+    bounded, bounded_port = start(sys.argv[1], "--max-connections", "4")
+    try:
+        loris_closed, prompt_max = slowloris(timed_port)
+        idle_closed = idle_keep_alive(timed_port)
+        fifth_waited = connection_limit(bounded_port)
+        sizes(bounded_port)
+        for process in (timed, bounded):
+            if process.poll() is not None:
+                fail(f"a server exited with {process.returncode}")
+    finally:
+        for process in (timed, bounded):
+            process.terminate()
+            process.wait(timeout=30)
+    print(json.dumps({
+        "slowloris_closed_after_s": round(loris_closed, 2), "prompt_client_max_s": round(prompt_max, 3),
+        "idle_closed_after_s": round(idle_closed, 2), "fifth_answered_after_free_s": round(fifth_waited, 3),
+    }))
+
+
+if __name__ == "__main__":
+    main()
