@@ -1,0 +1,275 @@
+import Foundation
+import MapClusterTestSupport
+import Testing
+
+@testable import MapCluster
+
+/// Random sequences of batches, moves, removes and queries, checked after every step against a brute-force model.
+///
+/// A failing sequence is shrunk (steps dropped, batches halved) before it is reported, with its seed; replay it alone
+/// with `MAPCLUSTER_PROPERTY_SEED=<seed> swift test --filter IndexPropertyTests`. `MAPCLUSTER_PROPERTY_RUNS` sets how
+/// many seeds a run tries (default 60).
+struct IndexPropertyTests {
+    /// One step of a sequence.
+    enum Step: CustomStringConvertible, Sendable {
+        case insert([(id: Int, coordinate: Coordinate)])
+        case move([(id: Int, coordinate: Coordinate)])
+        case remove([Int])
+        case query(Viewport)
+        case snapshot
+
+        var description: String {
+            func list(_ items: [(id: Int, coordinate: Coordinate)]) -> String {
+                items.map { "\($0.id)@(\($0.coordinate.latitude), \($0.coordinate.longitude))" }.joined(separator: " ")
+            }
+            return switch self {
+            case .insert(let items): "insert \(list(items))"
+            case .move(let items): "move \(list(items))"
+            case .remove(let ids): "remove \(ids)"
+            case .query(let viewport): "query zoom \(viewport.zoom) at \(viewport.rect.center.coordinate)"
+            case .snapshot: "snapshot"
+            }
+        }
+    }
+
+    /// A broken property: which, and at which step.
+    struct Failure: Error, CustomStringConvertible {
+        var step: Int
+        var property: String
+
+        var description: String { "step \(step): \(property)" }
+    }
+
+    // MARK: - Generating
+
+    /// Places that make clusters: a few blobs, one shared coordinate, the antimeridian and the poles' edges.
+    static func coordinate(using rng: inout SplitMix64) -> Coordinate {
+        switch Int.random(in: 0..<10, using: &rng) {
+        case 0: return .checked(12.5, -45.25)
+        case 1: return DataShape.antimeridian.coordinate(using: &rng)
+        case 2: return .checked(Double.random(in: 84...85.05, using: &rng), Double.random(in: -180...180, using: &rng))
+        case 3...5: return DataShape.uniform.coordinate(using: &rng)
+        default: return DataShape.clustered.coordinate(using: &rng)
+        }
+    }
+
+    static func steps(seed: UInt64, count: Int = 30) -> [Step] {
+        var rng = SplitMix64(seed: seed)
+        let pool = 0..<Int.random(in: 20...400, using: &rng)
+        return (0..<count).map { _ in
+            let size = Int.random(in: 1...60, using: &rng)
+            switch Int.random(in: 0..<10, using: &rng) {
+            case 0...3:
+                return .insert((0..<size).map { _ in (Int.random(in: pool, using: &rng), coordinate(using: &rng)) })
+            case 4, 5:
+                return .move((0..<size).map { _ in (Int.random(in: pool, using: &rng), coordinate(using: &rng)) })
+            case 6: return .remove((0..<size).map { _ in Int.random(in: pool, using: &rng) })
+            case 7: return .snapshot
+            default:
+                let center = coordinate(using: &rng)
+                let zoom = Double.random(in: 0...18, using: &rng)
+                return .query(Viewport(center: center, zoom: zoom, size: ViewSize(width: 800, height: 600)))
+            }
+        }
+    }
+
+    // MARK: - Checking
+
+    /// A property of an index and its model after a step: what is broken, or `nil`.
+    typealias Property = (ClusterIndex<Int>, [Int: Coordinate]) -> String?
+
+    /// Runs the steps on an index and a model, checking every property (and `extra`) after each; the first broken one.
+    static func check(_ steps: [Step], extra: Property? = nil) -> Failure? {
+        var index = ClusterIndex<Int>()
+        var model: [Int: Coordinate] = [:]
+        var snapshots: [(index: ClusterIndex<Int>, model: [Int: Coordinate])] = []
+        for (number, step) in steps.enumerated() {
+            switch step {
+            case .insert(let items):
+                index.insert(contentsOf: items.map { ($0.id, $0.coordinate) })
+                for item in items { model[item.id] = item.coordinate }
+            case .move(let items):
+                // Only managed elements move; the others are left out, as a manager's move refuses them.
+                let known = items.filter { model[$0.id] != nil }
+                for item in known {
+                    _ = index.move(item.id, to: item.coordinate)
+                    model[item.id] = item.coordinate
+                }
+            case .remove(let ids):
+                let removed = index.remove(contentsOf: ids)
+                let expected = Set(ids).filter { model[$0] != nil }.count
+                for id in ids { model[id] = nil }
+                if removed != expected { return Failure(step: number, property: "removed \(removed), not \(expected)") }
+            case .snapshot:
+                snapshots.append((index, model))
+            case .query(let viewport):
+                if let broken = properties(of: index, model: model, in: viewport) {
+                    return Failure(step: number, property: broken)
+                }
+            }
+            index._checkInvariants()
+            if let broken = extra?(index, model) { return Failure(step: number, property: broken) }
+            if index.count != model.count {
+                return Failure(step: number, property: "count \(index.count), model \(model.count)")
+            }
+            // Value semantics: a snapshot still answers as it did when taken.
+            for (taken, (copy, copyModel)) in snapshots.enumerated() {
+                let world = Viewport(rect: .world, size: ViewSize(showing: .world, atZoom: 2))
+                if copy.count != copyModel.count || copy.clusters(in: world).reduce(0, { $0 + $1.count }) != copy.count
+                {
+                    return Failure(step: number, property: "snapshot \(taken) changed")
+                }
+                for (id, coordinate) in copyModel.prefix(5) where copy.coordinate(of: id) != coordinate {
+                    return Failure(step: number, property: "snapshot \(taken) lost \(id)'s coordinate")
+                }
+            }
+        }
+        return nil
+    }
+
+    /// Conservation, hierarchy and steadiness in one viewport; what is broken, or `nil`.
+    static func properties(of index: ClusterIndex<Int>, model: [Int: Coordinate], in viewport: Viewport) -> String? {
+        var options = ClusterOptions<Int>()
+        options.marginFactor = 0
+        let clusters = index.clusters(in: viewport, options: options)
+        let region = CellRegion(viewport, options: options)
+        // Conservation: the clusters hold exactly the model's points in the region's cells.
+        let inCells = model.values.filter { region.contains(GridCell(containing: $0.mapPoint, level: region.level)) }
+        let held = clusters.reduce(0) { $0 + $1.count }
+        if held != inCells.count { return "the clusters hold \(held) points, the region's cells \(inCells.count)" }
+        if Set(clusters.map(\.id)).count != clusters.count { return "a cluster id came twice" }
+        // Hierarchy: children add up to their parent, and a child's parent holds it.
+        for cluster in clusters.prefix(6) where cluster.isCluster {
+            let children = index.children(of: cluster, options: options)
+            guard !children.isEmpty else { continue }
+            let sum = children.reduce(0) { $0 + $1.count }
+            if sum != cluster.count { return "\(cluster.id)'s children hold \(sum), it \(cluster.count)" }
+            if let child = children.first, let parent = index.parent(of: child, options: options),
+                parent.count < child.count
+            {
+                return "\(child.id)'s parent \(parent.id) holds fewer points than it"
+            }
+        }
+        // Steadiness: a pan of a third of a cell changes no cluster of a cell that stays in view.
+        let cellSide = MapSize.worldWidth / Double(1 << region.level)
+        var panned = viewport
+        panned.rect.origin.x += cellSide / 3
+        let after = index.clusters(in: panned, options: options)
+        let before = Dictionary(clusters.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for cluster in after {
+            guard let old = before[cluster.id] else { continue }
+            if old.count != cluster.count || old.coordinate != cluster.coordinate {
+                return "\(cluster.id) changed when the map panned within its cell"
+            }
+        }
+        return nil
+    }
+
+    // MARK: - Shrinking
+
+    /// A smaller sequence that still fails: steps dropped in halves, then quarters, down to one by one; then each
+    /// batch cut to either half, down to one item.
+    static func shrink(_ steps: [Step], extra: Property? = nil) -> (steps: [Step], failure: Failure)? {
+        guard var failure = check(steps, extra: extra) else { return nil }
+        var steps = Array(steps.prefix(failure.step + 1))
+        func keep(_ candidate: [Step]) -> Bool {
+            guard let smaller = check(candidate, extra: extra) else { return false }
+            steps = Array(candidate.prefix(smaller.step + 1))
+            failure = smaller
+            return true
+        }
+        var chunk = max(1, steps.count / 2)
+        while chunk >= 1 {
+            var start = 0
+            while start < steps.count {
+                var candidate = steps
+                candidate.removeSubrange(start..<min(start + chunk, steps.count))
+                if !keep(candidate) { start += chunk }
+            }
+            chunk /= 2
+        }
+        var position = 0
+        while position < steps.count {
+            let halves: [Step]
+            switch steps[position] {
+            case .insert(let items) where items.count > 1:
+                halves = [
+                    .insert(Array(items.prefix(items.count / 2))), .insert(Array(items.dropFirst(items.count / 2))),
+                ]
+            case .move(let items) where items.count > 1:
+                halves = [.move(Array(items.prefix(items.count / 2))), .move(Array(items.dropFirst(items.count / 2)))]
+            case .remove(let ids) where ids.count > 1:
+                halves = [.remove(Array(ids.prefix(ids.count / 2))), .remove(Array(ids.dropFirst(ids.count / 2)))]
+            default:
+                position += 1
+                continue
+            }
+            var shrunk = false
+            for half in halves {
+                var candidate = steps
+                candidate[position] = half
+                if keep(candidate) {
+                    shrunk = true
+                    break
+                }
+            }
+            if !shrunk { position += 1 }
+        }
+        return (steps, failure)
+    }
+
+    // MARK: - The suite
+
+    static var seeds: [UInt64] {
+        let environment = ProcessInfo.processInfo.environment
+        if let seed = environment["MAPCLUSTER_PROPERTY_SEED"].flatMap(UInt64.init) { return [seed] }
+        let runs = environment["MAPCLUSTER_PROPERTY_RUNS"].flatMap(Int.init) ?? 60
+        return (0..<UInt64(runs)).map { 1_000 + $0 }
+    }
+
+    @Test func randomSequencesKeepConservationHierarchySteadinessAndValueSemantics() {
+        for seed in Self.seeds {
+            let steps = Self.steps(seed: seed)
+            guard let (shrunk, failure) = Self.shrink(steps) else { continue }
+            Issue.record(
+                """
+                seed \(seed) broke a property at \(failure); shrunk to \(shrunk.count) of \(steps.count) steps:
+                \(shrunk.enumerated().map { "  \($0.offset): \($0.element)" }.joined(separator: "\n"))
+                replay: MAPCLUSTER_PROPERTY_SEED=\(seed) swift test --filter IndexPropertyTests
+                """)
+            return
+        }
+    }
+
+    /// The shrinker itself, on a property broken on purpose (no element 13 north of 60°): of a long sequence, it must
+    /// leave the one insert of the one element that breaks it.
+    @Test func theShrinkerLeavesTheOneStepThatBreaksAProperty() throws {
+        let property: Property = { index, _ in
+            guard let coordinate = index.coordinate(of: 13), coordinate.latitude > 60 else { return nil }
+            return "13 is north of 60°"
+        }
+        var steps = Self.steps(seed: 3, count: 25).filter {
+            // Only the planted step puts 13 anywhere.
+            switch $0 {
+            case .insert(let items), .move(let items): !items.contains { $0.id == 13 }
+            default: true
+            }
+        }
+        let planted = (0..<40).map { (id: 100 + $0, coordinate: Coordinate.checked(10, Double($0))) }
+        steps.insert(
+            .insert(planted + [(13, .checked(70, 5))] + planted.map { (id: $0.id + 40, $0.coordinate) }), at: 14)
+        let (shrunk, failure) = try #require(Self.shrink(steps, extra: property))
+        #expect(failure.property == "13 is north of 60°")
+        #expect(shrunk.count == 1)
+        guard case .insert(let items) = try #require(shrunk.first) else {
+            Issue.record("the shrunk step is \(shrunk.first.map(String.init(describing:)) ?? "none"), not an insert")
+            return
+        }
+        #expect(items.map(\.id) == [13])
+        // And the same property on the unbroken sequence holds: the check itself isn't what fails.
+        #expect(
+            Self.check(
+                steps.filter { if case .insert(let items) = $0 { !items.contains { $0.id == 13 } } else { true } },
+                extra: property) == nil)
+    }
+}
