@@ -88,6 +88,40 @@ async def load(host, port, requests, clients, seed):
     return time.perf_counter() - start, latencies, failures
 
 
+class ServedPoints:
+    """`mapcluster serve` on `count` seeded random points written to a temporary file, as a context manager: inside,
+    `process`, `host` and `port`; on leaving, the server gets SIGTERM and `stopped` is its exit status (or "killed" if
+    it didn't stop within `stop_timeout` seconds), and the file is removed."""
+
+    def __init__(self, binary, count, stop_timeout=10):
+        self.binary, self.count, self.stop_timeout = binary, count, stop_timeout
+        self.stopped = None
+
+    def __enter__(self):
+        self.folder = tempfile.TemporaryDirectory()
+        points = os.path.join(self.folder.name, "points.csv")
+        write_points(points, self.count, seed=7)
+        self.process = subprocess.Popen(
+            [self.binary, "serve", points, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        line = self.process.stdout.readline()
+        match = re.search(r"http://([\d.]+):(\d+)/", line)
+        if not match:
+            self.__exit__(None, None, None)
+            sys.exit(f"the server did not start: {line!r}")
+        self.host, self.port = match.group(1), int(match.group(2))
+        return self
+
+    def __exit__(self, *_):
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.stopped = self.process.wait(timeout=self.stop_timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.stopped = "killed"
+        self.folder.cleanup()
+        return False
+
+
 def percentile(values, fraction):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
@@ -103,28 +137,11 @@ def main():
     parser.add_argument("--json", action="store_true", help="print the report as one JSON line")
     arguments = parser.parse_args()
 
-    with tempfile.TemporaryDirectory() as folder:
-        points = os.path.join(folder, "points.csv")
-        write_points(points, arguments.points, seed=7)
-        server = subprocess.Popen(
-            [arguments.binary, "serve", points, "--port", "0"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        try:
-            line = server.stdout.readline()
-            match = re.search(r"http://([\d.]+):(\d+)/", line)
-            if not match:
-                sys.exit(f"the server did not start: {line!r}")
-            host, port = match.group(1), int(match.group(2))
-            elapsed, latencies, failures = asyncio.run(
-                asyncio.wait_for(
-                    load(host, port, arguments.requests, arguments.clients, seed=11), arguments.time_bound))
-        finally:
-            server.send_signal(signal.SIGTERM)
-            try:
-                stopped = server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                stopped = "killed"
+    with ServedPoints(arguments.binary, arguments.points) as server:
+        elapsed, latencies, failures = asyncio.run(
+            asyncio.wait_for(
+                load(server.host, server.port, arguments.requests, arguments.clients, seed=11), arguments.time_bound))
+    stopped = server.stopped
 
     report = {
         "points": arguments.points, "requests": len(latencies), "clients": arguments.clients,

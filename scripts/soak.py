@@ -15,16 +15,12 @@ check failed. Standard library only.
 import argparse
 import asyncio
 import json
-import os
 import random
 import re
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 
-from loadcheck import bbox_for, percentile, write_points
+from loadcheck import ServedPoints, bbox_for, percentile
 
 MALFORMED = [
     "/api/clusters?bbox=1,2,3&zoom=3",
@@ -126,28 +122,12 @@ def main():
     parser.add_argument("--json", action="store_true", help="print the report as one JSON line")
     arguments = parser.parse_args()
 
-    with tempfile.TemporaryDirectory() as folder:
-        points = os.path.join(folder, "points.csv")
-        write_points(points, arguments.points, seed=7)
-        server = subprocess.Popen(
-            [arguments.binary, "serve", points, "--port", "0"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        try:
-            line = server.stdout.readline()
-            match = re.search(r"http://([\d.]+):(\d+)/", line)
-            if not match:
-                sys.exit(f"the server did not start: {line!r}")
-            soak = Soak(match.group(1), int(match.group(2)), arguments.requests, arguments.clients, server.pid, 13)
-            elapsed = asyncio.run(soak.run())
-            rss_end = rss_mb(server.pid)
-            running = server.poll() is None
-        finally:
-            server.send_signal(signal.SIGTERM)
-            try:
-                stopped = server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                stopped = "killed"
+    with ServedPoints(arguments.binary, arguments.points, stop_timeout=30) as server:
+        soak = Soak(server.host, server.port, arguments.requests, arguments.clients, server.process.pid, 13)
+        elapsed = asyncio.run(soak.run())
+        rss_end = rss_mb(server.process.pid)
+        running = server.process.poll() is None
+    stopped = server.stopped
 
     early = soak.rss_early or rss_end
     report = {
