@@ -63,10 +63,11 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
 
         var layout = MarkerLayout<Element>(items, viewport: viewport, index: index, options: clustering)
         // Passes whose options fail validation are skipped (a manager refuses them; a stateless caller may not check).
-        switch options.overlap {
-        case .separate(let size) where (try? options.overlap?.validate()) != nil: layout.separate(markerSize: size)
-        case let resolution? where (try? resolution.validate()) != nil: layout.merge(resolution)
-        default: break
+        let overlap = options.overlap.flatMap { (try? $0.validate()) == nil ? nil : $0 }
+        switch overlap {
+        case .separate(let size): layout.separate(markerSize: size)
+        case let resolution?: layout.merge(resolution)
+        case nil: break
         }
         if let fanOut = options.sameLocation, (try? fanOut.validate()) != nil {
             layout.fanOut(fanOut, clusteringIsOn: zoom <= clustering.maxZoomLevelForClustering)
