@@ -38,7 +38,8 @@ struct ClusteringRules {
         case centerOfMass
         case weightedCenterOfMass
         case cellCenter
-        case firstMember
+        case firstAdded
+        case firstInZOrder
         case nearestToCellCenter
     }
 
@@ -48,15 +49,19 @@ struct ClusteringRules {
     let placement: Placement
     /// Whether the element in a slot takes part in clustering (``ClusterOptions/shouldCluster``); `nil` when all do.
     let isClusterable: ((UInt32) -> Bool)?
+    /// The rank of addition of the element in a slot, for ``Placement/firstAdded``; `nil` for other placements.
+    let addedOrder: ((UInt32) -> UInt32)?
     /// The categories shown (``ClusterOptions/categories``); `nil` when every element is.
     @usableFromInline let categories: CategorySet?
 
     @usableFromInline
     init(
         maxZoomLevelForClustering: Double, minCountForClustering: Int, minUniqueLocationsForClustering: Int,
-        placement: Placement, isClusterable: ((UInt32) -> Bool)?, categories: CategorySet?
+        placement: Placement, isClusterable: ((UInt32) -> Bool)?, addedOrder: ((UInt32) -> UInt32)? = nil,
+        categories: CategorySet?
     ) {
         self.categories = categories
+        self.addedOrder = addedOrder
         self.maxZoomLevelForClustering = maxZoomLevelForClustering
         self.minCountForClustering = minCountForClustering
         self.minUniqueLocationsForClustering = minUniqueLocationsForClustering
@@ -74,17 +79,20 @@ extension ClusterIndex {
             case .centerOfMass, .custom: .centerOfMass
             case .weightedCenterOfMass: .weightedCenterOfMass
             case .cellCenter: .cellCenter
-            case .firstMember: .firstMember
+            case .firstMember: .firstAdded
+            case .firstInZOrder: .firstInZOrder
             case .nearestToCellCenter: .nearestToCellCenter
             }
         let isClusterable = options.shouldCluster.map { shouldCluster in
             { [store] (slot: UInt32) in shouldCluster(store[Int(slot)].element) }
         }
+        let addedOrder: ((UInt32) -> UInt32)? =
+            placement == .firstAdded ? { [order = elementSlots.addedOrder] slot in order[Int(slot)] } : nil
         return ClusteringRules(
-            maxZoomLevelForClustering: options.maxZoomLevelForClustering,
+            maxZoomLevelForClustering: options.deepestClusteringZoom,
             minCountForClustering: options.minCountForClustering,
             minUniqueLocationsForClustering: options.minUniqueLocationsForClustering, placement: placement,
-            isClusterable: isClusterable, categories: options.categories.map(categorySet))
+            isClusterable: isClusterable, addedOrder: addedOrder, categories: options.categories.map(categorySet))
     }
 
     /// The set of the named categories of the index's schema; names it does not have select nothing.

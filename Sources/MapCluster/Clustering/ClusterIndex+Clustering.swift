@@ -9,13 +9,15 @@ extension ClusterIndex {
     /// viewport, grown by ``ClusterOptions/marginFactor`` on every side, touches, wrapping around the antimeridian (no
     /// cell is returned twice).
     ///
-    /// - Returns: The clusters, in Z order of their cells.
+    /// - Returns: The clusters, in Z order of their cells; none for an empty viewport (``Viewport/isEmpty``).
     /// - Complexity: O(*c* log *n*) for *c* non-empty cells, whatever they hold, and O(*c*) for a world map (grid
     ///   levels 0 to 6) of an index of 65,536 elements or more; a cell that is not clustered costs the visit of its
     ///   elements, as does a ``ClusterOptions/shouldCluster`` predicate.
     @inlinable
     public func clusters(in viewport: Viewport, options: ClusterOptions<Element> = .init()) -> [Cluster<Element>] {
-        clusters(in: CellRegion(viewport, options: options), zoom: viewport.zoom, options: options, taking: .all) {
+        guard !viewport.isEmpty else { return [] }
+        return clusters(in: CellRegion(viewport, options: options), zoom: viewport.zoom, options: options, taking: .all)
+        {
             false
         } ?? []
     }
@@ -35,10 +37,12 @@ extension ClusterIndex {
 
     /// The grid cells that ``clusters(in:options:)`` considers for a viewport, for drawing a debug grid.
     public func gridCells(in viewport: Viewport, options: ClusterOptions<Element> = .init()) -> [GridCell] {
-        CellRegion(viewport, options: options).cells
+        guard !viewport.isEmpty else { return [] }
+        return CellRegion(viewport, options: options).cells
     }
 
-    /// The cluster that holds an element in a viewport's clustering, or `nil` if the element is unknown.
+    /// The cluster that holds an element in a viewport's clustering, or `nil` if the element is unknown or the viewport
+    /// empty.
     ///
     /// It is the cluster ``clusters(in:options:)`` gives for the element, whether or not the element lies in the
     /// viewport and its margin.
@@ -46,7 +50,7 @@ extension ClusterIndex {
     public func cluster(holding element: Element, in viewport: Viewport, options: ClusterOptions<Element> = .init())
         -> Cluster<Element>?
     {
-        guard let coordinate = coordinate(of: element) else { return nil }
+        guard !viewport.isEmpty, let coordinate = coordinate(of: element) else { return nil }
         return GridClustering(index: self, options: options).cluster(
             holding: element, at: coordinate, zoom: viewport.zoom)
     }

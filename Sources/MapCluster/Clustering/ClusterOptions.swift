@@ -38,8 +38,15 @@ public struct ClusterOptions<Element: Hashable & Sendable>: Sendable {
     /// The deepest zoom level at which elements are clustered; beyond it every element comes back on
     /// its own (those sharing a coordinate together).
     ///
-    /// Default: no limit.
+    /// It is compared with the zoom as ``zoomLevels`` counts it. Default: no limit.
     public var maxZoomLevelForClustering: Double = .infinity
+
+    /// How the zoom is counted where options decide by it: ``maxZoomLevelForClustering``, ``cellSizeForZoom`` and the
+    /// manager's fan-out start.
+    ///
+    /// Default ``ZoomLevels/continuous``, as CCHMapClusterController compares it. ``ZoomLevels/whole`` rounds it to
+    /// a whole level, as ClusterMap and Cluster do. Either way the grid is laid at the map's real scale.
+    public var zoomLevels: ZoomLevels = .continuous
 
     /// A cell with fewer elements than this is not clustered.
     ///
@@ -92,9 +99,43 @@ public struct ClusterOptions<Element: Hashable & Sendable>: Sendable {
         try OptionCheck.atLeast(minUniqueLocationsForClustering, 0, "minUniqueLocationsForClustering")
     }
 
-    /// The requested cell size at a zoom level, in points.
+    /// The requested cell size at a zoom level, in points: ``cellSizeForZoom`` is asked with the zoom as
+    /// ``zoomLevels`` counts it.
     public func cellSize(forZoom zoom: Double) -> Double {
-        cellSizeForZoom?(zoom) ?? cellSize
+        guard let cellSizeForZoom else { return cellSize }
+        return cellSizeForZoom(zoomLevel(forZoom: zoom))
+    }
+
+    /// The zoom as the options count it (``zoomLevels``): `zoom` itself, or the nearest whole level, at least 0.
+    public func zoomLevel(forZoom zoom: Double) -> Double {
+        switch zoomLevels {
+        case .continuous: zoom
+        case .whole: max(0, zoom.rounded(.toNearestOrAwayFromZero))
+        }
+    }
+
+    /// Whether elements are clustered at a map's zoom: whether ``zoomLevel(forZoom:)`` is at most
+    /// ``maxZoomLevelForClustering``.
+    public func clusters(atZoom zoom: Double) -> Bool {
+        zoomLevel(forZoom: zoom) <= maxZoomLevelForClustering
+    }
+
+    /// The smallest map zoom at which clustering is off, -∞ if it never is on, +∞ if it never stops.
+    @usableFromInline var firstZoomPastClustering: Double {
+        let limit = maxZoomLevelForClustering
+        guard limit.isFinite else { return limit.isNaN ? -.infinity : limit }
+        switch zoomLevels {
+        case .continuous: return limit.nextUp
+        // max(0, round(z)) > limit from z = ⌊limit⌋ + ½ on (rounding half away from zero); never at or below 0.
+        case .whole: return limit < 0 ? -.infinity : limit.rounded(.down) + 0.5
+        }
+    }
+
+    /// The deepest map zoom at which elements are clustered: ``maxZoomLevelForClustering`` itself with continuous
+    /// zooms, and just below the next half level with whole ones.
+    @usableFromInline var deepestClusteringZoom: Double {
+        let past = firstZoomPastClustering
+        return past.isFinite ? past.nextDown : past
     }
 
     /// The grid level used at a zoom level: the *k* whose 2^*k* cells across the world are nearest in
@@ -107,6 +148,40 @@ public struct ClusterOptions<Element: Hashable & Sendable>: Sendable {
         let level = (exact + 0.5).rounded(.down)
         guard !level.isNaN else { return 0 }
         return Int(min(max(level, 0), Double(GridCell.maxLevel)))
+    }
+
+    // MARK: - Presets
+
+    /// ClusterMap's and Cluster's default cell sizes, in points: 88 to zoom 12, 64 to 15, 32 to 18, and 16 beyond, at
+    /// the zoom ``cellSizeForZoom`` is asked with (whole levels, there, with ``ZoomLevels/whole``).
+    ///
+    ///     options.cellSizeForZoom = ClusterOptions.clusterMapCellSize(forZoom:)
+    ///
+    /// Today's default, ``cellSize`` 60 at every zoom, keeps clusters the same size on screen at every zoom; this one
+    /// makes them finer as the map zooms in.
+    @Sendable public static func clusterMapCellSize(forZoom zoom: Double) -> Double {
+        switch zoom {
+        case ...12: 88
+        case ...15: 64
+        case ...18: 32
+        default: 16
+        }
+    }
+
+    /// Options that cluster as ClusterMap and Cluster do by default: whole zoom levels, their cell sizes
+    /// (``clusterMapCellSize(forZoom:)``), clustering up to zoom 20, at least two elements to a cluster, each placed on
+    /// the member nearest its cell's center (their `.nearCenter`).
+    ///
+    /// The grid stays MapCluster's (world-aligned, a power of two across): a cell is the requested size within a
+    /// factor of √2, where theirs is the requested size exactly.
+    public static var clusterMap: ClusterOptions {
+        var options = ClusterOptions()
+        options.zoomLevels = .whole
+        options.cellSizeForZoom = clusterMapCellSize(forZoom:)
+        options.maxZoomLevelForClustering = 20
+        options.minCountForClustering = 2
+        options.position = .nearestToCellCenter
+        return options
     }
 
     /// The smallest zoom level whose grid level is at least `level`; -∞ for level 0, which every
@@ -134,6 +209,19 @@ public struct ClusterOptions<Element: Hashable & Sendable>: Sendable {
     }
 }
 
+/// How ``ClusterOptions`` counts the zoom where it decides by it.
+///
+/// At zoom *z* the world is 256 · 2^*z* points wide. A map rarely sits on a whole level; the iOS libraries differ in
+/// what they compare.
+public enum ZoomLevels: Hashable, Sendable {
+    /// The zoom as it is, 11.4 or 12.7 (CCHMapClusterController's `zoomLevel`).
+    case continuous
+    /// The nearest whole level, halves rounded up, never below 0: ClusterMap's and Cluster's
+    /// `max(0, 20 + round(log2(widthInPoints / visibleMapWidth)))` with their 2^28-unit world, which is the same
+    /// number.
+    case whole
+}
+
 /// Where a cluster of elements on several locations is placed.
 ///
 /// A cluster on one location is always placed on it, and a single element on its own coordinate.
@@ -148,8 +236,12 @@ public enum ClusterPosition<Element: Hashable & Sendable>: Sendable {
     case nearestToCellCenter
     /// The center of the grid cell at the query's zoom.
     case cellCenter
-    /// The coordinate of the member that comes first in the index's order (along the Z-order curve).
+    /// The coordinate of the member added first (a move keeps an element's place in that order): ClusterMap's and
+    /// Cluster's `.first`. The members are visited: O(*m*) for *m* of them.
     case firstMember
+    /// The coordinate of the member that comes first along the index's Z-order curve: no visit, and steady under
+    /// additions elsewhere in the cluster, but a corner of it rather than any member a user would name.
+    case firstInZOrder
     /// A function of the cluster, given with its center of mass as its coordinate.
     case custom(@Sendable (Cluster<Element>) -> Coordinate)
 }

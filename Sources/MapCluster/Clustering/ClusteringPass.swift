@@ -294,13 +294,22 @@ struct ClusteringPass {
             return centerOfMass
         case .cellCenter:
             return cell.rect.center.coordinate
-        case .firstMember:
+        case .firstInZOrder:
             var first: Coordinate?
             forEachEntry(in: tight.keyRange, taking: .clusterable) { entry in
                 first = entry.coordinate
                 return false
             }
             return first ?? centerOfMass
+        case .firstAdded:
+            guard let addedOrder = rules.addedOrder else { return centerOfMass }
+            var first: (rank: UInt32, coordinate: Coordinate)?
+            forEachEntry(in: tight.keyRange, taking: .clusterable) { entry in
+                let rank = addedOrder(entry.slot)
+                if rank < first?.rank ?? .max { first = (rank, entry.coordinate) }
+                return true
+            }
+            return first?.coordinate ?? centerOfMass
         case .nearestToCellCenter:
             let nearest = tree.nearestEntry(in: tight.keyRange, to: cell.rect.center) { admits($0, .clusterable) }
             return nearest?.coordinate ?? centerOfMass

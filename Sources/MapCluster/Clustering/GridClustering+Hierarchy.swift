@@ -8,8 +8,8 @@ extension GridClustering {
     func expansionZoom(of cluster: Cluster<Element>) -> Double? {
         guard case .cell(let tight) = cluster.id.unfiltered, tight.level < GridCell.maxLevel else { return nil }
         let split = options.zoom(forLevel: tight.level + 1)
-        let limit = options.maxZoomLevelForClustering
-        return limit.isFinite ? min(split, limit.nextUp) : split
+        let past = options.firstZoomPastClustering
+        return past.isFinite ? min(split, past) : split
     }
 
     /// The clusters a cluster splits into at its expansion zoom.
@@ -70,7 +70,7 @@ extension GridClustering {
             guard tight.level < GridCell.maxLevel, let (firstKey, lastKey) = keys,
                 GridCell.smallest(holding: firstKey, lastKey) == tight
             else { return nil }
-            let deepest = min(max(options.maxZoomLevelForClustering, 0), Self.deepestZoom)
+            let deepest = min(max(options.deepestClusteringZoom, 0), Self.deepestZoom)
             zoom = min(max(options.zoom(forLevel: tight.level + 1).nextDown, 0), deepest)
             let first = GridPosition(key: firstKey)
             place = first.rect(through: first).center

@@ -18,7 +18,7 @@ extension GridClustering {
             let middle = (low + high) / 2
             if standsAlone(atLevel: middle) { high = middle } else { low = middle + 1 }
         }
-        let limit = options.maxZoomLevelForClustering
+        let limit = options.deepestClusteringZoom
         let zoom = limit.isFinite ? min(zoom(ofLevel: low), max(limit, 0)) : zoom(ofLevel: low)
         // Just past the boundary, so that a viewport made for this zoom (which rounds) is on the right side of it.
         return zoom + Self.revealMargin

@@ -37,14 +37,20 @@ package struct CellRegion: Sendable {
         let cellsAcross = Int64(1) << level
         let side = MapSize.worldWidth / Double(cellsAcross)
         let last = UInt32(cellsAcross - 1)
-        func row(_ y: Double) -> UInt32 { UInt32(min(max(Int64((y / side).rounded(.down)), 0), cellsAcross - 1)) }
+        // Clamped as doubles first: a rectangle far off the world (or not finite) must not overflow the conversions.
+        func row(_ y: Double) -> UInt32 {
+            let row = (y / side).rounded(.down)
+            return row.isNaN ? 0 : UInt32(min(max(row, 0), Double(cellsAcross - 1)))
+        }
         let rows = row(rect.minY)...row(max(rect.minY, rect.maxY.nextDown))
-        let first = Int64((rect.minX / side).rounded(.down))
-        let lastColumn = Int64((max(rect.minX, rect.maxX.nextDown) / side).rounded(.down))
-        guard lastColumn - first + 1 < cellsAcross else {
+        let firstColumn = (rect.minX / side).rounded(.down)
+        let lastColumnDouble = (max(rect.minX, rect.maxX.nextDown) / side).rounded(.down)
+        guard lastColumnDouble - firstColumn + 1 < Double(cellsAcross), abs(firstColumn) < 0x1p52 else {
             self.init(level: level, rows: rows, columns: 0...last)
             return
         }
+        let first = Int64(firstColumn)
+        let lastColumn = Int64(lastColumnDouble)
         let start = UInt32(((first % cellsAcross) + cellsAcross) % cellsAcross)
         let end = UInt32(((lastColumn % cellsAcross) + cellsAcross) % cellsAcross)
         if start <= end {

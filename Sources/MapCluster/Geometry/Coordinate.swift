@@ -38,6 +38,43 @@ public struct Coordinate: Hashable, Sendable, CustomStringConvertible {
 
     /// The latitude and longitude in parentheses, as in `(52.52, 13.405)`.
     public var description: String { "(\(latitude), \(longitude))" }
+
+    /// The Earth's mean radius, in metres (IUGG): the sphere ``destination(metres:bearing:)`` and
+    /// ``distance(to:)`` work on.
+    public static var earthRadius: Double { 6_371_008.8 }
+
+    /// The coordinate `metres` away along a great circle that leaves this one at `bearing` degrees clockwise from
+    /// north; its longitude is wrapped into -180...180, and a path over a pole comes down the other side.
+    ///
+    ///     let east = try Coordinate(latitude: 0, longitude: 0).destination(metres: 111_195, bearing: 90)  // (0, 1)
+    public func destination(metres: Double, bearing: Double) -> Coordinate {
+        let radians = Double.pi / 180
+        let angle = metres / Self.earthRadius
+        let heading = bearing * radians
+        let phi = latitude * radians
+        let sinPhi2 = mathSin(phi) * mathCos(angle) + mathCos(phi) * mathSin(angle) * mathCos(heading)
+        let phi2 = mathAsin(min(max(sinPhi2, -1), 1))
+        let lambda2 =
+            longitude * radians
+            + mathAtan2(mathSin(heading) * mathSin(angle) * mathCos(phi), mathCos(angle) - mathSin(phi) * sinPhi2)
+        var longitude2 = lambda2 / radians
+        longitude2 -= 360 * ((longitude2 + 180) / 360).rounded(.down)
+        return Coordinate(
+            uncheckedLatitude: min(max(phi2 / radians, -90), 90), longitude: min(max(longitude2, -180), 180))
+    }
+
+    /// The great-circle distance to another coordinate, in metres, on a sphere of ``earthRadius`` (the haversine
+    /// formula).
+    public func distance(to other: Coordinate) -> Double {
+        let radians = Double.pi / 180
+        let dPhi = (other.latitude - latitude) * radians
+        let dLambda = (other.longitude - longitude) * radians
+        let a =
+            mathSin(dPhi / 2) * mathSin(dPhi / 2)
+            + mathCos(latitude * radians) * mathCos(other.latitude * radians) * mathSin(dLambda / 2)
+            * mathSin(dLambda / 2)
+        return 2 * Self.earthRadius * mathAsin(min(1, a.squareRoot()))
+    }
 }
 
 /// Why a latitude or longitude was rejected.

@@ -16,3 +16,5 @@
 @inline(__always) package func mathAtan(_ x: Double) -> Double { atan(x) }
 @inline(__always) package func mathLog2(_ x: Double) -> Double { log2(x) }
 @inline(__always) package func mathExp2(_ x: Double) -> Double { exp2(x) }
+@inline(__always) package func mathAsin(_ x: Double) -> Double { asin(x) }
+@inline(__always) package func mathAtan2(_ y: Double, _ x: Double) -> Double { atan2(y, x) }

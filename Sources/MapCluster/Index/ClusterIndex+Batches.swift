@@ -136,12 +136,40 @@ struct ElementSlots<Element: Hashable & Sendable>: Sendable {
     @usableFromInline var store: PagedArray<StoredElement<Element>>
     @usableFromInline var freeSlots: [UInt32]
     @usableFromInline var slots: SlotTable
+    /// When each slot's element was added, as a rank, for ``ClusterPosition/firstMember``.
+    ///
+    /// A later addition has a larger rank, and a move keeps it. 4 bytes an element, beside the store rather than in
+    /// it, so that the store's line stays 16 bytes for small elements.
+    @usableFromInline var addedOrder: PagedArray<UInt32>
+    /// The rank the next new element gets.
+    @usableFromInline var nextAddition: UInt32
 
     @inlinable
-    init(store: PagedArray<StoredElement<Element>>, freeSlots: [UInt32], slots: SlotTable) {
+    init(
+        store: PagedArray<StoredElement<Element>>, freeSlots: [UInt32], slots: SlotTable,
+        addedOrder: PagedArray<UInt32> = PagedArray(), nextAddition: UInt32 = 0
+    ) {
         self.store = store
         self.freeSlots = freeSlots
         self.slots = slots
+        self.addedOrder = addedOrder
+        self.nextAddition = nextAddition
+    }
+
+    /// The next rank of addition; once the ranks run out (after 4 billion additions), the live slots' ranks are
+    /// renumbered in their order first.
+    @inlinable
+    mutating func nextRank() -> UInt32 {
+        if nextAddition == .max {
+            let holes = Set(freeSlots)
+            let live = (0..<addedOrder.count).filter { !holes.contains(UInt32($0)) }.sorted {
+                addedOrder[$0] < addedOrder[$1]
+            }
+            for (rank, slot) in live.enumerated() { addedOrder[slot] = UInt32(rank) }
+            nextAddition = UInt32(live.count)
+        }
+        defer { nextAddition += 1 }
+        return nextAddition
     }
 
     /// The slot for `element` at `key`: its own if the index holds it, else a hole or a new slot.
@@ -158,13 +186,16 @@ struct ElementSlots<Element: Hashable & Sendable>: Sendable {
             return (slot, previousKey)
         }
         let slot: UInt32
+        let rank = nextRank()
         if let hole = freeSlots.popLast() {
             slot = hole
             store[Int(slot)] = StoredElement(element: element, key: key)
+            addedOrder[Int(slot)] = rank
         } else {
             slot = UInt32(store.count)
             precondition(slot <= SlotTable.maximumSlot, "an index holds at most 268,435,455 elements")
             store.append(StoredElement(element: element, key: key))
+            addedOrder.append(rank)
         }
         slots.insert(slot, tag: tag, at: bucket)
         return (slot, nil)

@@ -93,7 +93,9 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
             tree = MortonTree(order, coordinate: { input[$0].1 })
         }
         if let aggregates { tree.attach(aggregates) }
-        elementSlots = ElementSlots(store: store, freeSlots: [], slots: slots)
+        elementSlots = ElementSlots(
+            store: store, freeSlots: [], slots: slots, addedOrder: PagedArray(count: input.count) { UInt32($0) },
+            nextAddition: UInt32(input.count))
         for slot in superseded { removeSlot(slot, compacting: false) }
         compactIfSparse()
     }
@@ -193,6 +195,7 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
         guard tree.count > 0 else {
             store.removeAll()
             freeSlots.removeAll()
+            elementSlots.addedOrder.removeAll()
             return
         }
         if !_isPOD(Element.self), let live = live ?? tree.firstEntry?.slot {
@@ -212,12 +215,16 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
     @usableFromInline
     mutating func compact() {
         var compacted = PagedArray<StoredElement<Element>>()
+        var addedOrder = PagedArray<UInt32>()
         let old = store
+        let oldOrder = elementSlots.addedOrder
         tree.renumberSlots { slot, entry in
             slot = UInt32(compacted.count)
             compacted.append(old[Int(entry.slot)])
+            addedOrder.append(oldOrder[Int(entry.slot)])
         }
         store = compacted
+        elementSlots.addedOrder = addedOrder
         freeSlots = []
         slots = SlotTable.build(for: store).0
     }

@@ -174,8 +174,8 @@ struct GridClusteringTests {
         #expect(abs(cluster.coordinate.mapPoint.y - cluster.cell.rect.center.y) < 1e-6)
     }
 
-    @Test func firstMemberIsTheFirstInTheIndexOrder() throws {
-        let cluster = try Self.positioned(.firstMember)
+    @Test func firstInZOrderIsTheFirstAlongTheCurve() throws {
+        let cluster = try Self.positioned(.firstInZOrder)
         let first = Self.positionCase.index.membersWithCoordinates(of: cluster, limit: 1)
         #expect(first.count == 1)
         #expect(cluster.coordinate == first.first?.coordinate)
