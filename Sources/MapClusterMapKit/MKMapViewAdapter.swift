@@ -44,6 +44,12 @@
 
         /// The manager: elements, options, snapshots, `reveal`.
         public var manager: ClusterManager<Element> { controller.manager }
+
+        /// Told before each update and after the map shows it (Cluster's `willUpdate`/`didUpdate`); held weakly.
+        public var delegate: (any MapMarkerControllerDelegate<Element>)? {
+            get { controller.delegate }
+            set { controller.delegate = newValue }
+        }
         /// How annotations appear, move and go; default ``FadeAndMoveAnimator``.
         public var animator: any ClusterAnnotationAnimator {
             get { layer.animator }

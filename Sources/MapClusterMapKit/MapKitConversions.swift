@@ -21,17 +21,19 @@
     }
 
     extension Viewport {
-        /// The viewport of a map showing `rect` in a view of `size` points; `nil` for an empty view.
-        public init?(_ rect: MKMapRect, size: CGSize) {
+        /// The viewport of a map showing `rect` (with a heading, the upright rectangle around the turned view, as
+        /// `MKMapView.visibleMapRect` gives it) in a view of `size` points; `nil` for an empty view.
+        public init?(_ rect: MKMapRect, size: CGSize, heading: CLLocationDirection = 0) {
             guard rect.size.width > 0, rect.size.height > 0, size.width > 0, size.height > 0 else { return nil }
             self.init(
-                rect: MapRect(rect), size: ViewSize(width: Double(size.width), height: Double(size.height)))
+                rect: MapRect(rect), size: ViewSize(width: Double(size.width), height: Double(size.height)),
+                heading: heading)
         }
 
-        /// The viewport an `MKMapView` shows now; `nil` before it has a size.
+        /// The viewport an `MKMapView` shows now, turned as its camera is; `nil` before it has a size.
         @MainActor
         public init?(_ mapView: MKMapView) {
-            self.init(mapView.visibleMapRect, size: mapView.bounds.size)
+            self.init(mapView.visibleMapRect, size: mapView.bounds.size, heading: mapView.camera.heading)
         }
     }
 

@@ -28,6 +28,12 @@ public final class MapMarkerController<View: ClusterMapView> {
         didSet { if !showsDebugGrid { view?.showDebugGrid([]) } }
     }
 
+    /// Told before each refresh's update and after the view has applied it; held weakly.
+    ///
+    /// UIKit's delegate pattern: the manager's ``ClusterManager/events(bufferSize:)`` says the same as an
+    /// `AsyncSequence`.
+    public weak var delegate: (any MapMarkerControllerDelegate<Element>)?
+
     /// The markers the view shows now.
     public private(set) var markers: [ClusterMarker<Element>] = []
     /// How many refreshes reached the view, for tests and diagnostics.
@@ -94,15 +100,16 @@ public final class MapMarkerController<View: ClusterMapView> {
         refreshTask = Task { await refresh() }
     }
 
-    /// Clusters the visible viewport and shows the changes; does nothing if the view has no size, or if a newer
-    /// refresh overtook this one.
+    /// Clusters the visible viewport and shows the changes; does nothing (and tells the delegate nothing) if the view
+    /// has no size, or if a newer refresh overtook this one.
     public func refresh() async {
-        guard let viewport = view?.visibleViewport else { return }
+        guard let viewport = view?.visibleViewport, !viewport.isEmpty else { return }
         await refresh(for: viewport)
     }
 
     private func refresh(for viewport: Viewport) async {
         let update: ClusterUpdate<Element>
+        delegate?.markerController(willUpdateFor: viewport)
         do {
             update = try await manager.update(for: viewport)
         } catch {
@@ -118,6 +125,7 @@ public final class MapMarkerController<View: ClusterMapView> {
             appliedTransitions += 1
         }
         if showsDebugGrid { view.showDebugGrid(update.snapshot.gridCells) }
+        delegate?.markerController(didUpdate: update)
     }
 
     // MARK: - Finding an element
@@ -144,6 +152,33 @@ public final class MapMarkerController<View: ClusterMapView> {
         if let marker = await manager.marker(holding: element) { view.select(marker) }
         return reveal
     }
+}
+
+/// What a ``MapMarkerController`` tells its delegate: Cluster's `willUpdate`/`didUpdate`, and
+/// CCHMapClusterController's `willReuseMapClusterAnnotation` (the update's ``ClusterChanges/updates``: markers that
+/// keep their place with new members) and `didAddAnnotations`.
+///
+/// Both have empty defaults; every call comes on the main actor. A view with no size gets no refresh and no call.
+@MainActor
+public protocol MapMarkerControllerDelegate<Element>: AnyObject {
+    /// The kind of element the map shows.
+    associatedtype Element: Hashable & Sendable
+
+    /// A refresh is about to update the markers for `viewport`.
+    func markerController(willUpdateFor viewport: Viewport)
+
+    /// The view has applied an update: its markers are the update's snapshot's.
+    ///
+    /// Not called for a refresh a newer one overtook: that one's call follows.
+    func markerController(didUpdate update: ClusterUpdate<Element>)
+}
+
+extension MapMarkerControllerDelegate {
+    /// Nothing.
+    public func markerController(willUpdateFor viewport: Viewport) {}
+
+    /// Nothing.
+    public func markerController(didUpdate update: ClusterUpdate<Element>) {}
 }
 
 /// Why ``MapMarkerController/selectAndReveal(_:animated:)`` could not reveal an element.

@@ -10,6 +10,7 @@ extension ClusterIndex {
     public func markers(in viewport: Viewport, options: ClusterManagerOptions<Element>) -> ClusterSnapshot<Element> {
         // The attribute: a server's elements are record numbers, and its calls get a version specialized for them;
         // the generic one spent a sixth of a request looking up generic metadata.
+        guard !viewport.isEmpty else { return .empty(index: self) }
         let job = UpdateJob(
             viewport: viewport, index: self, dataVersion: 0, options: options, optionsVersion: 0,
             previous: .empty(index: self), dirty: .all)

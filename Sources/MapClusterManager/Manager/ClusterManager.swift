@@ -34,6 +34,10 @@ public actor ClusterManager<Element: Hashable & Sendable> {
     /// The computation of the latest update, cancelled when a newer one arrives.
     private var running: Task<ClusterUpdate<Element>?, Never>?
 
+    /// The streams of ``events()``, by subscription.
+    private var subscribers: [Int: AsyncStream<ClusterManagerEvent<Element>>.Continuation] = [:]
+    private var nextSubscription = 0
+
     /// Batches larger than this mark every marker as possibly changed, instead of listing the keys they touch.
     static var largestListedChange: Int { 65_536 }
 
@@ -190,10 +194,15 @@ public actor ClusterManager<Element: Hashable & Sendable> {
     /// - Throws: ``ClusterUpdateError/superseded`` if another update was requested before this one finished (its
     ///   work stops early), ``ClusterUpdateError/cancelled`` if the calling task was cancelled; ``snapshot`` is then
     ///   unchanged.
+    ///
+    /// An empty viewport (``MapCluster/Viewport/isEmpty``: a view with no size yet) does no work and sends no event:
+    /// the answer is ``snapshot`` with no changes, and an update already running goes on.
     public func update(for viewport: Viewport) async throws(ClusterUpdateError) -> ClusterUpdate<Element> {
+        guard !viewport.isEmpty else { return ClusterUpdate(snapshot: snapshot, changes: ClusterChanges()) }
         running?.cancel()
         latestRequest += 1
         let request = latestRequest
+        send(.willUpdate(viewport))
         let job = UpdateJob(
             viewport: viewport, index: index, dataVersion: dataVersion, options: options,
             optionsVersion: optionsVersion, previous: snapshot, dirty: dirtyKeys(since: snapshot.dataVersion))
@@ -204,12 +213,51 @@ public actor ClusterManager<Element: Hashable & Sendable> {
         } onCancel: {
             task.cancel()
         }
-        guard request == latestRequest else { throw .superseded }
+        guard request == latestRequest else {
+            send(.didNotUpdate(viewport, .superseded))
+            throw .superseded
+        }
         running = nil
-        guard let result else { throw .cancelled }
+        guard let result else {
+            send(.didNotUpdate(viewport, .cancelled))
+            throw .cancelled
+        }
         snapshot = result.snapshot
         changeLog.removeAll { $0.version <= result.snapshot.dataVersion }
+        send(.didUpdate(result))
         return result
+    }
+
+    // MARK: - Events
+
+    /// The manager's events from now on: each update that starts, ends, or is dropped.
+    ///
+    ///     for await event in await manager.events() {
+    ///         if case .didUpdate(let update) = event { print(update.changes.insertions.count, "markers added") }
+    ///     }
+    ///
+    /// Each call gives a stream of its own, and every stream gets every event, in order: ``ClusterManagerEvent/willUpdate(_:)``
+    /// and then one ``ClusterManagerEvent/didUpdate(_:)`` or ``ClusterManagerEvent/didNotUpdate(_:_:)`` for each update
+    /// requested (an empty viewport's excepted: it sends none). A stream keeps the newest `bufferSize` events its
+    /// reader hasn't taken, dropping older ones; it ends when its task is cancelled or it is dropped.
+    public func events(bufferSize: Int = 64) -> AsyncStream<ClusterManagerEvent<Element>> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: ClusterManagerEvent<Element>.self, bufferingPolicy: .bufferingNewest(max(bufferSize, 1)))
+        let subscription = nextSubscription
+        nextSubscription += 1
+        subscribers[subscription] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(subscription) }
+        }
+        return stream
+    }
+
+    private func unsubscribe(_ subscription: Int) {
+        subscribers[subscription] = nil
+    }
+
+    private func send(_ event: ClusterManagerEvent<Element>) {
+        for continuation in subscribers.values { continuation.yield(event) }
     }
 
     /// Updates the last viewport again, after changes of the elements or the options; an empty update before the
@@ -300,6 +348,18 @@ public enum ClusterUpdateError: Error, Hashable, Sendable, CustomStringConvertib
         case .cancelled: "the update's task was cancelled"
         }
     }
+}
+
+/// What a ``ClusterManager`` tells the readers of its ``ClusterManager/events(bufferSize:)``: Cluster's
+/// `willUpdate`/`didUpdate`, and CCHMapClusterController's `willReuseMapClusterAnnotation` and
+/// `didAddAnnotations` (the update's ``ClusterChanges/updates`` and ``ClusterChanges/insertions``).
+public enum ClusterManagerEvent<Element: Hashable & Sendable>: Sendable {
+    /// An update for a viewport has started.
+    case willUpdate(Viewport)
+    /// An update has ended: its snapshot is now the manager's, and its changes are what a map applies.
+    case didUpdate(ClusterUpdate<Element>)
+    /// An update for a viewport gave nothing: a newer one overtook it, or its task was cancelled.
+    case didNotUpdate(Viewport, ClusterUpdateError)
 }
 
 /// Where to take a map to show one element on its own: ``ClusterManager/reveal(_:in:)``.

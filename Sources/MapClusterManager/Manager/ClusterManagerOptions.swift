@@ -193,9 +193,25 @@ public struct MarkerDiameters: Hashable, Sendable, Codable {
 /// Clustering has stopped for a coordinate's elements when the grid leaves them on their own: beyond
 /// ``ClusterOptions/maxZoomLevelForClustering``, or from ``startZoom`` on. The positions are for display only: the
 /// elements' coordinates never change.
+///
+/// The radius is in points by default, so that the circle reads the same at every zoom; in metres (``Unit/metres``)
+/// it is a distance on the ground, as ClusterMap's and Cluster's `distanceFromContestedLocation` (3 m by default) and
+/// CCHMapClusterController's distribution of annotations at one location: the members then sit on
+/// ``MapCluster/Coordinate/destination(metres:bearing:)`` of the group's place, the first due north, the others
+/// clockwise.
 public struct SameLocationFanOut: Hashable, Sendable {
-    /// The radius of the circle, in points, so that it reads the same at every zoom.
+    /// What the radius is measured in.
+    public enum Unit: Hashable, Sendable {
+        /// Points on screen: the circle keeps its size on screen as the map zooms.
+        case points
+        /// Metres on the ground: the circle grows on screen as the map zooms in.
+        case metres
+    }
+
+    /// The radius of the circle, in ``unit``s.
     public var radius: Double
+    /// What ``radius`` is measured in; default ``Unit/points``.
+    public var unit: Unit
     /// The zoom from which a coordinate's elements are fanned out even while clustering is on; default: never (only
     /// beyond the maximum clustering zoom).
     public var startZoom: Double
@@ -205,16 +221,26 @@ public struct SameLocationFanOut: Hashable, Sendable {
     /// A fan-out on a circle of `radius` points; ``validate()`` checks the values.
     public init(radius: Double, startZoom: Double = .infinity, maximumCount: Int = 64) {
         self.radius = radius
+        unit = .points
         self.startZoom = startZoom
         self.maximumCount = maximumCount
     }
+
+    /// A fan-out on a circle of `metres` on the ground; ``validate()`` checks the values.
+    public init(metres: Double, startZoom: Double = .infinity, maximumCount: Int = 64) {
+        self.init(radius: metres, startZoom: startZoom, maximumCount: maximumCount)
+        unit = .metres
+    }
+
+    /// ClusterMap's and Cluster's fan-out: 3 metres from the shared coordinate, once clustering has stopped.
+    public static var clusterMap: SameLocationFanOut { SameLocationFanOut(metres: 3) }
 
     /// Checks the radius (a positive, finite number of points), the start zoom (not NaN) and the group size (at least
     /// two).
     ///
     /// - Throws: ``OptionError`` for the first value that can't be used.
     public func validate() throws(OptionError) {
-        try OptionCheck.positive(radius, "sameLocation.radius", of: "points")
+        try OptionCheck.positive(radius, "sameLocation.radius", of: unit == .points ? "points" : "metres")
         try OptionCheck.aNumber(startZoom, "sameLocation.startZoom")
         try OptionCheck.atLeast(maximumCount, 2, "sameLocation.maximumCount")
     }

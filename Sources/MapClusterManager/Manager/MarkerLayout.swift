@@ -235,7 +235,7 @@ struct MarkerLayout<Element: Hashable & Sendable> {
     /// Replaces each group of elements on one coordinate that `fanOut` takes with its members, on a circle around
     /// the group's position.
     mutating func fanOut(_ fanOut: SameLocationFanOut, clusteringIsOn: Bool) {
-        guard !clusteringIsOn || zoom >= fanOut.startZoom else { return }
+        guard !clusteringIsOn || options.zoomLevel(forZoom: zoom) >= fanOut.startZoom else { return }
         let radius = fanOut.radius / scale
         items = items.flatMap { item -> [Item] in
             let cluster = item.cluster
@@ -247,7 +247,13 @@ struct MarkerLayout<Element: Hashable & Sendable> {
                 let angle = 2 * Double.pi * Double(offset) / Double(members.count) - Double.pi / 2
                 let single = Cluster<Element>.single(member.element, at: member.coordinate, in: cluster)
                 var fanned = Item(id: single.id, cluster: single, coordinate: item.coordinate)
-                fanned.move(dx: radius * mathCos(angle), dy: radius * mathSin(angle))
+                switch fanOut.unit {
+                case .points:
+                    fanned.move(dx: radius * mathCos(angle), dy: radius * mathSin(angle))
+                case .metres:
+                    let bearing = 360 * Double(offset) / Double(members.count)
+                    fanned.move(to: item.coordinate.destination(metres: fanOut.radius, bearing: bearing).mapPoint)
+                }
                 return fanned
             }
         }

@@ -70,7 +70,7 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
         case nil: break
         }
         if let fanOut = options.sameLocation, (try? fanOut.validate()) != nil {
-            layout.fanOut(fanOut, clusteringIsOn: zoom <= clustering.maxZoomLevelForClustering)
+            layout.fanOut(fanOut, clusteringIsOn: clustering.clusters(atZoom: zoom))
         }
         items = layout.items
         guard !stop() else { return nil }
