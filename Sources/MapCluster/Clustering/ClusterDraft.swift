@@ -51,6 +51,9 @@ struct ClusteringRules {
     let isClusterable: ((UInt32) -> Bool)?
     /// The rank of addition of the element in a slot, for ``Placement/firstAdded``; `nil` for other placements.
     let addedOrder: ((UInt32) -> UInt32)?
+    /// The grid level whose cells are one location each (``ClusterOptions/locationLevel``); `nil` when only equal
+    /// coordinates are.
+    let locationLevel: Int?
     /// The categories shown (``ClusterOptions/categories``); `nil` when every element is.
     @usableFromInline let categories: CategorySet?
 
@@ -58,15 +61,31 @@ struct ClusteringRules {
     init(
         maxZoomLevelForClustering: Double, minCountForClustering: Int, minUniqueLocationsForClustering: Int,
         placement: Placement, isClusterable: ((UInt32) -> Bool)?, addedOrder: ((UInt32) -> UInt32)? = nil,
-        categories: CategorySet?
+        locationLevel: Int? = nil, categories: CategorySet?
     ) {
         self.categories = categories
         self.addedOrder = addedOrder
+        self.locationLevel = locationLevel
         self.maxZoomLevelForClustering = maxZoomLevelForClustering
         self.minCountForClustering = minCountForClustering
         self.minUniqueLocationsForClustering = minUniqueLocationsForClustering
         self.placement = placement
         self.isClusterable = isClusterable
+    }
+}
+
+extension ClusteringRules {
+    /// The location an entry's key falls in: the key itself when only equal coordinates are one location (the caller
+    /// compares coordinates then), else its cell at ``locationLevel``.
+    @inline(__always) func locationKey(_ key: UInt64) -> UInt64 {
+        guard let locationLevel else { return key }
+        return key >> UInt64(2 * (GridCell.maxLevel - locationLevel))
+    }
+
+    /// Whether the members that totals add up are one location: on one coordinate, or within one cell at
+    /// ``locationLevel``.
+    @inline(__always) func isOneLocation(_ totals: CellTotals) -> Bool {
+        totals.isSameLocation || (locationLevel != nil && locationKey(totals.firstKey) == locationKey(totals.lastKey))
     }
 }
 
@@ -92,7 +111,8 @@ extension ClusterIndex {
             maxZoomLevelForClustering: options.deepestClusteringZoom,
             minCountForClustering: options.minCountForClustering,
             minUniqueLocationsForClustering: options.minUniqueLocationsForClustering, placement: placement,
-            isClusterable: isClusterable, addedOrder: addedOrder, categories: options.categories.map(categorySet))
+            isClusterable: isClusterable, addedOrder: addedOrder, locationLevel: options.locationLevel,
+            categories: options.categories.map(categorySet))
     }
 
     /// The set of the named categories of the index's schema; names it does not have select nothing.

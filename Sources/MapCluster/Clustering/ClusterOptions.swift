@@ -41,6 +41,26 @@ public struct ClusterOptions<Element: Hashable & Sendable>: Sendable {
     /// It is compared with the zoom as ``zoomLevels`` counts it. Default: no limit.
     public var maxZoomLevelForClustering: Double = .infinity
 
+    /// Which coordinates count as one location: only equal ones (``LocationTolerance/exact``, the default), or those
+    /// in one grid cell of a deep level (``LocationTolerance/gridLevel(_:)``), so that points a few centimetres apart
+    /// from GPS noise are one place, as CCHMapClusterController's 9-character geohash makes them.
+    ///
+    /// Elements at one location show together, as one marker, at every zoom (clusters of them have
+    /// ``Cluster/isSameLocation`` set), count once for ``minUniqueLocationsForClustering``, and fan out together. With
+    /// a tolerance of level *N*, the grid never gets finer than level *N*: its cells hold one location each from there
+    /// on.
+    public var locationTolerance: LocationTolerance = .exact
+
+    /// The grid level whose cells are one location each (``locationTolerance``); `nil` when only equal coordinates
+    /// are.
+    @inlinable
+    public var locationLevel: Int? {
+        switch locationTolerance {
+        case .exact: nil
+        case .gridLevel(let level): min(max(level, 0), GridCell.maxLevel)
+        }
+    }
+
     /// How the zoom is counted where options decide by it: ``maxZoomLevelForClustering``, ``cellSizeForZoom`` and the
     /// manager's fan-out start.
     ///
@@ -97,6 +117,11 @@ public struct ClusterOptions<Element: Hashable & Sendable>: Sendable {
         try OptionCheck.aNumber(maxZoomLevelForClustering, "maxZoomLevelForClustering")
         try OptionCheck.atLeast(minCountForClustering, 0, "minCountForClustering")
         try OptionCheck.atLeast(minUniqueLocationsForClustering, 0, "minUniqueLocationsForClustering")
+        if case .gridLevel(let level) = locationTolerance, !(0...GridCell.maxLevel).contains(level) {
+            throw OptionError(
+                option: "locationTolerance", value: ".gridLevel(\(level))",
+                requirement: "a grid level within 0...\(GridCell.maxLevel)")
+        }
     }
 
     /// The requested cell size at a zoom level, in points: ``cellSizeForZoom`` is asked with the zoom as
@@ -141,13 +166,14 @@ public struct ClusterOptions<Element: Hashable & Sendable>: Sendable {
     /// The grid level used at a zoom level: the *k* whose 2^*k* cells across the world are nearest in
     /// size to ``cellSize(forZoom:)``, clamped to 0...32.
     ///
-    /// A size below one point counts as one point, and an infinite or NaN size (or zoom) gives level 0.
+    /// A size below one point counts as one point, and an infinite or NaN size (or zoom) gives level 0. It is never
+    /// deeper than ``locationLevel``.
     public func gridLevel(forZoom zoom: Double) -> Int {
         let size = cellSize(forZoom: zoom)
         let exact = zoom + 8 - mathLog2(size >= 1 || size.isNaN ? size : 1)
         let level = (exact + 0.5).rounded(.down)
         guard !level.isNaN else { return 0 }
-        return Int(min(max(level, 0), Double(GridCell.maxLevel)))
+        return Int(min(max(level, 0), Double(locationLevel ?? GridCell.maxLevel)))
     }
 
     // MARK: - Presets
@@ -206,6 +232,27 @@ public struct ClusterOptions<Element: Hashable & Sendable>: Sendable {
         for _ in 0..<16 where gridLevel(forZoom: zoom) < level { zoom = zoom.nextUp }
         for _ in 0..<16 where gridLevel(forZoom: zoom.nextDown) >= level { zoom = zoom.nextDown }
         return zoom
+    }
+}
+
+/// Which coordinates a ``ClusterOptions`` counts as one location.
+public enum LocationTolerance: Hashable, Sendable {
+    /// Only equal coordinates.
+    case exact
+    /// Coordinates in one cell of this grid level (0...32) of the Web Mercator plane: at level *N* a cell is
+    /// 40,075 km / 2^*N* wide at the equator, and narrower by the cosine of the latitude away from it.
+    case gridLevel(Int)
+
+    /// Cells of about 4.8 m at the equator (level 23), as the 4.8 × 4.8 m cells of the 9-character geohash that
+    /// CCHMapClusterController compares locations by; 2.4 m at 60° of latitude.
+    public static var geohash9: LocationTolerance { .gridLevel(23) }
+
+    /// The deepest level whose cells are at least `metres` wide at the equator (at 60° of latitude they are half
+    /// that); ``exact`` for a distance that isn't positive and finite.
+    public static func metres(_ metres: Double) -> LocationTolerance {
+        guard metres > 0 && metres.isFinite else { return .exact }
+        let level = mathLog2(WebMercator.equatorLength / metres).rounded(.down)
+        return .gridLevel(Int(min(max(level, 0), Double(GridCell.maxLevel))))
     }
 }
 

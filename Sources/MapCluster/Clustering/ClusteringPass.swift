@@ -199,8 +199,16 @@ struct ClusteringPass {
         guard totals.count >= max(rules.minCountForClustering, 2) else { return false }
         let needed = rules.minUniqueLocationsForClustering
         if needed <= 1 { return true }
-        if totals.isSameLocation { return false }
+        if rules.isOneLocation(totals) { return false }
         if needed == 2 { return true }
+        if rules.locationLevel != nil {
+            var locations: Set<UInt64> = []
+            tree.forEachEntry(in: cell.keyRange) { entry in
+                if admits(entry, .clusterable) { locations.insert(rules.locationKey(entry.key)) }
+                return locations.count < needed
+            }
+            return locations.count >= needed
+        }
         var locations: Set<Coordinate> = []
         tree.forEachEntry(in: cell.keyRange) { entry in
             if admits(entry, .clusterable) { locations.insert(entry.coordinate) }
@@ -215,6 +223,7 @@ struct ClusteringPass {
             return locationCluster(
                 totals.location, count: totals.count, in: cell, filter: filter, first: totals.firstSlot)
         }
+        if rules.isOneLocation(totals) { return nearLocationCluster(totals, in: cell, filter: filter) }
         let tight = GridCell.smallest(holding: totals.firstKey, totals.lastKey)
         return ClusterDraft(
             identity: .cell(tight), coordinate: position(of: tight, in: cell, centerOfMass: totals.centerOfMass),
@@ -231,6 +240,15 @@ struct ClusteringPass {
         return ClusterDraft(
             identity: .location(location), coordinate: location, count: count, isSameLocation: true, cell: cell,
             filter: filter)
+    }
+
+    /// The elements within one cell at the tolerance's level, on several coordinates, that `filter` takes: a cluster
+    /// of one location, at their center of mass, named by the smallest cell that holds them (always at that level or
+    /// deeper, where no cluster of several locations is).
+    private func nearLocationCluster(_ totals: CellTotals, in cell: GridCell, filter: MemberFilter) -> ClusterDraft {
+        ClusterDraft(
+            identity: .cell(GridCell.smallest(holding: totals.firstKey, totals.lastKey)),
+            coordinate: totals.centerOfMass, count: totals.count, isSameLocation: true, cell: cell, filter: filter)
     }
 
     private func single(_ slot: UInt32, at coordinate: Coordinate, in cell: GridCell) -> ClusterDraft {
@@ -253,6 +271,15 @@ struct ClusteringPass {
             )
             return
         }
+        if rules.locationLevel != nil {
+            // At the tolerance's level and deeper every cell is one location: no visit.
+            if let totals, rules.isOneLocation(totals), filter != .optedOut {
+                body(nearLocationCluster(totals, in: cell, filter: filter))
+            } else {
+                unclusteredByLocationCell(in: cell, filter: filter, excluding: excluded, body)
+            }
+            return
+        }
         var groups: [(first: IndexEntry, count: Int)] = []
         var groupOfLocation: [Coordinate: Int] = [:]
         tree.forEachEntry(in: cell.keyRange) { entry in
@@ -271,6 +298,36 @@ struct ClusteringPass {
                     ? single(first.slot, at: first.coordinate, in: cell)
                     : locationCluster(first.coordinate, count: count, in: cell, filter: filter))
         }
+    }
+
+    /// ``unclustered(in:totals:filter:excluding:_:)`` with a location tolerance: the members of each cell at its level
+    /// are one location, and they come one after another in key order.
+    private func unclusteredByLocationCell(
+        in cell: GridCell, filter: MemberFilter, excluding excluded: Coordinate?, _ body: (ClusterDraft) -> Void
+    ) {
+        var group: (key: UInt64, totals: CellTotals)?
+        func flush() {
+            guard let (_, totals) = group else { return }
+            if totals.count == 1, let slot = totals.firstSlot {
+                body(single(slot, at: totals.location, in: cell))
+            } else if totals.isSameLocation {
+                body(locationCluster(totals.location, count: totals.count, in: cell, filter: filter))
+            } else {
+                body(nearLocationCluster(totals, in: cell, filter: filter))
+            }
+        }
+        tree.forEachEntry(in: cell.keyRange) { entry in
+            guard admits(entry, filter), entry.coordinate != excluded else { return true }
+            let key = rules.locationKey(entry.key)
+            if group?.key == key {
+                group?.totals.add(entry)
+            } else {
+                flush()
+                group = (key, CellTotals(entry))
+            }
+            return true
+        }
+        flush()
     }
 
     /// The group of a location: found by a scan while there are few groups, and by a dictionary (built on first

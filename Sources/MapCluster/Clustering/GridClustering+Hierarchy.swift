@@ -6,7 +6,9 @@ extension GridClustering {
 
     /// The smallest zoom at which a cluster's members no longer show as one cluster; `nil` if they never split.
     func expansionZoom(of cluster: Cluster<Element>) -> Double? {
-        guard case .cell(let tight) = cluster.id.unfiltered, tight.level < GridCell.maxLevel else { return nil }
+        // A cell at the location tolerance's level or deeper holds one location, which never splits.
+        guard case .cell(let tight) = cluster.id.unfiltered, tight.level < options.locationLevel ?? GridCell.maxLevel
+        else { return nil }
         let split = options.zoom(forLevel: tight.level + 1)
         let past = options.firstZoomPastClustering
         return past.isFinite ? min(split, past) : split
@@ -67,11 +69,16 @@ extension GridClustering {
             let keys =
                 categories.map { pass.categoryTotals(in: tight.keyRange, $0).map { ($0.firstKey, $0.lastKey) } }
                 ?? tree.summary(in: tight.keyRange).map { ($0.firstKey, $0.lastKey) }
-            guard tight.level < GridCell.maxLevel, let (firstKey, lastKey) = keys,
+            // A cell at the location tolerance's level or deeper names the one location it holds, shown as one at
+            // every zoom: the deepest shows it.
+            let isLocation = tight.level >= options.locationLevel ?? (GridCell.maxLevel + 1)
+            guard tight.level < GridCell.maxLevel || isLocation, let (firstKey, lastKey) = keys,
                 GridCell.smallest(holding: firstKey, lastKey) == tight
             else { return nil }
             let deepest = min(max(options.deepestClusteringZoom, 0), Self.deepestZoom)
-            zoom = min(max(options.zoom(forLevel: tight.level + 1).nextDown, 0), deepest)
+            zoom =
+                isLocation
+                ? Self.deepestZoom : min(max(options.zoom(forLevel: tight.level + 1).nextDown, 0), deepest)
             let first = GridPosition(key: firstKey)
             place = first.rect(through: first).center
         case .location(let coordinate):

@@ -175,15 +175,19 @@ public enum WebMercator {
     /// The latitude of the plane's north edge, in degrees; the south edge is its negative.
     public static let maxLatitude = 85.051_128_779_806_59
 
+    /// The length of the equator of the sphere the projection uses (radius 6,378,137 m, WGS 84's semi-major axis), in
+    /// metres: the plane's width on the ground at the equator.
+    public static let equatorLength = 40_075_016.685_578_5
+
     /// The zoom level at which `mapWidth` plane units are drawn `pointWidth` points wide: at zoom *z*
     /// the world is 256 · 2^*z* points wide.
     ///
-    /// Fractional zoom levels are normal.
+    /// Fractional zoom levels are normal. A width of zero gives an infinite zoom, and one that is negative or NaN a
+    /// NaN (an empty ``Viewport``'s), rather than a trap.
     ///
     ///     WebMercator.zoomLevel(mapWidth: MapSize.world.width, pointWidth: 256)  // 0
     public static func zoomLevel(mapWidth: Double, pointWidth: Double) -> Double {
-        precondition(mapWidth > 0 && pointWidth > 0, "a zoom level needs a positive width")
-        return mathLog2(pointWidth / mapWidth * MapSize.worldWidth / 256)
+        mathLog2(pointWidth / mapWidth * MapSize.worldWidth / 256)
     }
 
     /// The projection onto the unit square: x in [0, 1) (longitude 180 wraps to 0), y in [0, 1]

@@ -38,6 +38,29 @@ struct FanOutInMetresTests {
         #expect(abs(ratio - 2) < 1e-3)
     }
 
+    @Test func fixesOfOneSpotFanOutTogetherWithALocationTolerance() async throws {
+        let fixes = [(0.0, 0.0), (2e-7, 1e-7), (-1e-7, 2e-7), (1e-7, -2e-7)].map {
+            Coordinate.checked(Self.location.latitude + $0.0, Self.location.longitude + $0.1)
+        }
+        for tolerance in [LocationTolerance.exact, .geohash9] {
+            var options = ClusterManagerOptions<Int>()
+            options.clustering.maxZoomLevelForClustering = 17
+            options.clustering.locationTolerance = tolerance
+            options.sameLocation = .clusterMap
+            let manager = try ClusterManager(options: options)
+            try await manager.add(fixes.enumerated().map { Placement($0.offset, at: $0.element) })
+            let markers = try await manager.update(for: Viewport(center: Self.location, zoom: 19, size: testScreen))
+                .snapshot.markers
+            #expect(markers.count == 4)
+            let distances = markers.map { $0.coordinate.distance(to: Self.location) }
+            if tolerance == .exact {
+                #expect(distances.allSatisfy { $0 < 0.05 }, "apart by their GPS noise only: \(distances)")
+            } else {
+                #expect(distances.allSatisfy { abs($0 - 3) < 0.05 }, "on a 3 m circle: \(distances)")
+            }
+        }
+    }
+
     @Test func aFanOutOfNoMetresIsRefusedInMetres() {
         #expect(SameLocationFanOut.clusterMap.radius == 3 && SameLocationFanOut.clusterMap.unit == .metres)
         do {

@@ -279,3 +279,101 @@ struct DestinationPointTests {
         #expect(abs(end.longitude - -179.5) < 1e-9)
     }
 }
+
+/// Near-equal coordinates as one location: CCHMapClusterController's 9-character geohash, as a grid level.
+struct LocationToleranceTests {
+    /// Three fixes of one spot a few centimetres apart, and a fourth 400 m away.
+    static let spot = Coordinate.checked(48.858_370, 2.294_481)
+    static let fixes: [Coordinate] = [spot, .checked(48.858_370_3, 2.294_481_2), .checked(48.858_369_8, 2.294_480_7)]
+    static let index = ClusterIndex(
+        (fixes + [.checked(48.861_9, 2.294_5)]).enumerated().map { ($0.offset, $0.element) })
+
+    static func options(_ tolerance: LocationTolerance) -> ClusterOptions<Int> {
+        var options = ClusterOptions<Int>()
+        options.maxZoomLevelForClustering = 15
+        options.locationTolerance = tolerance
+        return options
+    }
+
+    static func clusters(atZoom zoom: Double, _ options: ClusterOptions<Int>) -> [Cluster<Int>] {
+        index.clusters(in: Viewport(center: spot, zoom: zoom, size: testScreen), options: options)
+    }
+
+    @Test func fixesCentimetresApartAreOneLocationWithTheGeohashTolerance() throws {
+        let keys = Set(Self.fixes.map { GridPosition($0).key >> UInt64(2 * (32 - 23)) })
+        try #require(keys.count == 1, "the fixes must share a level-23 cell for this test")
+        for zoom in [18.0, 22.0] {
+            let exact = Self.clusters(atZoom: zoom, Self.options(.exact))
+            // (The fourth, 400 m away, is off this map.)
+            #expect(exact.map(\.count) == [1, 1, 1], "past clustering, exact coordinates stand apart")
+            let tolerant = Self.clusters(atZoom: zoom, Self.options(.geohash9))
+            #expect(tolerant.map(\.count) == [3], "zoom \(zoom)")
+            let spot = try #require(tolerant.first { $0.count == 3 })
+            #expect(spot.isSameLocation && spot.isUniqueLocation && spot.isCluster)
+            #expect(Set(Self.index.members(of: spot, options: Self.options(.geohash9))) == [0, 1, 2])
+            #expect(spot.coordinate.distance(to: Self.spot) < 0.05)
+            #expect(Self.index.expansionZoom(of: spot, options: Self.options(.geohash9)) == nil, "it never splits")
+            #expect(Self.index.cluster(id: spot.id, options: Self.options(.geohash9))?.count == 3)
+        }
+        // While clustering is on, all four are one cluster of several locations.
+        let clustered = Self.clusters(atZoom: 12, Self.options(.geohash9))
+        #expect(clustered.map(\.count) == [4] && clustered.first?.isSameLocation == false)
+        let reveal = try #require(Self.index.revealingZoom(of: 0, options: Self.options(.geohash9)))
+        let holder = Self.clusters(atZoom: reveal, Self.options(.geohash9)).first { $0.count == 3 }
+        #expect(holder?.isSameLocation == true, "revealed with the other fixes of its spot")
+    }
+
+    @Test func distinctLocationsAreCountedAsTheToleranceSeesThem() {
+        var options = Self.options(.exact)
+        options.minUniqueLocationsForClustering = 3
+        #expect(Self.clusters(atZoom: 12, options).map(\.count) == [4], "four coordinates")
+        options.locationTolerance = .geohash9
+        #expect(Self.clusters(atZoom: 12, options).map(\.count).sorted() == [1, 3], "two locations")
+    }
+
+    @Test func metresPickTheDeepestLevelWithCellsThatWide() throws {
+        #expect(LocationTolerance.geohash9 == .gridLevel(23))
+        #expect(LocationTolerance.metres(4.7) == .gridLevel(23))
+        #expect(LocationTolerance.metres(4.8) == .gridLevel(22))
+        #expect(LocationTolerance.metres(0) == .exact && LocationTolerance.metres(.nan) == .exact)
+        #expect(LocationTolerance.metres(1e9) == .gridLevel(0))
+        var options = ClusterOptions<Int>()
+        options.locationTolerance = .gridLevel(33)
+        #expect(throws: OptionError.self) { try options.validate() }
+        options.locationTolerance = .gridLevel(23)
+        #expect(options.gridLevel(forZoom: 25) == 23, "the grid stops at the tolerance's level")
+    }
+
+    /// Every zoom's clusters hold each element of their cells once, with a tolerance as without.
+    @Test(arguments: [LocationTolerance.exact, .geohash9, .gridLevel(16)])
+    func clustersHoldEveryElementOfTheirCellsOnce(tolerance: LocationTolerance) {
+        var random = SplitMix64(seed: 404)
+        var coordinates: [Coordinate] = []
+        for _ in 0..<1_500 {
+            let base = Coordinate.checked(
+                45 + Double.random(in: -0.05..<0.05, using: &random),
+                7 + Double.random(in: -0.05..<0.05, using: &random))
+            coordinates.append(base)
+            // A third of them with GPS-noise twins.
+            if Double.random(in: 0..<1, using: &random) < 0.3 {
+                coordinates.append(.checked(base.latitude + 2e-7, base.longitude - 1e-7))
+            }
+        }
+        let index = ClusterIndex(coordinates.enumerated().map { ($0.offset, $0.element) })
+        var options = ClusterOptions<Int>()
+        options.locationTolerance = tolerance
+        options.maxZoomLevelForClustering = 17
+        for zoom in [6.0, 11, 14, 18, 21] {
+            let viewport = Viewport(center: .checked(45, 7), zoom: zoom, size: testScreen)
+            let cells = Set(index.gridCells(in: viewport, options: options))
+            let level = options.gridLevel(forZoom: zoom)
+            let expected = coordinates.filter { cells.contains(GridCell(containing: $0.mapPoint, level: level)) }.count
+            let clusters = index.clusters(in: viewport, options: options)
+            var members: [Int] = []
+            for cluster in clusters { members += index.members(of: cluster, options: options) }
+            #expect(members.count == expected, "zoom \(zoom)")
+            #expect(Set(members).count == members.count, "zoom \(zoom): an element in two clusters")
+            #expect(clusters.reduce(0) { $0 + $1.count } == expected)
+        }
+    }
+}

@@ -131,6 +131,13 @@ struct IndexPropertyTests {
     static func properties(of index: ClusterIndex<Int>, model: [Int: Coordinate], in viewport: Viewport) -> String? {
         var options = ClusterOptions<Int>()
         options.marginFactor = 0
+        // Every other viewport (as its position falls) with near-equal locations as one: a tolerance two levels below
+        // the grid's, or a deep one.
+        if Int(viewport.rect.origin.x.magnitude) % 2 == 1 {
+            let level = options.gridLevel(forZoom: viewport.zoom)
+            options.locationTolerance =
+                Int(viewport.rect.origin.y.magnitude) % 2 == 1 ? .gridLevel(min(level + 2, 32)) : .geohash9
+        }
         let clusters = index.clusters(in: viewport, options: options)
         let region = CellRegion(viewport, options: options)
         // Conservation: the clusters hold exactly the model's points in the region's cells.
