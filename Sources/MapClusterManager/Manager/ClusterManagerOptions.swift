@@ -30,7 +30,7 @@ public struct ClusterManagerOptions<Element: Hashable & Sendable>: Sendable {
     /// again. Default `true`.
     public var removesMarkersOutsideRegion = true
 
-    /// ``removesMarkersOutsideRegion`` under CCHMapClusterController's name, for code moving over from it.
+    /// ``removesMarkersOutsideRegion`` under ClusterMap's and Cluster's name, for code moving over from them.
     public var shouldRemoveInvisibleAnnotations: Bool {
         get { removesMarkersOutsideRegion }
         set { removesMarkersOutsideRegion = newValue }
@@ -212,8 +212,8 @@ public struct SameLocationFanOut: Hashable, Sendable {
     public var radius: Double
     /// What ``radius`` is measured in; default ``Unit/points``.
     public var unit: Unit
-    /// The zoom from which a coordinate's elements are fanned out even while clustering is on; default: never (only
-    /// beyond the maximum clustering zoom).
+    /// The zoom from which a coordinate's elements are fanned out even while clustering is on, as
+    /// ``MapCluster/ClusterOptions/zoomLevels`` counts it; default: never (only beyond the maximum clustering zoom).
     public var startZoom: Double
     /// Groups larger than this stay one cluster; default 64.
     public var maximumCount: Int
