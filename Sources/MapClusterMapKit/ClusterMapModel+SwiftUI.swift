@@ -5,10 +5,11 @@
     public import SwiftUI
 
     extension Viewport {
-        /// The viewport of a SwiftUI `Map`'s camera, in a map view of `size` points (from a `GeometryReader`).
+        /// The viewport of a SwiftUI `Map`'s camera, turned as the camera is, in a map view of `size` points (from a
+        /// `GeometryReader`).
         @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
         public init?(_ context: MapCameraUpdateContext, size: CGSize) {
-            self.init(context.rect, size: size)
+            self.init(context.rect, size: size, heading: context.camera.heading)
         }
     }
 
