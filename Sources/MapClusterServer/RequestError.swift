@@ -10,11 +10,14 @@ public struct RequestError: HTTPResponseError, Sendable, Equatable {
     public let status: HTTPResponse.Status
     /// What was wrong, for the client.
     public let message: String
+    /// Headers the answer carries besides its content type (a 429's `Retry-After`).
+    public let headers: HTTPFields
 
-    /// An error with a status and a message.
-    public init(_ status: HTTPResponse.Status, _ message: String) {
+    /// An error with a status, a message, and headers for its answer.
+    public init(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) {
         self.status = status
         self.message = message
+        self.headers = headers
     }
 
     /// The JSON body and its status.
@@ -23,6 +26,7 @@ public struct RequestError: HTTPResponseError, Sendable, Equatable {
             Body(error: message, status: status.code), from: request, context: context)
         body.status = status
         body.headers[.contentType] = "application/json"
+        body.headers.append(contentsOf: headers)
         return body
     }
 

@@ -28,12 +28,15 @@ public enum MapClusterServer {
     /// With `live`, the points are its current ones, and edits (`POST /api/points`, `POST /api/points/delete`,
     /// `DELETE /api/points/{id}`, with its bearer token), a point by id (`GET /api/points/{id}`) and the changes of a
     /// viewport (`GET /api/changes`, Server-Sent Events) are answered; without, writes are 403.
+    ///
+    /// `limits` bounds each request's URL and query, and each client's rate of requests; the application bounds the
+    /// rest (``application(router:host:port:logger:limits:onServerRunning:)``).
     public static func router(
         service: ClusterService, live: LiveService? = nil, leafletDirectory: String = localLeaflet,
-        mapLibreDirectory: String? = localMapLibre(), corsOrigin: String? = "*"
-    ) throws -> Router<BasicRequestContext> {
+        mapLibreDirectory: String? = localMapLibre(), corsOrigin: String? = "*", limits: ServerLimits = ServerLimits()
+    ) throws -> Router<ServerRequestContext> {
         let files = try StaticFiles(leafletDirectory: leafletDirectory, mapLibreDirectory: mapLibreDirectory)
-        let routes = Routes(corsOrigin: corsOrigin, writable: live != nil)
+        let routes = Routes(corsOrigin: corsOrigin, writable: live != nil, limits: limits)
         let current: @Sendable () -> ClusterService = { live?.current ?? service }
         routes.get("/api/clusters") { request, context in
             let query = try request.uri.decodeQuery(as: ClustersQuery.self, context: context)
@@ -113,10 +116,11 @@ public enum MapClusterServer {
     ///
     /// - Throws: An error if the page's bundled files can't be read.
     public static func router(
-        archive: any TileArchive, mapLibreDirectory: String? = localMapLibre(), corsOrigin: String? = "*"
-    ) throws -> Router<BasicRequestContext> {
+        archive: any TileArchive, mapLibreDirectory: String? = localMapLibre(), corsOrigin: String? = "*",
+        limits: ServerLimits = ServerLimits()
+    ) throws -> Router<ServerRequestContext> {
         let files = try StaticFiles(leafletDirectory: localLeaflet, mapLibreDirectory: mapLibreDirectory)
-        let routes = Routes(corsOrigin: corsOrigin)
+        let routes = Routes(corsOrigin: corsOrigin, limits: limits)
         let service = ArchiveService(archive: archive)
         routes.tiles(tile: service.tile(_:categories:), tileJSON: service.tileJSON(baseURL:))
         routes.files(files, paths: ["/app.css", "/basemap.geojson", "/maplibre.html", "/maplibre.js"])
@@ -151,7 +155,7 @@ public enum MapClusterServer {
     /// `limits` bounds connections, the time a request may take to arrive, and its headers; the router's middleware
     /// bounds its URL and query (``ServerLimits``).
     public static func application(
-        router: Router<BasicRequestContext>, host: String, port: Int, logger: Logger,
+        router: Router<ServerRequestContext>, host: String, port: Int, logger: Logger,
         limits: ServerLimits = ServerLimits(), onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         Application(
@@ -168,15 +172,18 @@ public enum MapClusterServer {
 
 /// A router being filled: the middleware every server has, and the ways its routes are added.
 struct Routes {
-    let router = Router(options: .autoGenerateHeadEndpoints)
+    let router = Router(context: ServerRequestContext.self, options: .autoGenerateHeadEndpoints)
 
     /// What a route's method answers.
-    typealias Handler = @Sendable (Request, BasicRequestContext) async throws -> Response
+    typealias Handler = @Sendable (Request, ServerRequestContext) async throws -> Response
 
-    init(corsOrigin: String?, writable: Bool = false) {
+    init(corsOrigin: String?, writable: Bool = false, limits: ServerLimits) {
         router.add(middleware: LogRequestsMiddleware(.info))
         router.add(middleware: RequestErrorMiddleware())
-        router.add(middleware: RequestLimitsMiddleware(limits: ServerLimits()))
+        if let rate = limits.requestsPerSecond {
+            router.add(middleware: RateLimitMiddleware(limiter: RateLimiter(requestsPerSecond: rate)))
+        }
+        router.add(middleware: RequestLimitsMiddleware(limits: limits))
         if let corsOrigin {
             router.add(
                 middleware: CORSMiddleware(
@@ -189,7 +196,7 @@ struct Routes {
     /// A GET route (HEAD comes with it); the other methods are 405, OPTIONS says which are allowed.
     func get(
         _ path: String,
-        _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> some ResponseGenerator
+        _ handler: @escaping @Sendable (Request, ServerRequestContext) async throws -> some ResponseGenerator
     ) {
         route(
             path,

@@ -1,6 +1,7 @@
 public import Hummingbird
 public import HummingbirdCore
-import NIOCore
+import NIOConcurrencyHelpers
+public import NIOCore
 import NIOHTTPTypes
 
 /// What the server bounds, so that no client can hold or swamp it: open connections, the time a request may take to
@@ -23,18 +24,24 @@ public struct ServerLimits: Sendable, Hashable {
     public var maximumQueryParameters: Int
     /// The most bytes of headers, all together and each one (the connection is closed past them).
     public var maximumHeaderBytes: Int
+    /// The most requests a second from one client address, on average; `nil`: no limit.
+    ///
+    /// A client may send a second's worth at once; past that, its requests are answered 429 with a `Retry-After`
+    /// until its allowance refills. Other clients are not held up.
+    public var requestsPerSecond: Double?
 
-    /// The defaults: no limit on connections, 30 s to send a request, URLs of 8 KiB, 64 query parameters, 16 KiB of
-    /// headers.
+    /// The defaults: no limit on connections or request rates, 30 s to send a request, URLs of 8 KiB, 64 query
+    /// parameters, 16 KiB of headers.
     public init(
         maximumConnections: Int? = nil, requestTimeout: Duration = .seconds(30), maximumURLLength: Int = 8_192,
-        maximumQueryParameters: Int = 64, maximumHeaderBytes: Int = 16_384
+        maximumQueryParameters: Int = 64, maximumHeaderBytes: Int = 16_384, requestsPerSecond: Double? = nil
     ) {
         self.maximumConnections = maximumConnections
         self.requestTimeout = requestTimeout
         self.maximumURLLength = maximumURLLength
         self.maximumQueryParameters = maximumQueryParameters
         self.maximumHeaderBytes = maximumHeaderBytes
+        self.requestsPerSecond = requestsPerSecond
     }
 
     /// The HTTP/1.1 server these limits make.
@@ -73,6 +80,94 @@ struct RequestLimitsMiddleware<Context: RequestContext>: RouterMiddleware {
                 .badRequest, "the query has \(parameters) parameters; at most \(limits.maximumQueryParameters)")
         }
         return try await next(request, context)
+    }
+}
+
+/// The context of the server's requests: Hummingbird's, and the client's address (for the rate limit).
+public struct ServerRequestContext: RequestContext, RemoteAddressRequestContext {
+    /// What every request context has.
+    public var coreContext: CoreRequestContextStorage
+    /// The address the request came from; `nil` off a socket (in the router's tests).
+    public let remoteAddress: SocketAddress?
+
+    /// The context of a request arriving on a channel.
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+}
+
+/// Each client address's allowance of requests: a token bucket of a second's worth, refilled at the rate.
+final class RateLimiter: Sendable {
+    private struct Bucket {
+        var tokens: Double
+        var updated: ContinuousClock.Instant
+    }
+
+    let rate: Double
+    let burst: Double
+    /// Addresses kept before full (idle) buckets are dropped.
+    static var trackedAddresses: Int { 10_000 }
+    private let buckets = NIOLockedValueBox([String: Bucket]())
+
+    init(requestsPerSecond rate: Double) {
+        self.rate = rate
+        burst = max(1, rate.rounded(.up))
+    }
+
+    /// Takes one request from the address's allowance: `nil` if it had one, or how long until it will.
+    func take(for address: String, at now: ContinuousClock.Instant = .now) -> Duration? {
+        buckets.withLockedValue { buckets in
+            var bucket = buckets[address] ?? Bucket(tokens: burst, updated: now)
+            let elapsed = now - bucket.updated
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            bucket.tokens = min(burst, bucket.tokens + seconds * rate)
+            bucket.updated = now
+            defer {
+                if buckets.count >= Self.trackedAddresses { Self.dropIdle(&buckets, at: now, rate: rate, burst: burst) }
+                buckets[address] = bucket
+            }
+            guard bucket.tokens >= 1 else { return .seconds((1 - bucket.tokens) / rate) }
+            bucket.tokens -= 1
+            return nil
+        }
+    }
+
+    /// How many addresses it keeps an allowance for.
+    var trackedCount: Int { buckets.withLockedValue { $0.count } }
+
+    /// Forgets the addresses whose allowance has refilled: they are as new ones.
+    private static func dropIdle(
+        _ buckets: inout [String: Bucket], at now: ContinuousClock.Instant, rate: Double, burst: Double
+    ) {
+        buckets = buckets.filter { _, bucket in
+            let elapsed = now - bucket.updated
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            return bucket.tokens + seconds * rate < burst
+        }
+    }
+}
+
+/// Answers 429, with a `Retry-After`, a client past its allowance of requests (``ServerLimits/requestsPerSecond``).
+struct RateLimitMiddleware<Context: RemoteAddressRequestContext>: RouterMiddleware {
+    let limiter: RateLimiter
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        guard let address = context.remoteAddress?.ipAddress, let wait = limiter.take(for: address) else {
+            return try await next(request, context)
+        }
+        let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
+        let retry = max(1, Int(seconds.rounded(.up)))
+        throw RequestError(
+            .tooManyRequests,
+            "too many requests from \(address): at most \(Self.rate(limiter.rate)) a second; retry after \(retry) s",
+            headers: [.retryAfter: String(retry)])
+    }
+
+    private static func rate(_ value: Double) -> String {
+        value == value.rounded() && value < 1e15 ? String(Int(value)) : String(value)
     }
 }
 

@@ -42,6 +42,13 @@ struct ServeCommand: AsyncParsableCommand {
     var requestTimeout: Double = 30
 
     @Option(
+        help: """
+            The most requests a second from one client address, on average (a second's worth may come at once); past \
+            it, requests are answered 429 with a Retry-After. Default: no limit.
+            """)
+    var rateLimit: Double?
+
+    @Option(
         help:
             "A raster tile URL template for the page's basemap, such as https://tile.openstreetmap.org/{z}/{x}/{y}.png."
     )
@@ -107,6 +114,10 @@ struct ServeCommand: AsyncParsableCommand {
         if let maxConnections, maxConnections < 1 {
             throw ValidationError("--max-connections must be at least 1, not \(maxConnections)")
         }
+        if let rateLimit, !(rateLimit > 0 && rateLimit <= 1_000_000) {
+            throw ValidationError(
+                "--rate-limit must be a number of requests a second within 0...1000000, not \(rateLimit)")
+        }
         guard requestTimeout > 0 && requestTimeout <= 86_400 else {
             throw ValidationError(
                 "--request-timeout must be a number of seconds within 0...86400, not \(requestTimeout)")
@@ -150,7 +161,9 @@ struct ServeCommand: AsyncParsableCommand {
         logger.logLevel = .info
         // Before the data, which can take a while to load: a port someone else has.
         if let problem = PortCheck.problem(host: host, port: port) { throw InputError(problem) }
-        let router: Router<BasicRequestContext>
+        let limits = ServerLimits(
+            maximumConnections: maxConnections, requestTimeout: .seconds(requestTimeout), requestsPerSecond: rateLimit)
+        let router: Router<ServerRequestContext>
         var live: LiveService?
         let mapLibre = maplibre ?? MapClusterServer.localMapLibre()
         let corsOrigin = corsOrigin == "none" ? nil : corsOrigin
@@ -163,17 +176,19 @@ struct ServeCommand: AsyncParsableCommand {
             }
             let zooms = "\(archive.metadata.minimumZoom)–\(archive.metadata.maximumZoom)"
             logger.info("serving the tiles of \(tilesFrom), zooms \(zooms)")
-            router = try MapClusterServer.router(archive: archive, mapLibreDirectory: mapLibre, corsOrigin: corsOrigin)
+            router = try MapClusterServer.router(
+                archive: archive, mapLibreDirectory: mapLibre, corsOrigin: corsOrigin, limits: limits)
         } else if writable || store != nil {
             let service = try await liveService(logger: logger)
             router = try MapClusterServer.router(
-                service: service.base, live: service, mapLibreDirectory: mapLibre, corsOrigin: corsOrigin)
+                service: service.base, live: service, mapLibreDirectory: mapLibre, corsOrigin: corsOrigin,
+                limits: limits)
             live = service
         } else {
             router = try MapClusterServer.router(
-                service: try service(logger: logger), mapLibreDirectory: mapLibre, corsOrigin: corsOrigin)
+                service: try service(logger: logger), mapLibreDirectory: mapLibre, corsOrigin: corsOrigin,
+                limits: limits)
         }
-        let limits = ServerLimits(maximumConnections: maxConnections, requestTimeout: .seconds(requestTimeout))
         let application = MapClusterServer.application(
             router: router, host: host, port: port, logger: logger, limits: limits
         ) {

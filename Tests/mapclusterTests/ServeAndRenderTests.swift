@@ -104,6 +104,7 @@ struct ServeAndRenderTests {
             [CommandLineTests.executable.path], tool: "Tests/tools/limits_check.py")
         #expect((result["slowloris_closed_after_s"] as? Double ?? 99) <= 3.5)
         #expect((result["prompt_client_max_s"] as? Double ?? 99) <= 1)
+        #expect((5...8).contains(result["rate_limited_answered_of_15"] as? Int ?? 0))
     }
 
     @Test func limitsThatCantBeUsedAreRefused() throws {
@@ -111,6 +112,8 @@ struct ServeAndRenderTests {
             (["--max-connections", "0"], "--max-connections must be at least 1, not 0"),
             (["--request-timeout", "0"], "--request-timeout must be a number of seconds within 0...86400"),
             (["--request-timeout", "nan"], "--request-timeout must be"),
+            (["--rate-limit", "0"], "--rate-limit must be a number of requests a second within 0...1000000, not 0.0"),
+            (["--rate-limit", "nan"], "--rate-limit must be"),
         ] {
             let run = try CommandLineTests.run(CommandLineTests.executable, ["serve", "--port", "0"] + arguments)
             #expect(run.status != 0 && run.error.contains(message), "\(arguments): \(run.error)")

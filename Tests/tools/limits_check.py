@@ -3,13 +3,16 @@
 
     limits_check.py BINARY
 
-Starts two servers on the bundled cities, one with --request-timeout 2 and one with --max-connections 4, and checks:
+Starts three servers on the bundled cities, with --request-timeout 2, --max-connections 4 and --rate-limit 5, and
+checks:
 - a slowloris client (a byte of its request every 0.25 s) is disconnected at the timeout, and a well-behaved client
   is answered promptly all the while;
 - a kept-alive connection left idle is closed at the timeout too;
 - with 4 connections held open, a fifth is answered only once one of them closes;
 - a URL over 8 KiB is a 414, a query of 65 parameters a 400, both JSON; headers over 16 KiB are refused (a 4xx or a
-  closed connection, never a 5xx) and the server goes on answering.
+  closed connection, never a 5xx) and the server goes on answering;
+- a client's burst past its five requests a second is answered 429 with a Retry-After, while another client (from
+  127.0.0.2) is answered, and the first is answered again a second later.
 Prints one JSON line of what it measured; exits 1 with the reason on the first failed check.
 """
 
@@ -45,29 +48,32 @@ def start(binary, *options):
     fail("the server did not start within 120 s")
 
 
-def connect(port):
-    return socket.create_connection(("127.0.0.1", port), timeout=30)
+def connect(port, source=None):
+    """A connection to the server, from another loopback address (127.0.0.2: another client) if `source` says."""
+    return socket.create_connection(("127.0.0.1", port), timeout=30, source_address=(source, 0) if source else None)
 
 
-def exchange(port, request, timeout=10):
-    """Sends raw request bytes on a new connection; the status and body of the answer, or (None, b"") if the server
-    closed the connection without one."""
-    with connect(port) as sock:
+def exchange(port, request, timeout=10, source=None, with_head=False):
+    """Sends raw request bytes on a new connection; the status and body of the answer (and its head, with
+    `with_head`), or (None, b"") if the server closed the connection without one."""
+    with connect(port, source) as sock:
         sock.settimeout(timeout)
         try:
             sock.sendall(request)
         except (BrokenPipeError, ConnectionResetError):
             pass
-        return read_answer(sock)
+        status, body, head = read_answer(sock, with_head=True)
+        return (status, body, head) if with_head else (status, body)
 
 
-def read_answer(sock):
+def read_answer(sock, with_head=False):
     data = b""
+    head = b""
     try:
         while b"\r\n\r\n" not in data:
             chunk = sock.recv(65536)
             if not chunk:
-                return None, b""
+                return (None, b"", b"") if with_head else (None, b"")
             data += chunk
         head, _, body = data.partition(b"\r\n\r\n")
         length = re.search(rb"(?i)content-length: *(\d+)", head)
@@ -76,9 +82,10 @@ def read_answer(sock):
             if not chunk:
                 break
             body += chunk
-        return int(head.split(b" ")[1]), body
+        status = int(head.split(b" ")[1])
+        return (status, body, head) if with_head else (status, body)
     except ConnectionResetError:
-        return None, b""
+        return (None, b"", head) if with_head else (None, b"")
 
 
 def get(path):
@@ -200,26 +207,60 @@ def sizes(port):
         fail(f"after the oversized requests, /api/stats got {status}")
 
 
+def rate_limit(port):
+    """With --rate-limit 5: a client's burst past five requests is answered 429 with a Retry-After, another client
+    is served all the while, and the first is served again once its allowance refills. The number answered."""
+    statuses = []
+    limited = None
+    for _ in range(15):
+        status, body, head = exchange(port, get("/api/stats"), with_head=True)
+        statuses.append(status)
+        if status == 429 and limited is None:
+            limited = (body, head)
+    answered = statuses.count(200)
+    if not 5 <= answered <= 8 or statuses.count(429) != len(statuses) - answered:
+        fail(f"15 quick requests with --rate-limit 5 got {statuses}")
+    body, head = limited
+    error = json.loads(body)
+    if error.get("status") != 429 or "too many requests from 127.0.0.1" not in error.get("error", ""):
+        fail(f"a limited request got {body[:200]!r}")
+    retry = re.search(rb"(?i)\r\nretry-after: *(\d+)", head)
+    if not retry or int(retry.group(1)) < 1:
+        fail(f"a 429 without a Retry-After: {head!r}")
+    status, _ = exchange(port, get("/api/stats"), source="127.0.0.2")
+    if status != 200:
+        fail(f"another client (127.0.0.2) got {status} while 127.0.0.1 was limited")
+    time.sleep(1.2)
+    status, _ = exchange(port, get("/api/stats"))
+    if status != 200:
+        fail(f"after its allowance refilled, 127.0.0.1 got {status}")
+    return answered
+
+
 def main():
     if len(sys.argv) != 2:
         fail("usage: limits_check.py BINARY")
     timed, timed_port = start(sys.argv[1], "--request-timeout", str(int(TIMEOUT)))
     bounded, bounded_port = start(sys.argv[1], "--max-connections", "4")
+    rated, rated_port = start(sys.argv[1], "--rate-limit", "5")
+    servers = (timed, bounded, rated)
     try:
         loris_closed, prompt_max = slowloris(timed_port)
         idle_closed = idle_keep_alive(timed_port)
         fifth_waited = connection_limit(bounded_port)
         sizes(bounded_port)
-        for process in (timed, bounded):
+        answered = rate_limit(rated_port)
+        for process in servers:
             if process.poll() is not None:
                 fail(f"a server exited with {process.returncode}")
     finally:
-        for process in (timed, bounded):
+        for process in servers:
             process.terminate()
             process.wait(timeout=30)
     print(json.dumps({
         "slowloris_closed_after_s": round(loris_closed, 2), "prompt_client_max_s": round(prompt_max, 3),
         "idle_closed_after_s": round(idle_closed, 2), "fifth_answered_after_free_s": round(fifth_waited, 3),
+        "rate_limited_answered_of_15": answered,
     }))
 
 
