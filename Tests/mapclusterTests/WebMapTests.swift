@@ -200,15 +200,21 @@ struct WebMapTests {
         #expect(steps.count == 12)
         var longest = 0.0
         var held = 0.0
+        var tasks: [Double] = []
         for step in steps {
             let task = step["longest_task_ms"] as? Double ?? .infinity
+            tasks.append(task)
             longest = max(longest, task)
             held = max(held, step["longest_hold_ms"] as? Double ?? .infinity)
-            // The 50 ms target is measured alone (the README says how), not here, where the other suites share the
-            // two cores; this bound catches a return to the old page, whose zoom steps held it 200-800 ms.
-            #expect(task < 200, "\(step["action"] ?? "") to zoom \(step["zoom"] ?? ""): a task of \(task) ms")
+            // A step that stalls the page outright, whatever else the machine does.
+            #expect(task < 500, "\(step["action"] ?? "") to zoom \(step["zoom"] ?? ""): a task of \(task) ms")
             #expect((step["markers"] as? Int ?? .max) < 400, "\(step)")
         }
+        // The 50 ms target is measured alone (the README says how), not here, where the other suites share the two
+        // cores and one step's task has reached 242 ms. The median step catches a return to the old page, whose every
+        // zoom step held it 200-800 ms.
+        let median = tasks.sorted().dropFirst(tasks.count / 2).first ?? .infinity
+        #expect(median < 120, "the median step's longest task was \(median) ms: \(tasks)")
         // The figures for the README. The long-task API reports tasks over 50 ms only (0: none was); a 5 ms timer's
         // lateness gives the longest hold of the main thread below that.
         print(

@@ -271,7 +271,8 @@ public enum ZoomLevels: Hashable, Sendable {
 
 /// Where a cluster of elements on several locations is placed.
 ///
-/// A cluster on one location is always placed on it, and a single element on its own coordinate.
+/// A cluster on one coordinate is always placed on it, one of near-equal coordinates (one location by
+/// ``ClusterOptions/locationTolerance``) on their mean, and a single element on its own coordinate.
 public enum ClusterPosition<Element: Hashable & Sendable>: Sendable {
     /// The mean latitude and longitude of the members: no member is visited (the default;
     /// CCHMapClusterController's `CCHCenterOfMassMapClusterer`).

@@ -34,7 +34,7 @@ public actor ClusterManager<Element: Hashable & Sendable> {
     /// The computation of the latest update, cancelled when a newer one arrives.
     private var running: Task<ClusterUpdate<Element>?, Never>?
 
-    /// The streams of ``events()``, by subscription.
+    /// The streams of ``events(bufferSize:)``, by subscription.
     private var subscribers: [Int: AsyncStream<ClusterManagerEvent<Element>>.Continuation] = [:]
     private var nextSubscription = 0
 
@@ -239,7 +239,8 @@ public actor ClusterManager<Element: Hashable & Sendable> {
     /// Each call gives a stream of its own, and every stream gets every event, in order: ``ClusterManagerEvent/willUpdate(_:)``
     /// and then one ``ClusterManagerEvent/didUpdate(_:)`` or ``ClusterManagerEvent/didNotUpdate(_:_:)`` for each update
     /// requested (an empty viewport's excepted: it sends none). A stream keeps the newest `bufferSize` events its
-    /// reader hasn't taken, dropping older ones; it ends when its task is cancelled or it is dropped.
+    /// reader hasn't taken, dropping older ones; it ends when its task is cancelled, it is dropped, or the manager
+    /// goes.
     public func events(bufferSize: Int = 64) -> AsyncStream<ClusterManagerEvent<Element>> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: ClusterManagerEvent<Element>.self, bufferingPolicy: .bufferingNewest(max(bufferSize, 1)))
@@ -250,6 +251,11 @@ public actor ClusterManager<Element: Hashable & Sendable> {
             Task { await self?.unsubscribe(subscription) }
         }
         return stream
+    }
+
+    deinit {
+        // The readers' loops end with the manager.
+        for continuation in subscribers.values { continuation.finish() }
     }
 
     private func unsubscribe(_ subscription: Int) {

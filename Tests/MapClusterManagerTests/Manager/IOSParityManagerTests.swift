@@ -119,6 +119,30 @@ struct ManagerEventTests {
         }
     }
 
+    /// The events of a manager that is gone as soon as they are asked for.
+    static func eventsOfAManagerThatGoes() async -> AsyncStream<ClusterManagerEvent<Int>> {
+        let manager = ClusterManager<Int>()
+        return await manager.events()
+    }
+
+    @Test func aReadersLoopEndsWithTheManager() async {
+        let stream = await Self.eventsOfAManagerThatGoes()
+        let ended = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await _ in stream {}
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(20))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        #expect(ended, "the loop still waited 20 s after the manager went")
+    }
+
     @Test func aViewportOfNoSizeDoesNoWorkAndSendsNoEvent() async throws {
         let manager = try await Self.manager()
         let before = try await manager.update(for: Self.viewport)
