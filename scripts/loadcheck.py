@@ -56,17 +56,23 @@ def bbox_for(lat, lon, zoom, width=1280, height=800):
     return f"{west:.6f},{lat_of(y + height / 2):.6f},{east:.6f},{lat_of(y - height / 2):.6f}"
 
 
+async def keep_alive_get(reader, writer, host, path):
+    """One GET on a kept-alive connection: the answer's status and body."""
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+    await writer.drain()
+    head = await reader.readuntil(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    match = re.search(rb"(?i)content-length:\s*(\d+)", head)
+    body = await reader.readexactly(int(match.group(1))) if match else b""
+    return status, body
+
+
 async def client(host, port, paths, latencies, failures):
     reader, writer = await asyncio.open_connection(host, port)
     try:
         for path in paths:
             start = time.perf_counter()
-            writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
-            await writer.drain()
-            head = await reader.readuntil(b"\r\n\r\n")
-            status = int(head.split(b" ", 2)[1])
-            match = re.search(rb"(?i)content-length:\s*(\d+)", head)
-            body = await reader.readexactly(int(match.group(1))) if match else b""
+            status, body = await keep_alive_get(reader, writer, host, path)
             latencies.append(time.perf_counter() - start)
             if status != 200 or not body.startswith(b'{"type":"FeatureCollection"'):
                 failures.append(f"{path}: {status} {body[:120]!r}")

@@ -20,7 +20,7 @@ import re
 import sys
 import time
 
-from loadcheck import ServedPoints, bbox_for, percentile
+from loadcheck import ServedPoints, bbox_for, keep_alive_get, percentile
 
 MALFORMED = [
     "/api/clusters?bbox=1,2,3&zoom=3",
@@ -86,12 +86,7 @@ class Soak:
                 self.remaining -= 1
                 path, well_formed = self.next_request()
                 start = time.perf_counter()
-                writer.write(f"GET {path} HTTP/1.1\r\nHost: {self.host}\r\n\r\n".encode())
-                await writer.drain()
-                head = await reader.readuntil(b"\r\n\r\n")
-                status = int(head.split(b" ", 2)[1])
-                match = re.search(rb"(?i)content-length:\s*(\d+)", head)
-                body = await reader.readexactly(int(match.group(1))) if match else b""
+                status, body = await keep_alive_get(reader, writer, self.host, path)
                 self.latencies.append(time.perf_counter() - start)
                 self.statuses[status] = self.statuses.get(status, 0) + 1
                 # An empty tile is a 204.
