@@ -21,11 +21,25 @@ let package = Package(
         .library(name: "MapClusterServer", targets: ["MapClusterServer"]),
         .library(name: "MapClusterMapKit", targets: ["MapClusterMapKit"]),
         .executable(name: "mapcluster", targets: ["mapcluster"]),
+        // What the fuzz targets run on an input: for the libFuzzer executables of Fuzz/Package.swift, and the test
+        // that replays what they found.
+        .library(name: "MapClusterFuzzing", targets: ["MapClusterFuzzing"]),
+    ],
+    // Optional parts, off by default so that a first build compiles nothing the default server never uses.
+    traits: [
+        .trait(
+            name: "PostgreSQL",
+            description: """
+                The PostgreSQL point store (`serve --store postgres://…`, `bench --workload live-1M-postgres`), \
+                through postgres-nio, whose TLS brings two copies of BoringSSL: about two minutes of a first build.
+                """)
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        // Without Hummingbird's default traits: swift-configuration (ConfigurationSupport) and FullFoundation's form
+        // dates serve nothing here.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0", traits: []),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -33,6 +47,8 @@ let package = Package(
         // Hummingbird's own: the server's request deadline is a channel handler.
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.25.0"),
+        // Hummingbird's own: how the server stops, its change streams first.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // The engine: geometry, the aggregate index and grid clustering; clusters as plain values. The standard
@@ -59,12 +75,13 @@ let package = Package(
         .target(
             name: "MapClusterLive", dependencies: ["MapCluster", "MapClusterManager", "MapClusterIO"],
             swiftSettings: strictSettings),
-        // Durable stores of live points: SQLite through GRDB (one server), PostgreSQL through postgres-nio (several).
+        // Durable stores of live points: SQLite through GRDB (one server), PostgreSQL through postgres-nio (several;
+        // with the PostgreSQL trait).
         .target(
             name: "MapClusterStore",
             dependencies: [
                 "MapClusterLive", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -97,6 +114,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("Resources/Public")],
             swiftSettings: strictSettings
@@ -116,8 +135,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // What the fuzz targets do with an input (the libFuzzer executables in Fuzz/, built by scripts/fuzz.sh), shared
-        // with the test that replays the inputs they found.
+        // What the fuzz targets do with an input (the libFuzzer executables of Fuzz/Package.swift, built by
+        // scripts/fuzz.sh), shared with the test that replays the inputs they found.
         .target(
             name: "MapClusterFuzzing", dependencies: ["MapCluster", "MapClusterIO", "MapClusterManager"],
             swiftSettings: strictSettings),
@@ -153,42 +172,17 @@ let package = Package(
                 "MapClusterStore",
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                // The router's tests build requests for its responder on a testing channel (RouterClient), not
+                // through HummingbirdTesting, whose async-http-client brings swift-nio-ssl's BoringSSL.
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "mapclusterTests", dependencies: ["mapcluster", "MapCluster", "MapClusterIO"],
+            name: "mapclusterTests",
+            dependencies: ["mapcluster", "MapCluster", "MapClusterIO", "MapClusterTestSupport"],
             swiftSettings: strictSettings),
     ]
 )
-
-// MAPCLUSTER_ENGINE_ONLY=1 declares the engine and the manager (and their tests) alone, with no dependency: what
-// .ci/run's thread-sanitized suite builds, without compiling the server's dependencies a third time.
-if Context.environment["MAPCLUSTER_ENGINE_ONLY"] == "1" {
-    let kept: Set = [
-        "MapCluster", "MapClusterManager", "MapClusterTestSupport", "MapClusterTests", "MapClusterManagerTests",
-        "MapClusterIO", "MapClusterLive", "MapClusterLiveTests",
-    ]
-    package.dependencies = []
-    package.products = package.products.filter { kept.contains($0.name) }
-    package.targets = package.targets.filter { kept.contains($0.name) }
-}
-
-// MAPCLUSTER_FUZZ=1 declares what the fuzz targets need and the libFuzzer executables, fuzz-csv, fuzz-geojson,
-// fuzz-edit and fuzz-query, for `swift build --sanitize fuzzer --sanitize address` (scripts/fuzz.sh): the readers and
-// the engine, without the server's dependencies.
-if Context.environment["MAPCLUSTER_FUZZ"] == "1" {
-    let kept: Set = ["MapCluster", "MapClusterManager", "MapClusterIO", "MapClusterFuzzing"]
-    package.dependencies = []
-    package.products = []
-    package.targets = package.targets.filter { kept.contains($0.name) }
-    for name in ["csv", "geojson", "edit", "query"] {
-        package.targets.append(
-            .executableTarget(
-                name: "fuzz-\(name)", dependencies: ["MapClusterFuzzing"], path: "Fuzz/\(name)",
-                // libFuzzer brings main; the entry is LLVMFuzzerTestOneInput.
-                swiftSettings: strictSettings + [.unsafeFlags(["-parse-as-library"])]))
-    }
-}

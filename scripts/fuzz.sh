@@ -2,8 +2,8 @@
 # Runs one libFuzzer target for a number of seconds: scripts/fuzz.sh csv|geojson|edit|query SECONDS
 # (scripts/fuzz.sh build builds them all, and runs none.)
 #
-# Builds the fuzz executables once (MAPCLUSTER_FUZZ=1: the readers and the engine alone, with the fuzzer's coverage
-# and the address sanitizer, in .build-fuzz), starts from the committed seeds in Fuzz/corpus/TARGET plus what earlier
+# Builds the fuzz executables once (the package in Fuzz/: the readers and the engine alone, with the fuzzer's
+# coverage and the address sanitizer, in .build-fuzz), starts from the committed seeds in Fuzz/corpus/TARGET plus what earlier
 # runs here found (.build-fuzz/corpus/TARGET), and stops at the first crash. A crash's input is written to
 # Fuzz/regressions/TARGET/; commit it once fixed, and the tests replay it (FuzzRegressionTests). The last line is
 # the run's figures: executions, executions per second and the corpus's size.
@@ -16,7 +16,7 @@ target=${1:?"which target: csv, geojson, edit or query (or build)"}
 # libFuzzer's main is the executable's. The linker warns of every sanitizer symbol it can't export, thousands of lines
 # that say nothing: left out.
 build() {
-    MAPCLUSTER_FUZZ=1 swift build --scratch-path .build-fuzz --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address "$@" 2>&1 |
+    swift build --package-path Fuzz --scratch-path .build-fuzz --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address "$@" 2>&1 |
         sed '/Cannot export local symbol/d' >&2
 }
 case "$target" in

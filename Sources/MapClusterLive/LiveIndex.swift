@@ -54,6 +54,8 @@ public final class LiveIndex: @unchecked Sendable {
     /// For the last versions: the grid keys their edits touched (`nil`: too many to list).
     private var log: [(version: Int, keys: [UInt64]?)] = []
     fileprivate var subscribers: [Int: AsyncStream<Int>.Continuation] = [:]
+    /// Whether ``finishSubscriptions()`` was called: no subscription lasts from then on.
+    fileprivate var subscriptionsFinished = false
     private var nextSubscriber = 0
 
     /// How many versions of changed keys are kept for subscribers that lag.
@@ -255,12 +257,19 @@ public final class LiveIndex: @unchecked Sendable {
 
     /// A stream of the versions made from now on, the newest only when a subscriber is slow to take them; and its
     /// number, to end it with ``unsubscribe(_:)``.
+    ///
+    /// After ``finishSubscriptions()``, the stream is finished from the start.
     public func subscribe() -> (id: Int, versions: AsyncStream<Int>) {
         let (stream, continuation) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
-        let id = lock.withLock {
+        let id: Int? = lock.withLock {
+            guard !subscriptionsFinished else { return nil }
             nextSubscriber += 1
             subscribers[nextSubscriber] = continuation
             return nextSubscriber
+        }
+        guard let id else {
+            continuation.finish()
+            return (0, stream)
         }
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
         return (id, stream)
@@ -283,11 +292,12 @@ public final class LiveIndex: @unchecked Sendable {
 }
 
 extension LiveIndex {
-    /// Ends every subscription (when the server stops).
+    /// Ends every subscription, and every later one as it starts (when the server stops).
     public func finishSubscriptions() {
         let listeners = lock.withLock {
             let all = Array(subscribers.values)
             subscribers = [:]
+            subscriptionsFinished = true
             return all
         }
         for listener in listeners { listener.finish() }

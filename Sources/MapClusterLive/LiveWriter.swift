@@ -22,6 +22,9 @@ public actor LiveWriter {
     private var draining = false
     private var catchUpWanted = false
     private var following: [Task<Void, Never>] = []
+    private var stopped = false
+    /// Whoever waits in ``stop()`` for the edits under way.
+    private var waitingForDrain: [CheckedContinuation<Void, Never>] = []
 
     /// The most points one transaction commits; edits beyond wait for the next.
     static let largestGroup = 100_000
@@ -36,8 +39,9 @@ public actor LiveWriter {
     ///
     /// - Returns: When the edit is committed and every reader sees it, what it did.
     /// - Throws: ``MapClusterIO/PointFileError`` for a value the aggregation can't take (nothing is committed), or
-    ///   ``StoreFailure`` when the store did not commit (nothing is applied).
+    ///   ``StoreFailure`` when the store did not commit (nothing is applied), ``WriterStopped`` after ``stop()``.
     public func write(_ edit: PointEdit) async throws -> WriteReceipt {
+        guard !stopped else { throw WriterStopped() }
         try live.check(edit)
         return try await withCheckedThrowingContinuation { continuation in
             queue.append(Pending(edit: edit, continuation: continuation))
@@ -62,10 +66,16 @@ public actor LiveWriter {
             })
     }
 
-    /// Stops following.
-    public func stop() {
+    /// Stops following the store, and taking edits.
+    ///
+    /// Edits given before are committed and acknowledged (or fail as a commit fails) before it returns; edits given
+    /// after are refused with ``WriterStopped``. Then the store can be closed.
+    public func stop() async {
+        stopped = true
         for task in following { task.cancel() }
         following = []
+        guard draining else { return }
+        await withCheckedContinuation { waitingForDrain.append($0) }
     }
 
     private func requestCatchUp() {
@@ -83,8 +93,10 @@ public actor LiveWriter {
     private func drain() async {
         while true {
             if queue.isEmpty {
-                guard catchUpWanted else {
+                guard catchUpWanted && !stopped else {
                     draining = false
+                    for waiting in waitingForDrain { waiting.resume() }
+                    waitingForDrain = []
                     return
                 }
                 catchUpWanted = false
@@ -135,6 +147,12 @@ public actor LiveWriter {
             // The next notice or poll tries again.
         }
     }
+}
+
+/// An edit given to a writer that was stopped: nothing of it is committed.
+public struct WriterStopped: Error, CustomStringConvertible {
+    /// What a client is told: `the server is stopping`.
+    public var description: String { "the server is stopping" }
 }
 
 /// What an acknowledged edit did.

@@ -5,7 +5,7 @@ public import MapCluster
 public import MapClusterIO
 public import MapClusterLive
 import MapClusterManager
-import NIOCore
+public import NIOCore
 
 /// What a live server answers beyond a ``ClusterService``: edits of its points, a point by id, and the changes of a
 /// viewport as they happen.
@@ -24,6 +24,14 @@ public final class LiveService: Sendable {
     let token: String?
     private let cache: LockedValue<(version: Int, service: ClusterService)?>
     private let boundsCache: LockedValue<(version: Int, bounds: [Double]?)?>
+    /// The change streams being written, by number, with their connections; and whether the server is stopping.
+    private let streams = LockedValue(ChangeStreams())
+
+    private struct ChangeStreams {
+        var stopping = false
+        var open: [Int: any Channel] = [:]
+        var next = 0
+    }
 
     /// The largest edit body taken, in bytes: about 50,000 points with a few properties each.
     public static let maximumEditSize = 8 * 1024 * 1024
@@ -189,7 +197,12 @@ public final class LiveService: Sendable {
     /// First `ready` with the version the stream starts at, then after each edit that changes the viewport's markers `changes` (see ``MapClusterIO/ClusterGeoJSON/changes(_:version:previous:)``),
     /// and `resync` when the stream fell behind (a slow client, or edits too large to list): the client then fetches
     /// the clusters again. A comment line every 15 seconds keeps an idle stream open.
-    public func changes(bbox: String?, zoom: String?, categories: String?) throws(RequestError) -> Response {
+    ///
+    /// When the server stops (``stop(grace:)``), each stream gets a last event, `end`, and is closed.
+    public func changes(
+        bbox: String?, zoom: String?, categories: String?, channel: any Channel
+    ) throws(RequestError) -> Response {
+        guard !streams.value.stopping else { throw Self.stopping }
         let service = current
         let (rect, zoom, categories) = try service.view(bbox: bbox, zoom: zoom, categories: categories)
         var options = service.layout
@@ -198,7 +211,13 @@ public final class LiveService: Sendable {
         options.reusesMarkers = false
         let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: zoom))
         let live = self.live
-        let body = ResponseBody { [options] writer in
+        let body = ResponseBody { [options, self] writer in
+            guard let stream = open(channel) else {
+                try await writer.write(ByteBuffer(string: Self.endEvent(version: live.current.version)))
+                try await writer.finish(nil)
+                return
+            }
+            defer { close(stream) }
             let (subscription, versions) = live.subscribe()
             defer { live.unsubscribe(subscription) }
             var state = live.current
@@ -238,12 +257,62 @@ public final class LiveService: Sendable {
                 previous = ClusterGeoJSON(points: state.points, index: state.index, options: options.clustering)
                 if let event, !event.isEmpty { try await writer.write(ByteBuffer(string: event)) }
             }
+            // The versions end when the server stops.
+            try await writer.write(ByteBuffer(string: Self.endEvent(version: live.current.version)))
             try await writer.finish(nil)
         }
         return Response(
             status: .ok,
             headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
             body: body)
+    }
+}
+
+extension LiveService {
+    static let stopping = RequestError(
+        .serviceUnavailable, "the server is stopping: ask again in a moment, or ask another server")
+
+    /// The last event of a change stream: the server stops, and the client is to ask again (a browser's EventSource
+    /// does, when the stream closes).
+    static func endEvent(version: Int) -> String {
+        "event: end\ndata: {\"version\":\(version),\"reason\":\"the server is stopping\"}\n\n"
+    }
+
+    /// Numbers a change stream's connection; `nil` once the server is stopping.
+    private func open(_ channel: any Channel) -> Int? {
+        streams.withValue { streams in
+            guard !streams.stopping else { return nil }
+            streams.next += 1
+            streams.open[streams.next] = channel
+            return streams.next
+        }
+    }
+
+    private func close(_ stream: Int) {
+        streams.withValue { _ = $0.open.removeValue(forKey: stream) }
+    }
+
+    /// The number of change streams open.
+    public var openStreams: Int { streams.value.open.count }
+
+    /// Ends the change streams, as the server stops.
+    ///
+    /// Each stream gets its last event (`end`) and is closed; new ones are refused (503). A stream still open after
+    /// `grace`, whose client doesn't read what it is sent, has its connection closed. Edits are not stopped here: the writer's ``LiveWriter/stop()`` commits or refuses them.
+    ///
+    /// - Complexity: Returns once every stream has ended, within about `grace`.
+    public func stop(grace: Duration = .seconds(3)) async {
+        streams.withValue { $0.stopping = true }
+        live.finishSubscriptions()
+        let deadline = ContinuousClock.now + grace
+        while streams.value.open.count > 0 && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        let stuck = streams.withValue { Array($0.open.values) }
+        for channel in stuck { channel.close(promise: nil) }
+        while streams.value.open.count > 0 && ContinuousClock.now < deadline + grace {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
     }
 }
 
@@ -284,5 +353,10 @@ final class LockedValue<Value: Sendable>: @unchecked Sendable {
     var value: Value {
         get { lock.withLock { stored } }
         set { lock.withLock { stored = newValue } }
+    }
+
+    /// Reads and changes the value under the lock.
+    func withValue<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.withLock { body(&stored) }
     }
 }

@@ -4,6 +4,8 @@ public import Hummingbird
 public import Logging
 public import MapClusterTiles
 import NIOCore
+import ServiceLifecycle
+import UnixSignals
 
 /// The HTTP side of `mapcluster serve`: the API over a ``ClusterService`` and the web map page.
 public enum MapClusterServer {
@@ -107,7 +109,8 @@ public enum MapClusterServer {
             ])
         routes.get("/api/changes") { request, context in
             let query = try request.uri.decodeQuery(as: ClustersQuery.self, context: context)
-            return try live.changes(bbox: query.bbox, zoom: query.zoom, categories: query.categories)
+            return try live.changes(
+                bbox: query.bbox, zoom: query.zoom, categories: query.categories, channel: context.channel)
         }
     }
 
@@ -166,6 +169,36 @@ public enum MapClusterServer {
                 availableConnectionsDelegate: limits.connections),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger)
+    }
+
+    /// The longest a stop may take before what still runs is cancelled.
+    static let stopLimit = Duration.seconds(7)
+
+    /// Runs `application` until SIGINT or SIGTERM, then stops it, whatever its clients do.
+    ///
+    /// With `live`, the change streams end first (each with a last event; a client that doesn't read is disconnected,
+    /// ``LiveService/stop(grace:)``); then the server takes no new connection, finishes the requests under way and
+    /// returns. Whatever still runs 7 seconds after the signal is cancelled. The caller then stops the live writer,
+    /// which commits or refuses the edits it was given.
+    public static func run(_ application: some ApplicationProtocol, live: LiveService?, logger: Logger) async throws {
+        // A service group stops its services last to first: the streams' stop runs before the server's, which waits
+        // for every open request, a change stream's too, to end.
+        var services: [any Service] = [application]
+        if let live { services.append(ChangeStreamsStop(live: live)) }
+        var configuration = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        configuration.maximumGracefulShutdownDuration = stopLimit
+        try await ServiceGroup(configuration: configuration).run()
+    }
+}
+
+/// Ends a live server's change streams once the server is asked to stop.
+private struct ChangeStreamsStop: Service {
+    let live: LiveService
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await live.stop()
     }
 
 }
@@ -274,9 +307,10 @@ struct Routes {
             get("/\(prefix)/**") { request, _ in
                 let path = request.uri.path
                 guard !hasLocalCopy else { return try Self.file(at: path, in: files, for: request) }
-                // No local copy: the same file from the CDN, for a path that names one.
+                // No local copy: the same file from the CDN, for a path that names one (no file of theirs has a
+                // name with a dot first or a percent sign, which may hide one).
                 let parts = path.split(separator: "/").dropFirst()
-                guard !parts.isEmpty, !parts.contains(where: { $0.hasPrefix(".") }) else {
+                guard !parts.isEmpty, !parts.contains(where: { $0.hasPrefix(".") || $0.contains("%") }) else {
                     throw RequestError(.notFound, "no such path: \(path)")
                 }
                 return Response(status: .found, headers: [.location: "\(cdn)/\(parts.joined(separator: "/"))"])

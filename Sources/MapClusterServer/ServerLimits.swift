@@ -89,11 +89,14 @@ public struct ServerRequestContext: RequestContext, RemoteAddressRequestContext 
     public var coreContext: CoreRequestContextStorage
     /// The address the request came from; `nil` off a socket (in the router's tests).
     public let remoteAddress: SocketAddress?
+    /// The connection: what a stopping server closes under a change stream whose client doesn't read.
+    let channel: any Channel
 
     /// The context of a request arriving on a channel.
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        channel = source.channel
     }
 }
 

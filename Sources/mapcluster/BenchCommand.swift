@@ -29,6 +29,9 @@ struct BenchCommand: AsyncParsableCommand {
         if let workload, !names.contains(workload) {
             throw ValidationError("unknown workload '\(workload)'; the workloads are \(names.joined(separator: ", "))")
         }
+        if workload == "live-1M-postgres" && !PostgreSQLStore.isBuilt {
+            throw ValidationError(PostgreSQLStore.unavailable("--workload live-1M-postgres"))
+        }
     }
 
     func run() async throws {

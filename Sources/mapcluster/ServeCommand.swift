@@ -130,6 +130,9 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError("--tiles-from serves an archive's tiles: it takes no --writable or --store")
             }
         }
+        if let store, PostgreSQLStore.isLocation(store), !PostgreSQLStore.isBuilt {
+            throw ValidationError(PostgreSQLStore.unavailable("--store postgres://…"))
+        }
         if tokenFile != nil && !writable {
             throw ValidationError("--token-file is the token of edits: give it with --writable")
         }
@@ -196,20 +199,16 @@ struct ServeCommand: AsyncParsableCommand {
             // Written at once, not buffered: whoever started the server may be waiting for this line.
             FileHandle.standardOutput.write(Data("serving the map on http://\(host):\(port)/  (Ctrl-C stops)\n".utf8))
         }
-        guard let live else { return try await application.runService() }
-        // Idle change streams hear from the server every 15 seconds; a stop ends them, so that it needn't wait.
+        guard let live else { return try await MapClusterServer.run(application, live: nil, logger: logger) }
+        // Idle change streams hear from the server every 15 seconds.
         let reminders = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(15))
                 live.live.remind()
             }
         }
-        let stops = StopSignals { live.live.finishSubscriptions() }
-        defer {
-            reminders.cancel()
-            stops.cancel()
-        }
-        try await application.runService()
+        defer { reminders.cancel() }
+        try await MapClusterServer.run(application, live: live, logger: logger)
         await live.writer.stop()
         await live.writer.store.close()
     }
@@ -221,8 +220,8 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             if location == "memory" {
                 pointStore = MemoryPointStore()
-            } else if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
-                pointStore = try await PostgresPointStore(url: location, logger: logger)
+            } else if PostgreSQLStore.isLocation(location) {
+                pointStore = try await PostgreSQLStore.open(url: location, logger: logger)
             } else {
                 pointStore = try SQLitePointStore(path: location)
             }
@@ -314,24 +313,6 @@ struct ServeCommand: AsyncParsableCommand {
             "indexed \(points.records.count) points in \(service.buildTime.formatted(.units(allowed: [.milliseconds])))"
         )
         return service
-    }
-}
-
-/// Calls a closure when the process is asked to stop (SIGINT, SIGTERM), beside the server's own handling of them.
-final class StopSignals {
-    private let sources: [any DispatchSourceSignal]
-
-    init(_ action: @escaping @Sendable () -> Void) {
-        sources = [SIGINT, SIGTERM].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler(handler: action)
-            source.resume()
-            return source
-        }
-    }
-
-    func cancel() {
-        for source in sources { source.cancel() }
     }
 }
 

@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import MapCluster
 import MapClusterIO
 import MapClusterServer
@@ -143,12 +142,14 @@ struct ArchiveTests {
         defer { try? FileManager.default.removeItem(at: url) }
         let writer = try PMTilesWriter(url: url)
         // 100,000 tiles of zoom 10 picked at random, each different: far more entries than the root's 16 KiB hold.
-        var generator = SystemRandomNumberGenerator()
+        var generator = SplitMix64(seed: 146)
         var picked: Set<TileAddress> = []
         while picked.count < 100_000 {
             picked.insert(
                 try #require(
-                    TileAddress(z: 10, x: Int.random(in: 0..<1024, using: &generator), y: .random(in: 0..<1024))))
+                    TileAddress(
+                        z: 10, x: Int.random(in: 0..<1024, using: &generator),
+                        y: Int.random(in: 0..<1024, using: &generator))))
         }
         var addresses = picked.map { (PMTiles.tileID($0), $0) }
         addresses.sort { $0.0 < $1.0 }
@@ -236,43 +237,42 @@ struct ArchiveTests {
         defer { try? FileManager.default.removeItem(at: url) }
         try TilePyramid(tiles: tiles, zooms: 0...4).write(to: url, format: .pmtiles)
         let router = try MapClusterServer.router(archive: try TileArchiveFormat.open(url))
-        try await ServerTests.application(router).test(.router) { client in
-            let (status, json, _) = try await ServerTests.get(client, "/tiles.json")
-            #expect(status == .ok && json["minzoom"] as? Int == 0 && json["maxzoom"] as? Int == 4)
-            #expect((json["tiles"] as? [String])?.first?.hasSuffix("/tiles/{z}/{x}/{y}.mvt") == true)
-            for (x, y) in [(8, 5), (4, 6), (2, 6)] {
-                let address = try #require(TileAddress(z: 4, x: x, y: y))
-                let live = try #require(tiles.tile(address))
-                // Without gzip, inflated; with it, as stored.
-                let (plainStatus, plain) = try await TileTests.tile(client, "/tiles/4/\(x)/\(y).mvt")
-                #expect(plainStatus == .ok)
-                #expect(try Self.normalized(plain) == Self.normalized(live))
-                try await client.execute(
-                    uri: "/tiles/4/\(x)/\(y).mvt", method: .get, headers: [.acceptEncoding: "gzip"]
-                ) { response in
-                    #expect(response.headers[.contentEncoding] == "gzip")
-                    let body = Data(response.body.readableBytesView)
-                    let decoded = try Self.normalized(Gzip.decompress(body))
-                    #expect(try decoded == Self.normalized(live))
-                }
+        let client = RouterClient(router)
+        let (status, json, _) = try await ServerTests.get(client, "/tiles.json")
+        #expect(status == .ok && json["minzoom"] as? Int == 0 && json["maxzoom"] as? Int == 4)
+        #expect((json["tiles"] as? [String])?.first?.hasSuffix("/tiles/{z}/{x}/{y}.mvt") == true)
+        for (x, y) in [(8, 5), (4, 6), (2, 6)] {
+            let address = try #require(TileAddress(z: 4, x: x, y: y))
+            let live = try #require(tiles.tile(address))
+            // Without gzip, inflated; with it, as stored.
+            let (plainStatus, plain) = try await TileTests.tile(client, "/tiles/4/\(x)/\(y).mvt")
+            #expect(plainStatus == .ok)
+            #expect(try Self.normalized(plain) == Self.normalized(live))
+            try await client.execute(
+                uri: "/tiles/4/\(x)/\(y).mvt", method: .get, headers: [.acceptEncoding: "gzip"]
+            ) { response in
+                #expect(response.headers[.contentEncoding] == "gzip")
+                let body = Data(response.body.readableBytesView)
+                let decoded = try Self.normalized(Gzip.decompress(body))
+                #expect(try decoded == Self.normalized(live))
             }
-            let (empty, body) = try await TileTests.tile(client, "/tiles/4/0/15.mvt")
-            #expect(empty == .noContent && body.isEmpty)
-            let (deeper, _) = try await TileTests.tile(client, "/tiles/9/259/176.mvt")
-            #expect(deeper == .noContent)
-            let (bad, badJSON, _) = try await ServerTests.get(client, "/tiles/2/9/0.mvt")
-            #expect(bad == .badRequest && (badJSON["error"] as? String)?.contains("x 9 is outside 0...3") == true)
-            let (api, apiJSON, _) = try await ServerTests.get(client, "/api/clusters?zoom=2")
-            #expect(api == .notFound && (apiJSON["error"] as? String)?.contains("tile archive") == true)
-            let (filtered, _, _) = try await ServerTests.get(client, "/tiles/4/8/5.mvt?categories=EU")
-            #expect(filtered == .badRequest)
-            try await client.execute(uri: "/", method: .get) { response in
-                #expect(response.status == .found && response.headers[.location] == "/maplibre.html")
-            }
-            try await client.execute(uri: "/maplibre.html", method: .get) { response in
-                #expect(response.status == .ok)
-                #expect(String(buffer: response.body).contains("maplibre-gl.js"))
-            }
+        }
+        let (empty, body) = try await TileTests.tile(client, "/tiles/4/0/15.mvt")
+        #expect(empty == .noContent && body.isEmpty)
+        let (deeper, _) = try await TileTests.tile(client, "/tiles/9/259/176.mvt")
+        #expect(deeper == .noContent)
+        let (bad, badJSON, _) = try await ServerTests.get(client, "/tiles/2/9/0.mvt")
+        #expect(bad == .badRequest && (badJSON["error"] as? String)?.contains("x 9 is outside 0...3") == true)
+        let (api, apiJSON, _) = try await ServerTests.get(client, "/api/clusters?zoom=2")
+        #expect(api == .notFound && (apiJSON["error"] as? String)?.contains("tile archive") == true)
+        let (filtered, _, _) = try await ServerTests.get(client, "/tiles/4/8/5.mvt?categories=EU")
+        #expect(filtered == .badRequest)
+        try await client.execute(uri: "/", method: .get) { response in
+            #expect(response.status == .found && response.headers[.location] == "/maplibre.html")
+        }
+        try await client.execute(uri: "/maplibre.html", method: .get) { response in
+            #expect(response.status == .ok)
+            #expect(String(buffer: response.body).contains("maplibre-gl.js"))
         }
     }
 }

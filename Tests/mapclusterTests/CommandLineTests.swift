@@ -1,7 +1,9 @@
 import Foundation
+import MapClusterTestSupport
 import Testing
 
 /// The `mapcluster` tool run as a user runs it: a child process, its output and exit status.
+@Suite(.tags(.processes), .tier(.processes))
 struct CommandLineTests {
     struct Run {
         var status: Int32
@@ -30,12 +32,22 @@ struct CommandLineTests {
         process.standardOutput = output
         process.standardError = error
         try process.run()
+        // Both pipes at once: a child that fills one (64 KiB) while this reads the other to its end would wait forever.
+        let errors = ErrorOutput()
+        let reading = DispatchGroup()
+        DispatchQueue.global().async(group: reading) { errors.data = error.fileHandleForReading.readDataToEndOfFile() }
         let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
+        reading.wait()
+        let err = errors.data
         process.waitUntilExit()
         return Run(
             status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
             error: String(decoding: err, as: UTF8.self))
+    }
+
+    /// What a child wrote on standard error, read on another thread.
+    private final class ErrorOutput: @unchecked Sendable {
+        var data = Data()
     }
 
     static func temporaryFile(_ text: String) throws -> String {

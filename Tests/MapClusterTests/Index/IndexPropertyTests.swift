@@ -32,6 +32,12 @@ struct IndexPropertyTests {
         }
     }
 
+    /// How many clusters' hierarchy and steadiness the properties checked: a run that checked none proves nothing.
+    final class Coverage {
+        var hierarchy = 0
+        var steadiness = 0
+    }
+
     /// A broken property: which, and at which step.
     struct Failure: Error, CustomStringConvertible {
         var step: Int
@@ -79,7 +85,7 @@ struct IndexPropertyTests {
     typealias Property = (ClusterIndex<Int>, [Int: Coordinate]) -> String?
 
     /// Runs the steps on an index and a model, checking every property (and `extra`) after each; the first broken one.
-    static func check(_ steps: [Step], extra: Property? = nil) -> Failure? {
+    static func check(_ steps: [Step], extra: Property? = nil, coverage: Coverage? = nil) -> Failure? {
         var index = ClusterIndex<Int>()
         var model: [Int: Coordinate] = [:]
         var snapshots: [(index: ClusterIndex<Int>, model: [Int: Coordinate])] = []
@@ -103,7 +109,7 @@ struct IndexPropertyTests {
             case .snapshot:
                 snapshots.append((index, model))
             case .query(let viewport):
-                if let broken = properties(of: index, model: model, in: viewport) {
+                if let broken = properties(of: index, model: model, in: viewport, coverage: coverage) {
                     return Failure(step: number, property: broken)
                 }
             }
@@ -128,7 +134,9 @@ struct IndexPropertyTests {
     }
 
     /// Conservation, hierarchy and steadiness in one viewport; what is broken, or `nil`.
-    static func properties(of index: ClusterIndex<Int>, model: [Int: Coordinate], in viewport: Viewport) -> String? {
+    static func properties(
+        of index: ClusterIndex<Int>, model: [Int: Coordinate], in viewport: Viewport, coverage: Coverage? = nil
+    ) -> String? {
         var options = ClusterOptions<Int>()
         options.marginFactor = 0
         // Every other viewport (as its position falls) with near-equal locations as one: a tolerance two levels below
@@ -151,6 +159,7 @@ struct IndexPropertyTests {
             guard !children.isEmpty else { continue }
             let sum = children.reduce(0) { $0 + $1.count }
             if sum != cluster.count { return "\(cluster.id)'s children hold \(sum), it \(cluster.count)" }
+            coverage?.hierarchy += 1
             if let child = children.first, let parent = index.parent(of: child, options: options),
                 parent.count < child.count
             {
@@ -168,6 +177,7 @@ struct IndexPropertyTests {
             if old.count != cluster.count || old.coordinate != cluster.coordinate {
                 return "\(cluster.id) changed when the map panned within its cell"
             }
+            coverage?.steadiness += 1
         }
         return nil
     }
@@ -235,9 +245,12 @@ struct IndexPropertyTests {
     }
 
     @Test func randomSequencesKeepConservationHierarchySteadinessAndValueSemantics() {
+        let coverage = Coverage()
         for seed in Self.seeds {
             let steps = Self.steps(seed: seed)
-            guard let (shrunk, failure) = Self.shrink(steps) else { continue }
+            guard Self.check(steps, coverage: coverage) != nil, let (shrunk, failure) = Self.shrink(steps) else {
+                continue
+            }
             Issue.record(
                 """
                 seed \(seed) broke a property at \(failure); shrunk to \(shrunk.count) of \(steps.count) steps:
@@ -246,6 +259,8 @@ struct IndexPropertyTests {
                 """)
             return
         }
+        #expect(coverage.hierarchy > 0, "no cluster's children were checked")
+        #expect(coverage.steadiness > 0, "no cluster was checked across a pan")
     }
 
     /// The shrinker itself, on a property broken on purpose (no element 13 north of 60°): of a long sequence, it must
