@@ -21,7 +21,8 @@ struct ServeCommand: AsyncParsableCommand {
             /api/clusters/{id}/expansion-zoom, /api/stats, /api/config; vector tiles at /tiles/{z}/{x}/{y}.mvt and \
             /tiles.json, drawn by MapLibre at /maplibre.html. With --tiles-from, serves the tiles of an archive \
             written by `mapcluster tiles` instead, without points or /api. Answers are gzip-compressed for clients \
-            that take it. Stops cleanly on SIGINT (Ctrl-C) and SIGTERM.
+            that take it. Stops cleanly on SIGINT (Ctrl-C) and SIGTERM, within seconds whatever its clients do: change \
+            streams get a last event and close, edits under way are committed and answered.
             """)
 
     @OptionGroup var input: PointInput
