@@ -12,9 +12,9 @@ let package = Package(
     name: "MapClusterFuzz",
     platforms: [.macOS(.v14)],
     dependencies: [.package(path: "..")],
-    targets: ["csv", "geojson", "edit", "query"].map { name in
+    targets: ["csv", "geojson", "edit", "query"].map { (name: String) -> Target in
         .executableTarget(
-            name: "fuzz-\(name)", dependencies: [.product(name: "MapClusterFuzzing", package: root)], path: name,
+            name: "fuzz-" + name, dependencies: [.product(name: "MapClusterFuzzing", package: root)], path: name,
             swiftSettings: [
                 .enableUpcomingFeature("ExistentialAny"),
                 // libFuzzer brings main; the entry is LLVMFuzzerTestOneInput.
