@@ -292,9 +292,6 @@ extension LiveService {
         streams.withValue { _ = $0.open.removeValue(forKey: stream) }
     }
 
-    /// The number of change streams open.
-    public var openStreams: Int { streams.value.open.count }
-
     /// Ends the change streams, as the server stops.
     ///
     /// Each stream gets its last event (`end`) and is closed; new ones are refused (503). A stream still open after
