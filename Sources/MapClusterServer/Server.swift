@@ -200,7 +200,6 @@ private struct ChangeStreamsStop: Service {
         try? await gracefulShutdown()
         await live.stop()
     }
-
 }
 
 /// A router being filled: the middleware every server has, and the ways its routes are added.

@@ -38,7 +38,8 @@ enum PostgreSQLStore {
             if emptied { try await store.removeEverything() }
             return store
         #else
-            throw InputError(unavailable("--store \(url)"))
+            // Not the URL: it may hold a password.
+            throw InputError(unavailable("--store postgres://…"))
         #endif
     }
 }
