@@ -29,18 +29,20 @@ struct LiveServerTests {
     static let kills = ProcessInfo.processInfo.environment["MAPCLUSTER_CRASH_KILLS"] ?? "3"
 
     /// Runs live_check.py with the standard library's Python (it needs nothing else) and returns its JSON line.
-    static func check(_ arguments: [String], tool: String = "Tests/tools/live_check.py") throws -> [String: Any] {
+    ///
+    /// The crash tests take minutes: the tool is waited for on a thread of its own (``onOwnThread(_:)``).
+    static func check(_ arguments: [String], tool: String = "Tests/tools/live_check.py") async throws -> [String: Any] {
         let python = WebMapTests.python ?? "/usr/bin/python3"
-        let run = try CommandLineTests.run(
-            URL(fileURLWithPath: python), [WebMapTests.root.appendingPathComponent(tool).path] + arguments)
+        let path = WebMapTests.root.appendingPathComponent(tool).path
+        let run = try await onOwnThread { try CommandLineTests.run(URL(fileURLWithPath: python), [path] + arguments) }
         try #require(run.status == 0, "\(tool) \(arguments): \(run.error.suffix(2_000))")
         let line = run.output.split(separator: "\n").last.map(String.init) ?? ""
         return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }
 
     @Test(.tags(.crash), .tier(.crash))
-    func everyAcknowledgedEditSurvivesSIGKILLWithSQLite() throws {
-        let result = try Self.check([
+    func everyAcknowledgedEditSurvivesSIGKILLWithSQLite() async throws {
+        let result = try await Self.check([
             "crash", CommandLineTests.executable.path, "--store", "sqlite", "--batches", Self.edits, "--kills",
             Self.kills,
         ])
@@ -49,10 +51,10 @@ struct LiveServerTests {
     }
 
     @Test(.enabled(if: postgresEnabled, postgresNeeds), .tags(.crash, .postgres), .tier(.crash), .tier(.postgres))
-    func everyAcknowledgedEditSurvivesSIGKILLWithPostgreSQL() throws {
+    func everyAcknowledgedEditSurvivesSIGKILLWithPostgreSQL() async throws {
         try #require(Self.postgresBuilt, "MAPCLUSTER_REQUIRE_POSTGRES=1, but built without the PostgreSQL trait")
         let url = try #require(Self.postgres, "MAPCLUSTER_REQUIRE_POSTGRES=1, but no MAPCLUSTER_POSTGRES_URL")
-        let result = try Self.check([
+        let result = try await Self.check([
             "crash", CommandLineTests.executable.path, "--store", "postgres", "--postgres", url, "--batches",
             Self.edits, "--kills", Self.kills,
         ])
@@ -62,23 +64,23 @@ struct LiveServerTests {
     /// How soon the other server sees an edit is a figure the tool prints (the README's "Live data" publishes it),
     /// not a bound here, where the other suites share the two cores.
     @Test(.enabled(if: postgresEnabled, postgresNeeds), .tags(.postgres), .tier(.postgres))
-    func twoServersOverOnePostgreSQLSeeEachOthersEdits() throws {
+    func twoServersOverOnePostgreSQLSeeEachOthersEdits() async throws {
         try #require(Self.postgresBuilt, "MAPCLUSTER_REQUIRE_POSTGRES=1, but built without the PostgreSQL trait")
         let url = try #require(Self.postgres, "MAPCLUSTER_REQUIRE_POSTGRES=1, but no MAPCLUSTER_POSTGRES_URL")
-        let result = try Self.check(["two-servers", CommandLineTests.executable.path, "--postgres", url])
+        let result = try await Self.check(["two-servers", CommandLineTests.executable.path, "--postgres", url])
         #expect(result["edits"] as? Int == 40)
         print("two servers over one PostgreSQL: \(result)")
     }
 
     /// SIGTERM ends the server within 10 s, whatever its clients do: 20 change streams open, half of them never
     /// read, and edits under way (the tool runs the rounds and checks each stream and edit).
-    @Test func aServerAskedToStopEndsItsStreamsAndExitsWithin10Seconds() throws {
-        let result = try Self.check(["stop", CommandLineTests.executable.path, "--rounds", "2"])
+    @Test func aServerAskedToStopEndsItsStreamsAndExitsWithin10Seconds() async throws {
+        let result = try await Self.check(["stop", CommandLineTests.executable.path, "--rounds", "2"])
         #expect(result["rounds"] as? Int == 2)
     }
 
-    @Test func changesReachSubscribersAndASlowOneIsToldToResync() throws {
-        let result = try Self.check(["changes", CommandLineTests.executable.path])
+    @Test func changesReachSubscribersAndASlowOneIsToldToResync() async throws {
+        let result = try await Self.check(["changes", CommandLineTests.executable.path])
         #expect(result["slow_subscriber_resynced"] as? Bool == true)
     }
 
@@ -113,7 +115,7 @@ struct LiveServerTests {
 @Suite(.tags(.browser, .processes), .tier(.browser))
 struct LiveMapTests {
     @Test(.enabled(if: WebMapTests.enabled, WebMapTests.needs))
-    func thePageFollowsEditsWithoutFetchingAgain() throws {
+    func thePageFollowsEditsWithoutFetchingAgain() async throws {
         let token = "a-token-for-the-page-test-01"
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(
             "mapcluster-token-\(UUID().uuidString)")
@@ -121,7 +123,7 @@ struct LiveMapTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let server = try ServeAndRenderTests.Server(["--writable", "--store", "memory", "--token-file", file.path])
         defer { kill(server.process.processIdentifier, SIGTERM) }
-        let data = try WebMapTests.runScript(
+        let data = try await WebMapTests.runScript(
             "Tests/browser/live_map.py", ["http://127.0.0.1:\(server.port)", token])
         let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect((report["errors"] as? [String])?.isEmpty == true, "errors on the page: \(report["errors"] ?? "")")

@@ -30,9 +30,9 @@ struct MapLibreTests {
     }
 
     /// Runs the script against a server; page errors fail the test.
-    static func drive(_ server: ServeAndRenderTests.Server, _ command: String) throws -> Any {
+    static func drive(_ server: ServeAndRenderTests.Server, _ command: String) async throws -> Any {
         try #require(ServeAndRenderTests.chromium != nil, "MAPCLUSTER_REQUIRE_BROWSER=1, but Chromium is not installed")
-        let data = try WebMapTests.runScript(
+        let data = try await WebMapTests.runScript(
             "Tests/browser/maplibre_map.py", ["http://127.0.0.1:\(server.port)/", command])
         let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect((report["errors"] as? [String])?.isEmpty == true, "errors on the page: \(report["errors"] ?? "")")
@@ -51,9 +51,9 @@ struct MapLibreTests {
         }.count
     }
 
-    static func checkViews(_ server: ServeAndRenderTests.Server) throws {
+    static func checkViews(_ server: ServeAndRenderTests.Server) async throws {
         let points = try CSVPointReader().read(contentsOf: SampleData.worldCitiesURL).records.map(\.coordinate.mapPoint)
-        let views = try #require(try drive(server, "views") as? [[String: Any]])
+        let views = try #require(try await drive(server, "views") as? [[String: Any]])
         #expect(views.count == 6)
         for view in views {
             let z = view["z"] as? Int ?? -1
@@ -73,14 +73,14 @@ struct MapLibreTests {
     }
 
     @Test(.enabled(if: WebMapTests.enabled, WebMapTests.needs))
-    func theCountsMapLibreDrawsAddUpToThePointsInView() throws {
+    func theCountsMapLibreDrawsAddUpToThePointsInView() async throws {
         let server = try ServeAndRenderTests.Server()
         defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
-        try Self.checkViews(server)
+        try await Self.checkViews(server)
     }
 
     @Test(.enabled(if: WebMapTests.enabled, WebMapTests.needs))
-    func anArchiveDrawsAsTheLiveTilesDo() throws {
+    func anArchiveDrawsAsTheLiveTilesDo() async throws {
         let archive = FileManager.default.temporaryDirectory.appendingPathComponent(
             "mapcluster-\(UUID().uuidString).pmtiles")
         defer { try? FileManager.default.removeItem(at: archive) }
@@ -88,14 +88,14 @@ struct MapLibreTests {
         try #require(run.status == 0, "\(run.error)")
         let server = try ServeAndRenderTests.Server(["--tiles-from", archive.path])
         defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
-        try Self.checkViews(server)
+        try await Self.checkViews(server)
     }
 
     @Test(.enabled(if: WebMapTests.enabled, WebMapTests.needs))
-    func aClickOnAClusterZoomsToWhereItSplits() throws {
+    func aClickOnAClusterZoomsToWhereItSplits() async throws {
         let server = try ServeAndRenderTests.Server()
         defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
-        let result = try #require(try Self.drive(server, "click") as? [String: Any])
+        let result = try #require(try await Self.drive(server, "click") as? [String: Any])
         let clicked = try #require(result["clicked"] as? [String: Any])
         let expansion = try #require(clicked["expansion_zoom"] as? Double)
         #expect(expansion > 3)

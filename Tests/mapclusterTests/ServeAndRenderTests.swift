@@ -127,8 +127,8 @@ struct ServeAndRenderTests {
     /// The limits against real sockets (Tests/tools/limits_check.py): a slowloris client cut off at the request
     /// timeout while others are served, idle connections closed, --max-connections held, and URLs, queries and
     /// headers past their limits refused.
-    @Test func aServerBoundsSlowClientsConnectionsAndRequestSizes() throws {
-        let result = try LiveServerTests.check(
+    @Test func aServerBoundsSlowClientsConnectionsAndRequestSizes() async throws {
+        let result = try await LiveServerTests.check(
             [CommandLineTests.executable.path], tool: "Tests/tools/limits_check.py")
         #expect((result["slowloris_closed_after_s"] as? Double ?? 99) <= 3.5)
         #expect((result["prompt_client_max_s"] as? Double ?? 99) <= 1)

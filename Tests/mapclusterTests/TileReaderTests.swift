@@ -12,10 +12,11 @@ struct TileReaderTests {
         .enabled(
             if: WebMapTests.python != nil || ServeAndRenderTests.browserRequired,
             "needs mapbox-vector-tile: python3 -m venv .venv && .venv/bin/pip install mapbox-vector-tile pmtiles"))
-    func everyTileDecodesAndEachZoomHoldsEveryPointOnce() throws {
+    func everyTileDecodesAndEachZoomHoldsEveryPointOnce() async throws {
         let server = try ServeAndRenderTests.Server()
         defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
-        let data = try WebMapTests.runScript("Tests/tools/check_tiles.py", ["http://127.0.0.1:\(server.port)/", "5"])
+        let data = try await WebMapTests.runScript(
+            "Tests/tools/check_tiles.py", ["http://127.0.0.1:\(server.port)/", "5"])
         let zooms = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
         #expect(zooms.count == 6)
         for zoom in zooms {
@@ -47,10 +48,10 @@ struct ArchiveReaderTests {
             if: WebMapTests.python != nil || ServeAndRenderTests.browserRequired,
             "needs pmtiles: python3 -m venv .venv && .venv/bin/pip install mapbox-vector-tile pmtiles"),
         arguments: ["pmtiles", "mbtiles"])
-    func anArchiveOpensWithOtherReadersAndEachZoomHoldsEveryPointOnce(format: String) throws {
+    func anArchiveOpensWithOtherReadersAndEachZoomHoldsEveryPointOnce(format: String) async throws {
         let url = try Self.write(format)
         defer { try? FileManager.default.removeItem(at: url) }
-        let data = try WebMapTests.runScript("Tests/tools/check_archive.py", [url.path])
+        let data = try await WebMapTests.runScript("Tests/tools/check_archive.py", [url.path])
         let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let zooms = try #require(report["zooms"] as? [[String: Any]])
         #expect(zooms.map { $0["z"] as? Int } == Array(0...5))
@@ -89,12 +90,13 @@ struct ArchiveReaderTests {
             if: WebMapTests.python != nil || ServeAndRenderTests.browserRequired,
             "needs mapbox-vector-tile: python3 -m venv .venv && .venv/bin/pip install mapbox-vector-tile pmtiles"),
         arguments: ["pmtiles", "mbtiles"])
-    func aServerOfAnArchiveServesEveryPointAtEachZoom(format: String) throws {
+    func aServerOfAnArchiveServesEveryPointAtEachZoom(format: String) async throws {
         let url = try Self.write(format)
         defer { try? FileManager.default.removeItem(at: url) }
         let server = try ServeAndRenderTests.Server(["--tiles-from", url.path])
         defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
-        let data = try WebMapTests.runScript("Tests/tools/check_tiles.py", ["http://127.0.0.1:\(server.port)/", "5"])
+        let data = try await WebMapTests.runScript(
+            "Tests/tools/check_tiles.py", ["http://127.0.0.1:\(server.port)/", "5"])
         let zooms = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
         #expect(zooms.count == 6)
         for zoom in zooms {
@@ -104,35 +106,55 @@ struct ArchiveReaderTests {
         #expect((zooms.last?["empty"] as? Int ?? 0) > 0)
     }
 
+    /// What the watcher of an interrupted `tiles` saw.
+    struct Interrupted: Sendable {
+        /// Whether the process was still running, with its hidden partial file there, when SIGINT was sent.
+        var interruptedWhileWriting: Bool
+        /// Whether the partial file was seen at all.
+        var partialSeen: Bool
+        /// The exit status.
+        var status: Int32
+        /// The hidden partial file's path.
+        var partial: String
+    }
+
     /// Ctrl-C in the middle of `tiles` leaves neither the archive nor its hidden partial file.
     ///
-    /// Synchronous on purpose: an async test's sleeps resume only when the cooperative pool has a free thread, and under
-    /// the whole suite (sync tests holding both of its threads for minutes) the archive was finished and renamed before
-    /// this test looked again. Once a sync test runs, it keeps its thread.
-    @Test func anInterruptedRunLeavesNothingUnderEitherName() throws {
+    /// The process is watched from a thread of its own: an async test's sleeps resume only when the cooperative pool
+    /// has a free thread, and beside the whole suite the archive was finished and renamed before such a test looked
+    /// again; a synchronous test, on the other hand, held one of the pool's two threads for minutes.
+    @Test func anInterruptedRunLeavesNothingUnderEitherName() async throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent(
             "mapcluster-\(UUID().uuidString).pmtiles")
-        let process = Process()
-        process.executableURL = CommandLineTests.executable
-        // Deep enough to take seconds.
-        process.arguments = ["tiles", "-o", url.path, "--max-zoom", "18"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let partial = url.deletingLastPathComponent().appendingPathComponent(
-            ".\(url.lastPathComponent).\(process.processIdentifier).partial")
-        // Loading and indexing the cities comes first, a second alone and far longer beside the whole suite; the
-        // pyramid after it takes about two minutes in a debug build.
-        let deadline = ContinuousClock.now + .seconds(180)
-        while !FileManager.default.fileExists(atPath: partial.path), process.isRunning, ContinuousClock.now < deadline {
-            usleep(20_000)
+        let run = try await onOwnThread {
+            let process = Process()
+            process.executableURL = CommandLineTests.executable
+            // Deep enough to take seconds.
+            process.arguments = ["tiles", "-o", url.path, "--max-zoom", "18"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let partial = url.deletingLastPathComponent().appendingPathComponent(
+                ".\(url.lastPathComponent).\(process.processIdentifier).partial"
+            ).path
+            // Loading and indexing the cities comes first, a second alone and far longer beside the whole suite; the
+            // pyramid after it takes about two minutes in a debug build.
+            let deadline = ContinuousClock.now + .seconds(180)
+            while !FileManager.default.fileExists(atPath: partial), process.isRunning, ContinuousClock.now < deadline {
+                usleep(20_000)
+            }
+            let seen = FileManager.default.fileExists(atPath: partial)
+            let writing = seen && process.isRunning
+            if process.isRunning { kill(process.processIdentifier, writing ? SIGINT : SIGKILL) }
+            process.waitUntilExit()
+            return Interrupted(
+                interruptedWhileWriting: writing, partialSeen: seen, status: process.terminationStatus,
+                partial: partial)
         }
-        try #require(process.isRunning, "still writing when interrupted (it ended with \(process.terminationStatus))")
-        try #require(FileManager.default.fileExists(atPath: partial.path), "the archive is made under a hidden name")
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 130)
-        #expect(!FileManager.default.fileExists(atPath: partial.path))
+        try #require(run.partialSeen, "the archive is made under a hidden name")
+        try #require(run.interruptedWhileWriting, "still writing when interrupted (it ended with \(run.status))")
+        #expect(run.status == 130)
+        #expect(!FileManager.default.fileExists(atPath: run.partial))
         #expect(!FileManager.default.fileExists(atPath: url.path))
     }
 

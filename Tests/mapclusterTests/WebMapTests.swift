@@ -29,18 +29,20 @@ struct WebMapTests {
 
     /// Runs one of the tests' Python scripts (a path from the package's root) to its end, and returns what it
     /// printed; a failure fails the test with what it wrote on standard error.
-    static func runScript(_ script: String, _ arguments: [String]) throws -> Data {
+    ///
+    /// The script runs for up to minutes, waited for on a thread of its own (``onOwnThread(_:)``).
+    static func runScript(_ script: String, _ arguments: [String]) async throws -> Data {
         let python = try #require(Self.python, "MAPCLUSTER_REQUIRE_BROWSER=1, but no Python with the tests' packages")
-        let run = try CommandLineTests.run(
-            URL(fileURLWithPath: python), [root.appendingPathComponent(script).path] + arguments)
+        let path = root.appendingPathComponent(script).path
+        let run = try await onOwnThread { try CommandLineTests.run(URL(fileURLWithPath: python), [path] + arguments) }
         try #require(run.status == 0, "\(script) \(arguments): \(run.error)")
         return Data(run.output.utf8)
     }
 
     /// Runs the browser script against a server and returns its result; page errors fail the test.
-    static func drive(_ server: ServeAndRenderTests.Server, _ arguments: String...) throws -> Any {
+    static func drive(_ server: ServeAndRenderTests.Server, _ arguments: String...) async throws -> Any {
         try #require(ServeAndRenderTests.chromium != nil, "MAPCLUSTER_REQUIRE_BROWSER=1, but Chromium is not installed")
-        let data = try runScript("Tests/browser/web_map.py", ["http://127.0.0.1:\(server.port)/"] + arguments)
+        let data = try await runScript("Tests/browser/web_map.py", ["http://127.0.0.1:\(server.port)/"] + arguments)
         let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect((report["errors"] as? [String])?.isEmpty == true, "errors on the page: \(report["errors"] ?? "")")
         return report["result"] as Any
@@ -87,10 +89,10 @@ struct WebMapTests {
     // MARK: - The bundled cities
 
     @Test(.enabled(if: enabled, Self.needs))
-    func atEveryZoomNothingHidesAndEveryPointInViewIsCounted() throws {
+    func atEveryZoomNothingHidesAndEveryPointInViewIsCounted() async throws {
         let server = try ServeAndRenderTests.Server()
         defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
-        let shots = try #require(try Self.drive(server, "views") as? [[String: Any]])
+        let shots = try #require(try await Self.drive(server, "views") as? [[String: Any]])
         #expect(shots.count == 44)
         let points = try CSVPointReader().read(contentsOf: SampleData.worldCitiesURL)
         let index = points.indexByRecord()
@@ -158,12 +160,12 @@ struct WebMapTests {
     }
 
     @Test(.enabled(if: enabled, Self.needs))
-    func aUsersFileOpensWhereItsPointsAreAndPointsOnOneSpotOpen() throws {
+    func aUsersFileOpensWhereItsPointsAreAndPointsOnOneSpotOpen() async throws {
         let server = try ServeAndRenderTests.Server([try Self.parisFile()])
         defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
 
         // Fitted to Paris, and the hash says so.
-        let opened = try #require(try Self.drive(server, "open") as? [String: Any])
+        let opened = try #require(try await Self.drive(server, "open") as? [String: Any])
         let hash = try #require(opened["hash"] as? String)
         let view = hash.dropFirst().split(separator: "/").compactMap { Double($0) }
         try #require(view.count == 3, "\(hash)")
@@ -172,7 +174,7 @@ struct WebMapTests {
         #expect(opened["drawn"] as? Int == 435)
 
         // Five on one spot: a ring of five, each with a leg to the one true place.
-        let ring = try #require(try Self.drive(server, "click", "48.8584", "2.2945", "18") as? [String: Any])
+        let ring = try #require(try await Self.drive(server, "click", "48.8584", "2.2945", "18") as? [String: Any])
         let spider = try #require(ring["spider"] as? [String: Any], "\(ring)")
         let leaves = try #require(spider["leaves"] as? [[String: Any]])
         #expect(spider["count"] as? Int == 5)
@@ -186,7 +188,7 @@ struct WebMapTests {
         #expect(Self.overlaps(ringMarkers).isEmpty)
 
         // A hundred and thirty on one spot: a list, scrolled a page at a time to its end.
-        let long = try #require(try Self.drive(server, "click", "48.8606", "2.3376", "18") as? [String: Any])
+        let long = try #require(try await Self.drive(server, "click", "48.8606", "2.3376", "18") as? [String: Any])
         let list = try #require(long["list"] as? [String: Any], "\(long)")
         #expect(list["total"] as? Int == 130)
         #expect(list["loaded"] as? Int == 130)
@@ -197,7 +199,7 @@ struct WebMapTests {
     // MARK: - A million points
 
     @Test(.enabled(if: enabled, Self.needs), .tags(.million), .tier(.million))
-    func zoomStepsAndPansAtAMillionPointsKeepTheMainThreadFree() throws {
+    func zoomStepsAndPansAtAMillionPointsKeepTheMainThreadFree() async throws {
         // A million seeded points, uniform on the sphere, as scripts/loadcheck.py makes them.
         var rng = SplitMix64(seed: 1)
         var text = "id,lat,lon\n"
@@ -210,7 +212,7 @@ struct WebMapTests {
         defer { try? FileManager.default.removeItem(atPath: file) }
         let server = try ServeAndRenderTests.Server([file])
         defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
-        let steps = try #require(try Self.drive(server, "smooth") as? [[String: Any]])
+        let steps = try #require(try await Self.drive(server, "smooth") as? [[String: Any]])
         #expect(steps.count == 12)
         var longest = 0.0
         var held = 0.0
