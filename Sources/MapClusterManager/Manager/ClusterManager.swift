@@ -33,6 +33,10 @@ public actor ClusterManager<Element: Hashable & Sendable> {
     private var latestRequest = 0
     /// The computation of the latest update, cancelled when a newer one arrives.
     private var running: Task<ClusterUpdate<Element>?, Never>?
+    /// Where an update's clustering runs: the cooperative pool (`nil`), or an executor of the caller's.
+    ///
+    /// A test that holds the clustering on purpose gives one with threads of its own, so that the pool is never held.
+    var workExecutor: (any TaskExecutor)?
 
     /// The streams of ``events(bufferSize:)``, by subscription.
     private var subscribers: [Int: AsyncStream<ClusterManagerEvent<Element>>.Continuation] = [:]
@@ -206,7 +210,9 @@ public actor ClusterManager<Element: Hashable & Sendable> {
         let job = UpdateJob(
             viewport: viewport, index: index, dataVersion: dataVersion, options: options,
             optionsVersion: optionsVersion, previous: snapshot, dirty: dirtyKeys(since: snapshot.dataVersion))
-        let task = Task.detached(priority: Task.currentPriority) { job.run { Task.isCancelled } }
+        let task = Task.detached(executorPreference: workExecutor, priority: Task.currentPriority) {
+            job.run { Task.isCancelled }
+        }
         running = task
         let result = await withTaskCancellationHandler {
             await task.value

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import MapClusterTestSupport
 import Testing
 
@@ -88,6 +89,9 @@ struct ClusterManagerConcurrencyTests {
             return cluster.coordinate
         }
         let manager = try ClusterManager(options: options)
+        // The gate holds the stale update's clustering: on threads of its own, not on one of the cooperative pool's
+        // (two, on two cores), which the newer update, the manager and this test need meanwhile.
+        await manager.useWorkExecutor(OwnThreadExecutor())
         try await manager.add(
             DataShape.uniform.coordinates(count: 50_000, seed: 22).enumerated().map {
                 Placement($0.offset, at: $0.element)
@@ -168,8 +172,8 @@ final class Gate: @unchecked Sendable {
         let holds = !current.blocked && !current.released
         if holds { current.blocked = true }
         lock.signal()
-        // Ten minutes at most, so that a broken manager fails the test instead of hanging it. (It blocks a thread of the
-        // cooperative pool, two on two cores, while other suites run beside it: ten seconds were once too few.)
+        // Ten minutes at most, so that a broken manager fails the test instead of hanging it. The thread it blocks is
+        // the test's own (OwnThreadExecutor), never the cooperative pool's.
         if holds { _ = opening.wait(timeout: .now() + 600) }
         lock.wait()
         if !holds || current.released { current.calls[zoom, default: 0] += holds ? 0 : 1 }
@@ -186,5 +190,21 @@ final class Gate: @unchecked Sendable {
     func waitUntil(_ condition: (State) -> Bool) async throws {
         for _ in 0..<12_000 where !condition(state) { try await Task.sleep(for: .milliseconds(5)) }
         #expect(condition(state))
+    }
+}
+
+/// Runs each job on a thread of its own: work that a test blocks on purpose holds none of the cooperative pool.
+final class OwnThreadExecutor: TaskExecutor {
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        Thread { job.runSynchronously(on: executor) }.start()
+    }
+}
+
+extension ClusterManager {
+    /// Runs the updates' clustering on `executor`.
+    func useWorkExecutor(_ executor: any TaskExecutor) {
+        workExecutor = executor
     }
 }
