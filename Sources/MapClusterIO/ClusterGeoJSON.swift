@@ -196,16 +196,16 @@ public struct ClusterGeoJSON: Sendable {
     /// A cluster's aggregates as properties: each reduction by its name (`population_sum`), `weight` when the index
     /// keeps weights, and `categories`, the count of each category that has members (`{"EU":31,"AS":4}`).
     package static func write(_ aggregates: ClusterAggregates, weighted: Bool, into json: inout JSONText) {
-        for (name, position) in zip(aggregates.reductionNames, aggregates.reductionNames.indices) {
+        for (position, name) in aggregates.reductionNames.enumerated() {
             json.raw(",")
             json.string(name)
             json.raw(":")
-            if let number = aggregates.number(name) {
+            if let number = aggregates.number(at: position) {
                 json.number(number)
-            } else if aggregates.reductions[position] is any NumericAggregate {
+            } else if aggregates.isNumeric(at: position) {
                 json.raw("null")
             } else {
-                json.string(String(describing: aggregates.reductions[position]))
+                json.string(String(describing: aggregates.reduction(at: position)))
             }
         }
         if weighted {

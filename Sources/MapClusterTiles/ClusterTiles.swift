@@ -120,7 +120,7 @@ public struct ClusterTiles: Sendable {
     /// The tile at `address` of those of `clusters` at `members` that lie in it or its buffer (the others are left
     /// out), as Mapbox Vector Tile bytes; `nil` when none does.
     func encode(
-        _ members: some Sequence<Int>, of clusters: [Cluster<Int>], aggregates: [ClusterAggregates]?,
+        _ members: some Sequence<Int>, of clusters: [Cluster<Int>], aggregates: ClusterAggregateTable?,
         in address: TileAddress, options: ClusterOptions<Int>
     ) -> Data? {
         var layer = LayerBuilder()
@@ -187,8 +187,8 @@ public struct ClusterTiles: Sendable {
             properties.append(("expansion_zoom", .number((expansion - 1).rounded(.up))))
         }
         if let aggregates {
-            for name in aggregates.reductionNames {
-                if let number = aggregates.number(name) { properties.append((name, .number(number))) }
+            for (position, name) in aggregates.reductionNames.enumerated() {
+                if let number = aggregates.number(at: position) { properties.append((name, .number(number))) }
             }
             if index.schema?.isWeighted == true { properties.append(("weight", .number(aggregates.weight))) }
             for (category, count) in zip(aggregates.categories, aggregates.categoryCounts) where count > 0 {

@@ -46,6 +46,16 @@ public struct AggregateSchema: Sendable {
         self.reductions = reductions
     }
 
+    /// The schema of nothing.
+    static let none = AggregateSchema(categories: [], positions: [:], weighted: false, reductions: [])
+
+    private init(categories: [String], positions: [String: Int], weighted: Bool, reductions: [Reduction]) {
+        self.categories = categories
+        self.categoryPositions = positions
+        self.isWeighted = weighted
+        self.reductions = reductions
+    }
+
     /// Whether the schema asks for nothing: an index with it keeps no aggregates.
     public var isEmpty: Bool { categories.isEmpty && !isWeighted && reductions.isEmpty }
 
@@ -203,6 +213,8 @@ public enum AggregateError: Error, Equatable, CustomStringConvertible {
     case unknownCategory(String, known: [String])
     /// A weight that is negative, infinite or NaN.
     case invalidWeight(Double)
+    /// A numeric reduction's value that is infinite or NaN.
+    case invalidValue(reduction: String, Double)
     /// A reduction's value of another type than the schema declares, or more values than reductions.
     case wrongReductionValue(reduction: String, expected: String)
     /// More reduction values than the schema has reductions.
@@ -225,6 +237,8 @@ public enum AggregateError: Error, Equatable, CustomStringConvertible {
             "unknown category \"\(name)\"; the categories are \(known.joined(separator: ", "))"
         case .invalidWeight(let weight):
             "weight \(weight): a weight is a finite number, not negative"
+        case .invalidValue(let reduction, let value):
+            "\(reduction) value \(value): a reduced value is a finite number"
         case .wrongReductionValue(let reduction, let expected):
             "the reduction \(reduction) takes values of type \(expected)"
         case .tooManyReductionValues(let count, let declared):

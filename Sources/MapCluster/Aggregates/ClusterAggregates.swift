@@ -1,60 +1,203 @@
+/// What the clusters of one answer add up to, one row of plain numbers each: what
+/// ``ClusterIndex/aggregates(of:options:)`` answers.
+///
+///     let clusters = index.clusters(in: viewport)
+///     if let table = index.aggregates(of: clusters) {
+///         for (cluster, aggregates) in zip(clusters, table) {
+///             print(cluster.count, aggregates.count(ofCategory: "EU"), aggregates.number("population_sum") ?? 0)
+///         }
+///     }
+///
+/// The whole answer is a few arrays: reading a cluster's aggregates allocates nothing, and its elements
+/// (``ClusterAggregates``) are views of one row.
+public struct ClusterAggregateTable: RandomAccessCollection, Hashable, Sendable, ExpressibleByArrayLiteral {
+    let storage: AggregateAnswer
+
+    init(_ storage: AggregateAnswer) { self.storage = storage }
+
+    /// A table of the given clusters' aggregates (from tables of one schema), in order.
+    public init(_ rows: some Collection<ClusterAggregates>) {
+        guard let first = rows.first else {
+            storage = AggregateAnswer(
+                layout: RowLayout(schema: .none), categories: [], reductionNames: [], counts: [], rows: [], custom: [])
+            return
+        }
+        let width = first.storage.layout.all.width
+        var words = ContiguousArray<UInt64>()
+        words.reserveCapacity(rows.count * width)
+        for aggregates in rows {
+            let start = aggregates.row * width
+            words.append(contentsOf: aggregates.storage.rows[start..<(start + width)])
+        }
+        storage = AggregateAnswer(
+            layout: first.storage.layout, categories: first.categories, reductionNames: first.reductionNames,
+            counts: ContiguousArray(rows.map(\.memberCount)), rows: words,
+            custom: first.storage.custom.indices.map { column in rows.map { $0.storage.custom[column][$0.row] } })
+    }
+
+    /// A table of the given clusters' aggregates; `[]` is the empty table.
+    public init(arrayLiteral rows: ClusterAggregates...) { self.init(rows) }
+
+    /// The rows of several tables, each for the given positions, in one table of `count` rows.
+    init(gathering parts: [(positions: [Int], table: ClusterAggregateTable)], count: Int) {
+        guard let first = parts.first?.table.storage else { preconditionFailure("some table to gather") }
+        let width = first.layout.all.width
+        var counts = ContiguousArray(repeating: 0, count: count)
+        var rows = ContiguousArray<UInt64>(repeating: 0, count: count * width)
+        var custom = first.custom.map { [any ClusterAggregate](repeating: $0.first ?? Sum(nil), count: count) }
+        for (positions, table) in parts {
+            for (row, position) in positions.enumerated() {
+                counts[position] = table.storage.counts[row]
+                for i in 0..<width { rows[position * width + i] = table.storage.rows[row * width + i] }
+                for column in custom.indices { custom[column][position] = table.storage.custom[column][row] }
+            }
+        }
+        storage = AggregateAnswer(
+            layout: first.layout, categories: first.categories, reductionNames: first.reductionNames, counts: counts,
+            rows: rows, custom: custom)
+    }
+
+    /// The position of the first cluster's aggregates: 0.
+    public var startIndex: Int { 0 }
+    /// The number of clusters asked for.
+    public var endIndex: Int { storage.counts.count }
+
+    /// The aggregates of the cluster at `position` of the clusters asked for.
+    public subscript(position: Int) -> ClusterAggregates {
+        precondition(indices.contains(position), "a position of the table")
+        return ClusterAggregates(storage, row: position)
+    }
+
+    /// Whether two tables hold the same aggregates, in the same order.
+    public static func == (lhs: ClusterAggregateTable, rhs: ClusterAggregateTable) -> Bool {
+        lhs.elementsEqual(rhs)
+    }
+
+    /// Hashes every row.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        for aggregates in self { hasher.combine(aggregates) }
+    }
+}
+
 /// What a cluster's members add up to beyond their count, in an index with an ``AggregateSchema``: their weight,
 /// their count in each category, and each reduction.
 ///
-///     let clusters = index.clusters(in: viewport)
-///     for (cluster, aggregates) in zip(clusters, index.aggregates(of: clusters) ?? []) {
-///         print(cluster.count, aggregates.count(ofCategory: "EU"), aggregates.number("population_sum") ?? 0)
-///     }
+/// A row of a ``ClusterAggregateTable``. The numbers are read where they lie: ``number(_:)`` and
+/// ``categoryCounts`` cost no allocation; ``reductions`` builds the reductions' values.
 ///
 /// They are asked of the index (``ClusterIndex/aggregates(of:options:)``), as a cluster's members and bounds are,
 /// and come from its nodes, not from a visit of the members: a ``Cluster`` stays plain data that copies as bytes. For a
 /// cluster of a query filtered by categories they are those of the selected categories' members.
-public final class ClusterAggregates: Hashable, Sendable {
-    /// The members' total weight (their count, when the index keeps no weights).
-    public let weight: Double
-    /// The members' weighted mean coordinate; `nil` when the index keeps no weights or the total weight is 0.
-    public let weightedCenter: Coordinate?
-    /// The schema's categories, in order.
-    public let categories: [String]
-    /// How many members each category has, in the order of ``categories``.
-    public let categoryCounts: [Int]
-    /// The names of the schema's reductions, in order.
-    public let reductionNames: [String]
-    /// Each reduction's value, in the order of ``reductionNames``.
-    public let reductions: [any ClusterAggregate]
+public struct ClusterAggregates: Hashable, Sendable {
+    let storage: AggregateAnswer
+    let row: Int
 
-    init(
-        weight: Double, weightedCenter: Coordinate?, categories: [String], categoryCounts: [Int],
-        reductionNames: [String], reductions: [any ClusterAggregate]
-    ) {
-        self.weight = weight
-        self.weightedCenter = weightedCenter
-        self.categories = categories
-        self.categoryCounts = categoryCounts
-        self.reductionNames = reductionNames
-        self.reductions = reductions
+    init(_ storage: AggregateAnswer, row: Int) {
+        self.storage = storage
+        self.row = row
+    }
+
+    /// How many members the cluster has.
+    var memberCount: Int { storage.counts[row] }
+
+    /// The members' total weight (their count, when the index keeps no weights).
+    public var weight: Double {
+        guard storage.isWeighted else { return Double(memberCount) }
+        return storage.pair(storage.pairsAt, of: row)
+    }
+
+    /// The members' weighted mean coordinate; `nil` when the index keeps no weights or the total weight is 0.
+    public var weightedCenter: Coordinate? {
+        guard storage.isWeighted else { return nil }
+        let weight = storage.pair(storage.pairsAt, of: row)
+        guard weight > 0 else { return nil }
+        return Coordinate(
+            uncheckedLatitude: storage.pair(storage.pairsAt + 2, of: row) / weight,
+            longitude: storage.pair(storage.pairsAt + 4, of: row) / weight)
+    }
+
+    /// The schema's categories, in order.
+    public var categories: [String] { storage.categories }
+
+    /// How many members each category has, in the order of ``categories``.
+    public var categoryCounts: CategoryCounts {
+        let start = row * storage.width
+        return CategoryCounts(words: storage.rows[start..<(start + storage.categoryCount)])
     }
 
     /// How many members a category has (0 for a category the schema does not have).
     public func count(ofCategory category: String) -> Int {
-        categories.firstIndex(of: category).map { categoryCounts[$0] } ?? 0
+        storage.categories.firstIndex(of: category).map { Int(truncatingIfNeeded: storage.word($0, of: row)) } ?? 0
     }
+
+    /// The names of the schema's reductions, in order.
+    public var reductionNames: [String] { storage.reductionNames }
+
+    /// Each reduction's value, in the order of ``reductionNames``.
+    public var reductions: [any ClusterAggregate] { storage.kinds.indices.map { reduction(at: $0) } }
 
     /// The value of a reduction by its name, or `nil` if the schema has no such reduction.
     public subscript(reduction name: String) -> (any ClusterAggregate)? {
-        reductionNames.firstIndex(of: name).map { reductions[$0] }
+        storage.reductionNames.firstIndex(of: name).map { reduction(at: $0) }
+    }
+
+    /// The value of the reduction at a position of ``reductionNames``.
+    public func reduction(at position: Int) -> any ClusterAggregate {
+        let count = valueCount(at: position)
+        switch storage.kinds[position] {
+        case .custom(let column):
+            return storage.custom[column][row]
+        case .sum:
+            return sum(at: position)
+        case .mean:
+            var mean = Mean(nil)
+            mean.sum = sum(at: position)
+            return mean
+        case .minimum:
+            return Minimum(count == 0 ? nil : Double(bitPattern: storage.word(storage.valueAt[position], of: row)))
+        case .maximum:
+            return Maximum(count == 0 ? nil : Double(bitPattern: storage.word(storage.valueAt[position], of: row)))
+        }
     }
 
     /// The number a numeric reduction (``Sum``, ``Minimum``, ``Maximum``, ``Mean``) comes to: `nil` if no member has a
     /// value, or the reduction is of another kind.
     public func number(_ name: String) -> Double? {
-        switch self[reduction: name] {
-        case let sum as Sum: sum.count == 0 ? nil : sum.total
-        case let minimum as Minimum: minimum.value
-        case let maximum as Maximum: maximum.value
-        case let mean as Mean: mean.value
-        default: nil
+        storage.reductionNames.firstIndex(of: name).flatMap { number(at: $0) }
+    }
+
+    /// ``number(_:)`` by the reduction's position in ``reductionNames``.
+    public func number(at position: Int) -> Double? {
+        let kind = storage.kinds[position]
+        if case .custom = kind { return nil }
+        let count = valueCount(at: position)
+        guard count > 0 else { return nil }
+        let at = storage.valueAt[position]
+        switch kind {
+        case .sum: return storage.pair(at, of: row) + 0
+        case .mean: return storage.pair(at, of: row) / Double(count)
+        default: return Double(bitPattern: storage.word(at, of: row))
         }
+    }
+
+    /// Whether the reduction at a position is numeric: one whose ``number(at:)`` is `nil` only for no value.
+    public func isNumeric(at position: Int) -> Bool {
+        if case .custom = storage.kinds[position] { return false }
+        return true
+    }
+
+    /// How many members have a value of a numeric reduction.
+    private func valueCount(at position: Int) -> Int {
+        let at = storage.countAt[position]
+        return at < 0 ? 0 : Int(truncatingIfNeeded: storage.word(at, of: row))
+    }
+
+    private func sum(at position: Int) -> Sum {
+        var sum = Sum(nil)
+        sum.count = valueCount(at: position)
+        sum.total = storage.pair(storage.valueAt[position], of: row) + 0
+        return sum
     }
 
     /// What the members of several clusters (with no member in common, from one index) add up to together.
@@ -63,21 +206,27 @@ public final class ClusterAggregates: Hashable, Sendable {
     public static func combined(_ parts: some Collection<ClusterAggregates>) -> ClusterAggregates? {
         guard let first = parts.first else { return nil }
         guard parts.count > 1 else { return first }
-        var counts = [Int](repeating: 0, count: first.categoryCounts.count)
-        var reductions = first.reductions
-        for (offset, part) in parts.enumerated() {
-            for position in counts.indices { counts[position] += part.categoryCounts[position] }
-            guard offset > 0 else { continue }
-            for position in reductions.indices {
-                reductions[position] = Self.merge(reductions[position], part.reductions[position])
+        let layout = first.storage.layout
+        var row = ContiguousArray<UInt64>(repeating: 0, count: layout.all.width)
+        var custom = first.storage.custom.indices.map { [first.storage.custom[$0][first.row]] }
+        row.withUnsafeMutableBufferPointer { row in
+            RowLayout.clear(layout.all, at: row.start)
+            for part in parts {
+                part.storage.rows.withUnsafeBufferPointer { rows in
+                    let source = rows.start + part.row * layout.all.width
+                    RowLayout.merge(layout.all, source, into: layout.all, row.start, precise: false)
+                }
             }
         }
-        // A part without a center (no weights kept, or none but zeros) adds nothing to it.
-        let weightedCenter = MapPoint.weightedMean(
-            parts.compactMap { part in part.weightedCenter.map { ($0.mapPoint, part.weight) } })?.coordinate
-        return ClusterAggregates(
-            weight: parts.reduce(0) { $0 + $1.weight }, weightedCenter: weightedCenter, categories: first.categories,
-            categoryCounts: counts, reductionNames: first.reductionNames, reductions: reductions)
+        for column in custom.indices {
+            for part in parts.dropFirst() {
+                custom[column][0] = Self.merge(custom[column][0], part.storage.custom[column][part.row])
+            }
+        }
+        let storage = AggregateAnswer(
+            layout: layout, categories: first.categories, reductionNames: first.reductionNames,
+            counts: [parts.reduce(0) { $0 + $1.memberCount }], rows: row, custom: custom)
+        return ClusterAggregates(storage, row: 0)
     }
 
     /// Two values of one reduction merged; a value of another kind (from another schema) leaves the first as it is.
@@ -105,49 +254,85 @@ public final class ClusterAggregates: Hashable, Sendable {
     }
 }
 
-extension NodeAggregates {
-    /// The aggregates of the entries in each of `ranges` (disjoint, in key order), one walk of the tree per column.
-    ///
-    /// They are those of the entries that `categories` selects and `takes` accepts, if given: `counts[r]` of them in
-    /// `ranges[r]`.
-    /// - Complexity: O((*r* *F* log *n* + *e*) · *g*) for *r* ranges, *e* entries in leaves that straddle them and *g*
-    ///   categories counted; with `takes`, every entry in the ranges is visited.
-    func clusterAggregates(
-        inRanges ranges: [ClosedRange<UInt64>], counts: [Int], categories: CategorySet?,
-        where takes: ((IndexEntry) -> Bool)? = nil, tree: MortonTree
-    ) -> [ClusterAggregates] {
-        let counted = categoryCounts?.groups(for: categories) ?? []
-        // The counts alone, filtered or not: eight categories to a cache line.
-        let categoryTotals = categoryCounts?.reduce(ranges: ranges, groups: counted, where: takes, tree: tree).map(
-            \.count)
-        // The weights and every reduction keep the same groups: each category's and all.
-        let groups = AggregateColumn.groups(
-            for: categories, categoryCount: schema.categories.count, hasAllGroup: true)
-        let weightTotals = weights?.merged(ranges: ranges, groups: groups, where: takes, tree: tree)
-        let reduced = reductions.map { $0.reductions(ranges: ranges, groups: groups, where: takes, tree: tree) }
-        return ranges.indices.map { r in
-            make(
-                count: counts[r],
-                categoryCounts: countsByCategory(
-                    categoryTotals.map { $0[(r * counted.count)..<((r + 1) * counted.count)] }, groups: counted),
-                weight: weightTotals?[r],
-                reductions: reduced.map { $0[r] })
+/// How many members of a cluster each category has, in the schema's order: a view of its row.
+public struct CategoryCounts: RandomAccessCollection, Hashable, Sendable {
+    let words: ArraySlice<UInt64>
+
+    /// The position of the schema's first category: 0.
+    public var startIndex: Int { 0 }
+    /// The number of the schema's categories.
+    public var endIndex: Int { words.count }
+
+    /// The count of the category at a position of the schema.
+    @inline(__always) public subscript(position: Int) -> Int {
+        Int(truncatingIfNeeded: words[words.startIndex + position])
+    }
+
+    /// Whether both hold the same counts.
+    public static func == (lhs: CategoryCounts, rhs: CategoryCounts) -> Bool { lhs.words == rhs.words }
+
+    /// Hashes the counts.
+    public func hash(into hasher: inout Hasher) { hasher.combine(words) }
+}
+
+/// The numbers of one answer: a row of the shape of a block of all (``RowLayout/all``) per cluster, its member count,
+/// and the values of the user's own reductions, a column each.
+final class AggregateAnswer: Sendable {
+    let layout: RowLayout
+    let categories: [String]
+    let reductionNames: [String]
+    let counts: ContiguousArray<Int>
+    let rows: ContiguousArray<UInt64>
+    /// Per user's reduction (``RowLayout/Kind/custom(_:)``), each row's value.
+    let custom: [[any ClusterAggregate]]
+
+    /// Words per row, and where a row's sections start: read on every access, so kept apart from the layout.
+    let width: Int
+    let categoryCount: Int
+    let isWeighted: Bool
+    let pairsAt: Int
+    /// Each reduction's kind, the word of its count, and the word of its value (a pair, a minimum or a maximum).
+    let kinds: [RowLayout.Kind]
+    let countAt: [Int]
+    let valueAt: [Int]
+
+    init(
+        layout: RowLayout, categories: [String], reductionNames: [String], counts: ContiguousArray<Int>,
+        rows: ContiguousArray<UInt64>, custom: [[any ClusterAggregate]]
+    ) {
+        self.layout = layout
+        self.categories = categories
+        self.reductionNames = reductionNames
+        self.counts = counts
+        self.rows = rows
+        self.custom = custom
+        width = layout.all.width
+        categoryCount = layout.categoryCount
+        isWeighted = layout.isWeighted
+        pairsAt = layout.all.pairsAt
+        kinds = layout.kinds
+        var countAt = [Int](repeating: -1, count: layout.kinds.count)
+        var valueAt = [Int](repeating: -1, count: layout.kinds.count)
+        for field in layout.fields {
+            countAt[field.position] = layout.categoryCount + field.numeric
+            valueAt[field.position] =
+                switch field.kind {
+                case .sum, .mean: layout.all.pairsAt + 2 * field.slot
+                case .minimum: layout.all.minsAt + field.slot
+                case .maximum: layout.all.maxesAt + field.slot
+                case .custom: -1
+                }
         }
+        self.countAt = countAt
+        self.valueAt = valueAt
     }
 
-    /// The count of each category, in the schema's order, from the totals of `groups`; the others' are 0.
-    private func countsByCategory(_ totals: ArraySlice<Int>?, groups: [Int]) -> [Int] {
-        guard let totals else { return [] }
-        var counts = [Int](repeating: 0, count: schema.categories.count)
-        for (total, group) in zip(totals, groups) { counts[group] = total }
-        return counts
-    }
+    /// A word of a row.
+    @inline(__always) func word(_ index: Int, of row: Int) -> UInt64 { rows[row * width + index] }
 
-    private func make(
-        count: Int, categoryCounts: [Int], weight: WeightTotals?, reductions: [any ClusterAggregate]
-    ) -> ClusterAggregates {
-        ClusterAggregates(
-            weight: weight?.weight ?? Double(count), weightedCenter: weight?.center, categories: schema.categories,
-            categoryCounts: categoryCounts, reductionNames: reductionNames, reductions: reductions)
+    /// The value of a pair of a row.
+    @inline(__always) func pair(_ index: Int, of row: Int) -> Double {
+        let high = Double(bitPattern: word(index, of: row))
+        return high.isFinite ? high + Double(bitPattern: word(index + 1, of: row)) : high
     }
 }

@@ -1,50 +1,42 @@
-/// The aggregates a tree keeps in its nodes for an ``AggregateSchema``: one column each for the categories' totals, the
-/// weights, and every reduction.
+/// The aggregates a tree keeps in its nodes for an ``AggregateSchema``: one row per node for the categories, the
+/// weights and every numeric reduction (``NodeRows``), and a column of its own for each of the user's reductions.
 @usableFromInline
 struct NodeAggregates: Sendable {
     let schema: AggregateSchema
-    /// Per category (no group of all: the tree's summaries are that).
-    var categories: NodeColumn<CategoryTotals>?
-    /// Per category: the counts alone, for unfiltered queries.
-    var categoryCounts: NodeColumn<CategoryCount>?
-    /// Per category and all.
-    var weights: NodeColumn<WeightTotals>?
-    /// Per category and all, in the schema's order.
-    var reductions: [AggregateColumn]
-    /// The reductions' names, in order, for every cluster's aggregates to share.
+    let layout: RowLayout
+    var rows: NodeRows
+    /// The user's reductions (``RowLayout/Kind/custom(_:)``), each per category and all.
+    var custom: [AggregateColumn]
+    /// The categories' names and the reductions' names, in order, for every answer to share.
     let reductionNames: [String]
 
     @usableFromInline
     init(schema: AggregateSchema) {
         self.schema = schema
-        let categoryCount = schema.categories.count
-        categories =
-            categoryCount > 0 ? NodeColumn(categoryCount: categoryCount, hasAllGroup: false, defaultStored: ()) : nil
-        categoryCounts =
-            categoryCount > 0 ? NodeColumn(categoryCount: categoryCount, hasAllGroup: false, defaultStored: ()) : nil
-        weights =
-            schema.isWeighted ? NodeColumn(categoryCount: categoryCount, hasAllGroup: true, defaultStored: 1) : nil
-        reductions = schema.reductions.map { $0.valueType.column(categoryCount: categoryCount) }
+        layout = RowLayout(schema: schema)
+        rows = NodeRows(layout: layout)
+        custom = schema.reductions.compactMap { reduction in
+            Self.isNumeric(reduction.valueType)
+                ? nil : reduction.valueType.column(categoryCount: schema.categories.count)
+        }
         reductionNames = schema.reductions.map(\.name)
     }
 
-    /// Calls `body` with every column.
-    func forEachColumn(_ body: (AggregateColumn) -> Void) {
-        if let categories { body(categories) }
-        if let categoryCounts { body(categoryCounts) }
-        if let weights { body(weights) }
-        for column in reductions { body(column) }
+    static func isNumeric(_ type: any ClusterAggregate.Type) -> Bool {
+        type == Sum.self || type == Mean.self || type == Minimum.self || type == Maximum.self
     }
 
-    /// Copies each column that another tree shares: what every mutation of the tree does first.
+    /// Calls `body` with the rows and every column of the user's reductions.
+    func forEachColumn(_ body: (AggregateColumn) -> Void) {
+        body(rows)
+        for column in custom { body(column) }
+    }
+
+    /// Copies what another tree shares: what every mutation of the tree does first.
     mutating func makeUnique() {
-        if categories != nil, !isKnownUniquelyReferenced(&categories) { categories = categories?.copy() as? NodeColumn }
-        if categoryCounts != nil, !isKnownUniquelyReferenced(&categoryCounts) {
-            categoryCounts = categoryCounts?.copy() as? NodeColumn
-        }
-        if weights != nil, !isKnownUniquelyReferenced(&weights) { weights = weights?.copy() as? NodeColumn }
-        for i in reductions.indices where !isKnownUniquelyReferenced(&reductions[i]) {
-            reductions[i] = reductions[i].copy()
+        if !isKnownUniquelyReferenced(&rows), let copy = rows.copy() as? NodeRows { rows = copy }
+        for i in custom.indices where !isKnownUniquelyReferenced(&custom[i]) {
+            custom[i] = custom[i].copy()
         }
     }
 
@@ -59,21 +51,37 @@ struct NodeAggregates: Sendable {
         guard values.reductions.count <= schema.reductions.count else {
             throw .tooManyReductionValues(count: values.reductions.count, declared: schema.reductions.count)
         }
-        for (value, reduction) in zip(values.reductions, schema.reductions)
-        where type(of: value) != reduction.valueType {
-            throw .wrongReductionValue(reduction: reduction.name, expected: "\(reduction.valueType)")
+        for (value, reduction) in zip(values.reductions, schema.reductions) {
+            guard type(of: value) == reduction.valueType else {
+                throw .wrongReductionValue(reduction: reduction.name, expected: "\(reduction.valueType)")
+            }
+            if let bad = Self.nonFiniteNumber(of: value) { throw .invalidValue(reduction: reduction.name, bad) }
         }
         return try schema.categoryCode(of: values)
     }
 
+    /// The number of an element's value of a numeric reduction when it is infinite or NaN.
+    static func nonFiniteNumber(of value: any ClusterAggregate) -> Double? {
+        let number: Double? =
+            switch value {
+            case let sum as Sum: sum.count == 0 ? nil : sum.total
+            case let mean as Mean: mean.sum.count == 0 ? nil : mean.sum.total
+            case let minimum as Minimum: minimum.value
+            case let maximum as Maximum: maximum.value
+            default: nil
+            }
+        return number.flatMap { $0.isFinite ? nil : $0 }
+    }
+
     /// Makes the next inserted entry store validated values.
     func prepare(_ values: ElementValues) {
-        weights?.prepare(values.weight)
-        for (i, column) in reductions.enumerated() {
-            if i < values.reductions.count {
-                column.prepare(erased: values.reductions[i])
+        rows.prepare(values)
+        for (position, kind) in layout.kinds.enumerated() {
+            guard case .custom(let column) = kind else { continue }
+            if position < values.reductions.count {
+                custom[column].prepare(erased: values.reductions[position])
             } else {
-                column.prepareDefault()
+                custom[column].prepareDefault()
             }
         }
     }
@@ -106,15 +114,24 @@ struct NodeAggregates: Sendable {
                 throw .columnLength(reduction.name, count: values.count, elements: count)
             }
             switch values {
-            case .numbers:
+            case .numbers(let numbers):
                 guard reduction.valueType is any NumericAggregate.Type else {
                     throw .wrongReductionValue(reduction: reduction.name, expected: "\(reduction.valueType)")
                 }
+                if let bad = numbers.firstIndex(where: { $0.map { !$0.isFinite } ?? false }), let number = numbers[bad]
+                {
+                    throw .element(position: bad, .invalidValue(reduction: reduction.name, number))
+                }
             case .values(let values):
-                if let bad = values.firstIndex(where: { type(of: $0) != reduction.valueType }) {
-                    throw .element(
-                        position: bad,
-                        .wrongReductionValue(reduction: reduction.name, expected: "\(reduction.valueType)"))
+                for (position, value) in values.enumerated() {
+                    guard type(of: value) == reduction.valueType else {
+                        throw .element(
+                            position: position,
+                            .wrongReductionValue(reduction: reduction.name, expected: "\(reduction.valueType)"))
+                    }
+                    if let bad = Self.nonFiniteNumber(of: value) {
+                        throw .element(position: position, .invalidValue(reduction: reduction.name, bad))
+                    }
                 }
             }
         }
@@ -136,45 +153,45 @@ struct NodeAggregates: Sendable {
     /// Stores validated columns as the values of slots 0..<count, for ``MortonTree/attach(_:)`` to lay out.
     @usableFromInline
     func store(_ columns: ElementValueColumns) {
-        weights?.input = columns.weights.map { weights in { weights[$0] } }
-        for (i, column) in reductions.enumerated() {
-            column.storeInput(i < columns.reductions.count ? columns.reductions[i] : nil)
+        let weights = columns.weights
+        let isWeighted = layout.isWeighted
+        let numbers: [(Int) -> Double] = layout.fields.map { field in
+            guard field.position < columns.reductions.count else { return { _ in .nan } }
+            switch columns.reductions[field.position] {
+            case .numbers(let numbers): return { numbers[$0] ?? .nan }
+            case .values(let values): return { RowLayout.number(of: values[$0]) }
+            }
+        }
+        rows.input = { slot, target in
+            var at = 0
+            if isWeighted {
+                target[0] = weights?[slot] ?? 1
+                at = 1
+            }
+            for (i, number) in numbers.enumerated() { target[at + i] = number(slot) }
+        }
+        for (position, kind) in layout.kinds.enumerated() {
+            guard case .custom(let column) = kind else { continue }
+            custom[column].storeInput(position < columns.reductions.count ? columns.reductions[position] : nil)
         }
     }
 }
 
 extension ClusterAggregate {
-    /// A column of this reduction for an index with `categoryCount` categories.
+    /// A column of this (non-numeric) reduction for an index with `categoryCount` categories.
     static func column(categoryCount: Int) -> AggregateColumn {
-        if let numeric = Self.self as? any NumericAggregate.Type {
-            return numeric.numericColumn(categoryCount: categoryCount)
-        }
-        return ReductionColumn<Self>(categoryCount: categoryCount, hasAllGroup: true, defaultStored: .identity)
+        ReductionColumn<Self>(categoryCount: categoryCount, hasAllGroup: true, defaultStored: .identity)
     }
-}
 
-extension NumericAggregate {
-    /// A column of this numeric reduction, which makes a bulk load's values from numbers in specialized code.
-    @_specialize(where Self == Sum)
-    @_specialize(where Self == Minimum)
-    @_specialize(where Self == Maximum)
-    @_specialize(where Self == Mean)
-    static func numericColumn(categoryCount: Int) -> AggregateColumn {
-        let column = ReductionColumn<Self>(categoryCount: categoryCount, hasAllGroup: true, defaultStored: .identity)
-        column.fromNumbers = { numbers in { Self(numbers[$0]) } }
-        return column
-    }
+    /// The value of no member, type-erased.
+    static var erasedIdentity: any ClusterAggregate { identity }
 }
 
 /// A column of a user's reduction, which answers with its values type-erased.
 final class ReductionColumn<Value: ClusterAggregate>: NodeColumn<Reduced<Value>>, @unchecked Sendable {
-    /// The values of numbers, for a ``NumericAggregate`` reduction.
-    var fromNumbers: (@Sendable ([Double?]) -> (Int) -> Value)?
-
     override func copy() -> AggregateColumn {
         let copy = ReductionColumn(categoryCount: categoryCount, hasAllGroup: hasAllGroup, defaultStored: defaultStored)
         copy.copyState(of: self)
-        copy.fromNumbers = fromNumbers
         return copy
     }
 
@@ -185,23 +202,203 @@ final class ReductionColumn<Value: ClusterAggregate>: NodeColumn<Reduced<Value>>
 
     override func storeInput(_ values: ReductionValues?) {
         switch values {
-        case nil:
+        case nil, .numbers:
             input = nil
         case .values(let values):
             input = { values[$0] as? Value ?? .identity }
-        case .numbers(let numbers):
-            guard let fromNumbers else { preconditionFailure("values are validated before they are stored") }
-            input = fromNumbers(numbers)
         }
     }
 
-    @_specialize(where Value == Sum)
-    @_specialize(where Value == Minimum)
-    @_specialize(where Value == Maximum)
-    @_specialize(where Value == Mean)
     override func reductions(
         ranges: [ClosedRange<UInt64>], groups: [Int], where takes: ((IndexEntry) -> Bool)?, tree: MortonTree
     ) -> [any ClusterAggregate] {
         merged(ranges: ranges, groups: groups, where: takes, tree: tree).map(\.value)
+    }
+}
+
+// MARK: - Answers
+
+/// One cluster whose aggregates are asked: the keys its members lie in, which of the entries there are its members, and
+/// its member count.
+@usableFromInline
+struct AggregateRequest {
+    /// Which entries in `range` are members (besides the query's category filter).
+    enum Match {
+        /// All of them.
+        case all
+        /// The clusterable ones (``ClusterOptions/shouldCluster``).
+        case clusterable
+        /// Those on a location that a member filter takes.
+        case location(Coordinate, MemberFilter)
+        /// The element in this slot.
+        case slot(UInt32)
+    }
+
+    var range: ClosedRange<UInt64>
+    var match: Match
+    var count: Int
+    /// The coarse cell whose members are exactly the cluster's (a cell of a kept level, matching all), if any.
+    var coarseCell: GridCell?
+
+    /// A cluster of several locations whose members lie in `tight`, made in grid cell `cell`: all of them, or the
+    /// clusterable ones.
+    @usableFromInline
+    static func cell(_ tight: GridCell, madeIn cell: GridCell, count: Int, clusterable: Bool) -> AggregateRequest {
+        AggregateRequest(
+            range: tight.keyRange, match: clusterable ? .clusterable : .all, count: count,
+            coarseCell: !clusterable && cell.level <= CoarseCells.deepestLevel ? cell : nil)
+    }
+
+    /// A cluster of the elements on one location that a member filter takes.
+    @usableFromInline
+    static func location(_ location: Coordinate, taking filter: MemberFilter, count: Int) -> AggregateRequest {
+        let key = GridPosition(location).key
+        return AggregateRequest(range: key...key, match: .location(location, filter), count: count)
+    }
+
+    /// One element, in a slot with a key; none when the index no longer holds it.
+    @usableFromInline
+    static func element(slot: UInt32?, key: UInt64) -> AggregateRequest {
+        AggregateRequest(range: key...key, match: .slot(slot ?? 0), count: slot == nil ? 0 : 1)
+    }
+}
+
+extension NodeAggregates {
+    /// The aggregates of each request, in order, for a query filtered by `categories` (or not); `admits` says whether a
+    /// member filter takes an entry.
+    ///
+    /// Coarse cells answer from their rows. The other requests are answered in as few walks of the tree as their
+    /// ranges allow (one, for the clusters of one query): a walk takes disjoint ranges in key order.
+    func answer(
+        _ requests: [AggregateRequest], categories: CategorySet?, tree: MortonTree,
+        admits: @escaping (IndexEntry, MemberFilter) -> Bool
+    ) -> ClusterAggregateTable {
+        let all = layout.all
+        let width = all.width
+        // At least one word, so that the buffer's start is never nil.
+        var answerRows = ContiguousArray<UInt64>(repeating: 0, count: max(1, requests.count * width))
+        var walked: [Int] = []
+        answerRows.withUnsafeMutableBufferPointer { answerRows in
+            for index in requests.indices {
+                let row = answerRows.start + index * width
+                RowLayout.clear(all, at: row)
+                if let cell = requests[index].coarseCell,
+                    rows.addCoarseAggregates(level: cell.level, code: cell.code, categories: categories, into: row)
+                {
+                    continue
+                }
+                if requests[index].count > 0 { walked.append(index) }
+            }
+            for wave in Self.waves(of: walked, in: requests) {
+                var visitor = AggregateRowsVisitor(
+                    layout: layout, categories: categories, rows: answerRows.start,
+                    targets: wave.map { $0.first }, matches: wave.map { requests[$0.first].match }, admits: admits)
+                rows.walk(ranges: wave.map { requests[$0.first].range }, tree: tree, &visitor)
+                for (first, duplicates) in wave {
+                    for duplicate in duplicates {
+                        for i in 0..<width { answerRows[duplicate * width + i] = answerRows[first * width + i] }
+                    }
+                }
+            }
+        }
+        return ClusterAggregateTable(
+            AggregateAnswer(
+                layout: layout, categories: schema.categories, reductionNames: reductionNames,
+                counts: ContiguousArray(requests.map(\.count)), rows: answerRows,
+                custom: customAnswers(requests, categories: categories, tree: tree, admits: admits)))
+    }
+
+    /// The requests to walk, in walks of disjoint ranges in key order: each wave's requests, with the later ones of
+    /// the same range and match (the same cluster asked twice) that copy their answer.
+    private static func waves(of indices: [Int], in requests: [AggregateRequest]) -> [[(first: Int, duplicates: [Int])]]
+    {
+        var pending = indices
+        // Already in key order for the clusters of one query: sorted only when they are not.
+        if !pending.indices.dropFirst().allSatisfy({
+            requests[pending[$0 - 1]].range.upperBound < requests[pending[$0]].range.lowerBound
+        }) {
+            pending.sort {
+                (requests[$0].range.lowerBound, requests[$0].range.upperBound)
+                    < (requests[$1].range.lowerBound, requests[$1].range.upperBound)
+            }
+        }
+        var waves: [[(first: Int, duplicates: [Int])]] = []
+        while !pending.isEmpty {
+            var wave: [(first: Int, duplicates: [Int])] = []
+            var later: [Int] = []
+            for index in pending {
+                if let last = wave.last {
+                    let previous = requests[last.first]
+                    if previous.range == requests[index].range && previous.match.isSame(as: requests[index].match) {
+                        wave[wave.count - 1].duplicates.append(index)
+                        continue
+                    }
+                    if requests[index].range.lowerBound <= previous.range.upperBound {
+                        later.append(index)
+                        continue
+                    }
+                }
+                wave.append((index, []))
+            }
+            waves.append(wave)
+            pending = later
+        }
+        return waves
+    }
+
+    /// The values of the user's reductions for each request: a walk per column for the requests that match all, and
+    /// one per request for the others.
+    private func customAnswers(
+        _ requests: [AggregateRequest], categories: CategorySet?, tree: MortonTree,
+        admits: @escaping (IndexEntry, MemberFilter) -> Bool
+    ) -> [[any ClusterAggregate]] {
+        guard !custom.isEmpty else { return [] }
+        let groups = AggregateColumn.groups(
+            for: categories, categoryCount: schema.categories.count, hasAllGroup: true)
+        let identities = schema.reductions.filter { !Self.isNumeric($0.valueType) }.map { $0.valueType.erasedIdentity }
+        return custom.indices.map { column in
+            var values = [any ClusterAggregate](repeating: identities[column], count: requests.count)
+            let all = requests.indices.filter {
+                if case .all = requests[$0].match { requests[$0].count > 0 } else { false }
+            }
+            for wave in Self.waves(of: all, in: requests) {
+                let answers = custom[column].reductions(
+                    ranges: wave.map { requests[$0.first].range }, groups: groups, where: nil, tree: tree)
+                for ((first, duplicates), answer) in zip(wave, answers) {
+                    for index in [first] + duplicates { values[index] = answer }
+                }
+            }
+            for (index, request) in requests.enumerated() where request.count > 0 {
+                if case .all = request.match { continue }
+                let match = request.match
+                values[index] =
+                    custom[column].reductions(
+                        ranges: [request.range], groups: groups, where: { match.takes($0, admits: admits) }, tree: tree
+                    ).first ?? identities[column]
+            }
+            return values
+        }
+    }
+}
+
+extension AggregateRequest.Match {
+    /// Whether it takes an entry in its range (the query's category filter aside).
+    @inline(__always) func takes(_ entry: IndexEntry, admits: (IndexEntry, MemberFilter) -> Bool) -> Bool {
+        switch self {
+        case .all: true
+        case .clusterable: admits(entry, .clusterable)
+        case .location(let location, let filter): entry.coordinate == location && admits(entry, filter)
+        case .slot(let slot): entry.slot == slot
+        }
+    }
+
+    /// Whether two matches take the same entries.
+    func isSame(as other: Self) -> Bool {
+        switch (self, other) {
+        case (.all, .all), (.clusterable, .clusterable): true
+        case (.location(let a, let f), .location(let b, let g)): a == b && f == g
+        case (.slot(let a), .slot(let b)): a == b
+        default: false
+        }
     }
 }

@@ -172,10 +172,6 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
         }
     }
 
-    @_specialize(where Value == Reduced<Sum>)
-    @_specialize(where Value == Reduced<Minimum>)
-    @_specialize(where Value == Reduced<Maximum>)
-    @_specialize(where Value == Reduced<Mean>)
     override func inserted(at position: Int, of leaf: Int32, count: Int) {
         growStored(toHold: leaf)
         let base = Int(leaf) * Self.window
@@ -187,10 +183,6 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
         leafStored[base + position] = prepared
     }
 
-    @_specialize(where Value == Reduced<Sum>)
-    @_specialize(where Value == Reduced<Minimum>)
-    @_specialize(where Value == Reduced<Maximum>)
-    @_specialize(where Value == Reduced<Mean>)
     override func removed(at position: Int, of leaf: Int32, count: Int) {
         let base = Int(leaf) * Self.window
         lastRemoved = leafStored[base + position]
@@ -220,10 +212,6 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
         }
     }
 
-    @_specialize(where Value == Reduced<Sum>)
-    @_specialize(where Value == Reduced<Minimum>)
-    @_specialize(where Value == Reduced<Maximum>)
-    @_specialize(where Value == Reduced<Mean>)
     override func added(_ entry: IndexEntry, to node: Int32, isLeaf: Bool) {
         let one = Value(entry: entry, stored: prepared)
         let base = Int(node) * groupCount
@@ -238,10 +226,6 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
         }
     }
 
-    @_specialize(where Value == Reduced<Sum>)
-    @_specialize(where Value == Reduced<Minimum>)
-    @_specialize(where Value == Reduced<Maximum>)
-    @_specialize(where Value == Reduced<Mean>)
     override func removed(_ entry: IndexEntry, from node: Int32, height: Int, in tree: MortonTree) {
         let category = categoryGroup(of: entry)
         guard category != nil || hasAllGroup else { return }
@@ -302,10 +286,6 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
         return true
     }
 
-    @_specialize(where Value == Reduced<Sum>)
-    @_specialize(where Value == Reduced<Minimum>)
-    @_specialize(where Value == Reduced<Maximum>)
-    @_specialize(where Value == Reduced<Mean>)
     override func rebuild(_ node: Int32, height: Int, in tree: MortonTree) {
         // One pass over what lies below the node, each entry or child into its groups.
         var totals = [Value](repeating: .identity, count: groupCount)
@@ -363,10 +343,6 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
     /// once for all of them. So the clusters of a view cost one walk, whose descents they share. With `takes`, every
     /// entry in the ranges is visited.
     /// - Complexity: O((*r* *F* log *n* + *e*) · *g*) for *r* ranges and *e* entries in leaves that straddle them.
-    @_specialize(where Value == Reduced<Sum>)
-    @_specialize(where Value == Reduced<Minimum>)
-    @_specialize(where Value == Reduced<Maximum>)
-    @_specialize(where Value == Reduced<Mean>)
     func reduce(
         ranges: [ClosedRange<UInt64>], groups: [Int], where takes: ((IndexEntry) -> Bool)? = nil, tree: MortonTree
     ) -> [Value] {
@@ -381,10 +357,6 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
 
     /// The value over each of `ranges` (disjoint, in key order) of the entries `takes` accepts (all when `nil`),
     /// merged over `groups`: ``reduce(ranges:groups:where:tree:)`` with each range's groups added up.
-    @_specialize(where Value == Reduced<Sum>)
-    @_specialize(where Value == Reduced<Minimum>)
-    @_specialize(where Value == Reduced<Maximum>)
-    @_specialize(where Value == Reduced<Mean>)
     func merged(
         ranges: [ClosedRange<UInt64>], groups: [Int], where takes: ((IndexEntry) -> Bool)? = nil, tree: MortonTree
     ) -> [Value] {

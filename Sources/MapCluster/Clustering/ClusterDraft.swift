@@ -75,6 +75,14 @@ struct ClusteringRules {
 }
 
 extension ClusteringRules {
+    /// The same rules with another category filter.
+    func selecting(_ categories: CategorySet?) -> ClusteringRules {
+        ClusteringRules(
+            maxZoomLevelForClustering: maxZoomLevelForClustering, minCountForClustering: minCountForClustering,
+            minUniqueLocationsForClustering: minUniqueLocationsForClustering, placement: placement,
+            isClusterable: isClusterable, addedOrder: addedOrder, locationLevel: locationLevel, categories: categories)
+    }
+
     /// The location an entry's key falls in: the key itself when only equal coordinates are one location (the caller
     /// compares coordinates then), else its cell at ``locationLevel``.
     @inline(__always) func locationKey(_ key: UInt64) -> UInt64 {

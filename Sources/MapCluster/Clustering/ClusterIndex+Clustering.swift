@@ -140,31 +140,63 @@ extension ClusterIndex {
     /// each category, and each reduction; `nil` for an index without a schema.
     ///
     ///     let clusters = index.clusters(in: viewport, options: options)
-    ///     for (cluster, aggregates) in zip(clusters, index.aggregates(of: clusters, options: options) ?? []) { … }
+    ///     for (cluster, aggregates) in zip(clusters, index.aggregates(of: clusters, options: options) ?? .init()) { … }
     ///
-    /// The answers are in the order of `clusters`, each for the cluster's own category filter (its id carries it).
-    /// - Complexity: One walk of the tree for all the clusters of several locations, O((*c* *F* log *n* + *e*) · *g*)
-    ///   for *c* clusters, *e* entries in leaves their cells share and *g* categories counted; a cluster of one location
+    /// The answers are in the order of `clusters`, each for the cluster's own category filter (its id carries it), in
+    /// one table of plain numbers: reading them allocates nothing per cluster.
+    /// - Complexity: O(*c*) for clusters made at grid levels 0 to 6 (a world map) of an index of 65,536 elements or
+    ///   more, from its coarse cells; otherwise one walk of the tree for all the clusters of several locations,
+    ///   O(*c* *F* log *n* + *e*) for *c* clusters and *e* entries in leaves their cells share. A cluster of one location
     ///   or element, or any with a ``ClusterOptions/shouldCluster`` predicate, visits its members.
+    @inlinable
     public func aggregates(of clusters: [Cluster<Element>], options: ClusterOptions<Element> = .init())
-        -> [ClusterAggregates]?
+        -> ClusterAggregateTable?
     {
         guard tree.keepsAggregates else { return nil }
-        // Clusters of different filters are clusterings of their own: each asked of its own.
-        var byFilter: [CategorySet?: [Int]] = [:]
-        for (position, cluster) in clusters.enumerated() {
-            byFilter[cluster.id.categoryFilter, default: []].append(position)
+        // Specialized here, so that reading the clusters costs no generic lookups: each becomes a plain request, with
+        // the category filter it was made with (an element's is the options').
+        let optionsFilter = options.categories.map(categorySet)
+        let predicate = options.shouldCluster != nil
+        var requests: [AggregateRequest] = []
+        requests.reserveCapacity(clusters.count)
+        // The filter all requests share so far (`nil` before the first), or every request's once they differ.
+        var shared: CategorySet?? = nil
+        var perRequest: [CategorySet?] = []
+        for cluster in clusters {
+            let filter: CategorySet?
+            switch cluster.id {
+            case .cell(let tight):
+                filter = nil
+                requests.append(.cell(tight, madeIn: cluster.cell, count: cluster.count, clusterable: predicate))
+            case .filteredCell(let tight, let categories):
+                filter = categories
+                requests.append(.cell(tight, madeIn: cluster.cell, count: cluster.count, clusterable: predicate))
+            case .location(let location):
+                filter = nil
+                requests.append(.location(location, taking: cluster.filter, count: cluster.count))
+            case .filteredLocation(let location, let categories):
+                filter = categories
+                requests.append(.location(location, taking: cluster.filter, count: cluster.count))
+            case .element(let element):
+                filter = optionsFilter
+                // An element the index no longer holds (a stale cluster) adds up to nothing.
+                let slot = slots.find(element, in: store).slot
+                requests.append(.element(slot: slot, key: slot.map { store[Int($0)].key } ?? 0))
+            }
+            if !perRequest.isEmpty {
+                perRequest.append(filter)
+            } else if let shared, shared != filter {
+                // The first cluster of another filter: from here on, every request has its own.
+                perRequest = Array(repeating: shared, count: requests.count - 1) + [filter]
+            } else {
+                shared = filter
+            }
         }
-        var results = [ClusterAggregates?](repeating: nil, count: clusters.count)
-        for (_, positions) in byFilter {
-            let clustering = GridClustering(index: self, options: options, madeFor: clusters[positions[0]].id)
-            let answers = clustering.aggregates(of: positions.map { clusters[$0] }) ?? []
-            for (position, answer) in zip(positions, answers) { results[position] = answer }
-        }
-        return results.compactMap { $0 }
+        return ClusteringPass(tree: tree, rules: clusteringRules(options)).aggregates(
+            requests, filters: perRequest.isEmpty ? [shared ?? nil] : perRequest)
     }
 
-    /// What a cluster's members add up to, as the array form answers it; `nil` for an index without an
+    /// What a cluster's members add up to, as the table answers it; `nil` for an index without an
     /// ``AggregateSchema``.
     /// - Complexity: O(*F* log *n* + *L*) for a cluster of several locations.
     public func aggregates(of cluster: Cluster<Element>, options: ClusterOptions<Element> = .init())

@@ -45,6 +45,22 @@ struct ClusteringPass {
                 }
             }
         }
+        if let categories = rules.categories, rules.placement != .weightedCenterOfMass,
+            region.level <= CoarseCells.deepestLevel, let rows = tree.aggregates?.rows, rows.coarse != nil
+        {
+            // A filtered world map: each coarse cell's selected categories come with the cell, in the same pass.
+            return withoutActuallyEscaping(stop) { stop in
+                withoutActuallyEscaping(body) { body in
+                    var selection = CoarseSelection(
+                        rows: rows, categories: categories, level: region.level,
+                        receiver: Receiver(
+                            pass: self, level: region.level, clusteringIsOn: zoom <= rules.maxZoomLevelForClustering,
+                            filter: filter, stop: stop, body: body))
+                    tree.forEachCell(in: region, into: &selection)
+                    return !selection.receiver.stopped
+                }
+            }
+        }
         // With a category filter or a weighted position the work comes in steps, each one walk of the tree for all the
         // cells: the cells; with a filter, the selected categories' totals of each; the weighted positions.
         var cells = CellCollector()
@@ -76,16 +92,38 @@ struct ClusteringPass {
     }
 
     /// The cells of a region at `level` with the totals of their members of `categories` only, without those that have
-    /// none: one walk of the nodes' per-category totals.
+    /// none: from the coarse cells' rows at their levels, else one walk of the nodes' rows.
     private func selected(_ categories: CategorySet, of cells: [(code: UInt64, totals: CellTotals)], level: Int)
         -> [(code: UInt64, totals: CellTotals)]
     {
-        guard let column = tree.aggregates?.categories else { return [] }
-        let groups = column.groups(for: categories)
-        guard !groups.isEmpty else { return [] }
-        let totals = column.merged(
-            ranges: cells.map { GridCell(level: level, code: $0.code).keyRange }, groups: groups, tree: tree)
+        guard let rows = tree.aggregates?.rows else { return [] }
+        let totals: [CategoryTotals]
+        if level <= CoarseCells.deepestLevel, rows.coarse != nil {
+            totals = cells.map {
+                rows.coarseCategoryTotals(level: level, code: $0.code, categories: categories) ?? CategoryTotals()
+            }
+        } else {
+            totals = rows.categoryTotals(
+                ranges: cells.map { GridCell(level: level, code: $0.code).keyRange }, categories: categories, tree: tree
+            )
+        }
         return zip(cells, totals).compactMap { cell, total in total.count > 0 ? (cell.code, total.cellTotals) : nil }
+    }
+
+    /// Hands a receiver each cell with the totals of its members of some categories, read from the coarse cells' rows;
+    /// a cell with none of them is left out.
+    private struct CoarseSelection<Inner: CellReceiver>: CellReceiver {
+        let rows: NodeRows
+        let categories: CategorySet
+        let level: Int
+        var receiver: Inner
+
+        mutating func take(_ code: UInt64, _ totals: CellTotals) {
+            guard let selected = rows.coarseCategoryTotals(level: level, code: code, categories: categories),
+                selected.count > 0
+            else { return }
+            receiver.take(code, selected.cellTotals)
+        }
     }
 
     /// The pass's receiver of the tree's cells: it asks `stop` every few cells, and drafts the clusters of each.
@@ -121,35 +159,45 @@ struct ClusteringPass {
     /// The totals of the members of `categories` with keys in `range`; `nil` when there are none.
     /// - Complexity: O((*F* log *n* + *L*) · *g*) for *g* categories.
     func categoryTotals(in range: ClosedRange<UInt64>, _ categories: CategorySet) -> CategoryTotals? {
-        guard let column = tree.aggregates?.categories else { return nil }
-        let groups = column.groups(for: categories)
-        return column.merged(ranges: [range], groups: groups, tree: tree).first.flatMap { $0.count > 0 ? $0 : nil }
+        guard let rows = tree.aggregates?.rows else { return nil }
+        return rows.categoryTotals(ranges: [range], categories: categories, tree: tree).first.flatMap {
+            $0.count > 0 ? $0 : nil
+        }
     }
 
     /// Gives drafts, for ``ClusterPosition/weightedCenterOfMass``, their weighted positions (the clusters of cells in
-    /// one walk of the nodes' weights).
+    /// one walk of the nodes' rows).
     private func finish(_ drafts: inout [ClusterDraft]) {
-        guard rules.placement == .weightedCenterOfMass, let weights = tree.aggregates?.weights else { return }
+        guard rules.placement == .weightedCenterOfMass, let aggregates = tree.aggregates, aggregates.layout.isWeighted
+        else { return }
         let cells = drafts.indices.filter { if case .cell = drafts[$0].identity { true } else { false } }
-        let ranges = cells.map { i -> ClosedRange<UInt64> in
+        let requests = cells.map { i -> AggregateRequest in
             guard case .cell(let tight) = drafts[i].identity else { preconditionFailure("a cell's draft") }
-            return tight.keyRange
+            return AggregateRequest(
+                range: tight.keyRange, match: rules.isClusterable == nil ? .all : .clusterable, count: drafts[i].count)
         }
-        let groups = weights.groups(for: rules.categories)
-        let clusterable: ((IndexEntry) -> Bool)? = rules.isClusterable == nil ? nil : { admits($0, .clusterable) }
-        let totals = weights.merged(ranges: ranges, groups: groups, where: clusterable, tree: tree)
-        for (i, total) in zip(cells, totals) {
-            if let center = total.center { drafts[i] = drafts[i].placed(at: center) }
+        guard let answers = self.aggregates(requests, filters: [rules.categories]) else { return }
+        for (i, answer) in zip(cells, answers) {
+            if let center = answer.weightedCenter { drafts[i] = drafts[i].placed(at: center) }
         }
     }
 
-    /// The aggregates of clusters whose members are the entries in `ranges` (disjoint, in key order) that `takes`
-    /// accepts (all, when `nil`) and the pass's category filter selects: `counts[r]` of them in `ranges[r]`.
-    func aggregates(
-        inRanges ranges: [ClosedRange<UInt64>], counts: [Int], where takes: ((IndexEntry) -> Bool)? = nil
-    ) -> [ClusterAggregates]? {
-        tree.aggregates?.clusterAggregates(
-            inRanges: ranges, counts: counts, categories: rules.categories, where: takes, tree: tree)
+    /// The aggregates of clusters, each of the entries its category filter selects (one filter for all, or one per
+    /// request); `nil` when the tree keeps none.
+    @usableFromInline
+    func aggregates(_ requests: [AggregateRequest], filters: [CategorySet?]) -> ClusterAggregateTable? {
+        guard let aggregates = tree.aggregates else { return nil }
+        guard filters.count > 1 else {
+            let pass = ClusteringPass(tree: tree, rules: rules.selecting(filters.first ?? rules.categories))
+            return aggregates.answer(requests, categories: pass.rules.categories, tree: tree) { pass.admits($0, $1) }
+        }
+        // Clusters of different filters are clusterings of their own: each asked of its own, then put in order.
+        var byFilter: [CategorySet?: [Int]] = [:]
+        for (position, filter) in filters.enumerated() { byFilter[filter, default: []].append(position) }
+        let parts = byFilter.compactMap { filter, positions in
+            self.aggregates(positions.map { requests[$0] }, filters: [filter]).map { (positions, $0) }
+        }
+        return ClusterAggregateTable(gathering: parts, count: requests.count)
     }
 
     /// The clusters of one non-empty cell, whose members `totals` adds up.

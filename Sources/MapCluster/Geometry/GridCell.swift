@@ -49,6 +49,9 @@ public struct GridCell: Hashable, Sendable, Comparable, CustomStringConvertible 
         return GridCell(level: level, code: MortonKey.cellCode(first, level: level))
     }
 
+    /// Its Morton code at its level: the position of its keys' prefix.
+    var code: UInt64 { MortonKey.interleave(x: x, y: y) }
+
     /// The cell's area on the plane.
     public var rect: MapRect {
         let side = MapSize.worldWidth / Double(UInt64(1) << level)

@@ -21,6 +21,12 @@ struct CoarseCells: Sendable {
     /// Where the cells of a level start in `cells`.
     @inline(__always) private static func offset(ofLevel level: Int) -> Int { ((1 << (2 * level)) - 1) / 3 }
 
+    /// How many cells the kept levels hold.
+    static var cellCount: Int { offset(ofLevel: deepestLevel + 1) }
+
+    /// Where a cell of a kept level lies among all of them (and its row among the aggregates' coarse rows).
+    @inline(__always) static func index(level: Int, code: UInt64) -> Int { offset(ofLevel: level) + Int(code) }
+
     /// The cells of a tree, from one fold of its deepest kept level; the levels above add up their four children.
     /// - Complexity: O(*c* log *n*) for the *c* non-empty cells of the deepest level.
     init(of tree: MortonTree) {

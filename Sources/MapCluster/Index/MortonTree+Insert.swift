@@ -14,8 +14,10 @@ extension MortonTree {
         rootSummary = rootSummary?.inserting(entry) ?? Summary(entry)
         if coarseCells != nil {
             coarseCells?.insert(entry)
+            aggregates?.rows.coarseInserted(entry)
         } else if count >= CoarseCells.keptFrom {
             coarseCells = CoarseCells(of: self)
+            aggregates?.rows.buildCoarse(self)
         }
     }
 

@@ -18,14 +18,13 @@ extension MortonTree {
         } else {
             precondition(count < CoarseCells.keptFrom, "a large tree keeps coarse cells")
         }
-        if let categories = aggregates?.categories {
-            // Exact sums and extremes: equal to a recomputation whatever order the merges came in.
-            let rebuilt = NodeColumn<CategoryTotals>(
-                categoryCount: categories.categoryCount, hasAllGroup: false, defaultStored: ())
+        if let rows = aggregates?.rows {
+            // Integers, extremes and keys exactly, pairs to their value: equal to a recomputation whatever order the
+            // changes came in.
+            let rebuilt = NodeRows(layout: rows.layout)
+            rebuilt.stored = rows.stored
             rebuilt.build(self)
-            precondition(
-                categories.matches(rebuilt, from: root, height: height, in: self),
-                "the categories' node totals differ from their recomputation")
+            precondition(rows.matches(rebuilt, in: self), "the nodes' aggregate rows differ from their recomputation")
         }
     }
 
@@ -94,13 +93,45 @@ extension ClusterIndex {
     }
 }
 
-extension NodeColumn where Value: Equatable {
-    /// Whether the values of every node of the subtree at `node` equal another column's.
-    func matches(_ other: NodeColumn, from node: Int32, height: Int, in tree: MortonTree) -> Bool {
-        let range = (Int(node) * groupCount)..<((Int(node) + 1) * groupCount)
-        let (mine, theirs) = height == 0 ? (leafValues, other.leafValues) : (branchValues, other.branchValues)
-        guard mine[range] == theirs[range] else { return false }
-        guard height > 0 else { return true }
-        return tree.branches[Int(node)].children.allSatisfy { matches(other, from: $0, height: height - 1, in: tree) }
+extension NodeRows {
+    /// Whether the rows of every node of the tree, and the coarse cells' rows, equal another's: integers, extremes and
+    /// keys exactly, pairs to their value within a relative 1e-12.
+    func matches(_ other: NodeRows, in tree: MortonTree) -> Bool {
+        guard tree.count > 0 else { return true }
+        func nodeMatches(_ node: Int32, height: Int) -> Bool {
+            let (mine, theirs) = height == 0 ? (leafRows, other.leafRows) : (branchRows, other.branchRows)
+            guard rowsMatch(mine, theirs, at: Int(node) * width) else { return false }
+            guard height > 0 else { return true }
+            return tree.branches[Int(node)].children.allSatisfy { nodeMatches($0, height: height - 1) }
+        }
+        guard nodeMatches(tree.root, height: tree.height) else { return false }
+        switch (coarse, other.coarse) {
+        case (nil, nil): return true
+        case (let mine?, let theirs?):
+            return (0..<CoarseCells.cellCount).allSatisfy { rowsMatch(mine, theirs, at: $0 * width) }
+        default: return false
+        }
+    }
+
+    private func rowsMatch(_ mine: ContiguousArray<UInt64>, _ theirs: ContiguousArray<UInt64>, at row: Int) -> Bool {
+        func blockMatches(_ block: RowLayout.Block, at start: Int) -> Bool {
+            for i in 0..<block.width {
+                let (a, b) = (mine[start + i], theirs[start + i])
+                let pair = i - block.pairsAt
+                guard pair >= 0 && pair < 2 * block.pairs else {
+                    if a != b { return false }
+                    continue
+                }
+                guard pair % 2 == 0 else { continue }
+                let value = mine.withUnsafeBufferPointer { RowLayout.pairValue($0.start + start + i) }
+                let other = theirs.withUnsafeBufferPointer { RowLayout.pairValue($0.start + start + i) }
+                if !(abs(value - other) <= 1e-12 * max(abs(value), abs(other))) { return false }
+            }
+            return true
+        }
+        guard blockMatches(layout.all, at: row) else { return false }
+        return (0..<layout.categoryCount).allSatisfy {
+            blockMatches(layout.category, at: row + layout.categoryBlock($0))
+        }
     }
 }

@@ -21,6 +21,9 @@ extension MortonTree {
             if count >= CoarseCells.keptFrom / 2 {
                 coarseCells.remove(removed, from: self)
                 self.coarseCells = coarseCells
+                aggregates?.rows.coarseRemoved(removed, from: self)
+            } else {
+                aggregates?.rows.coarse = nil
             }
         }
         return removed

@@ -36,6 +36,7 @@ struct IndexPropertyTests {
     final class Coverage {
         var hierarchy = 0
         var steadiness = 0
+        var aggregates = 0
     }
 
     /// A broken property: which, and at which step.
@@ -86,14 +87,24 @@ struct IndexPropertyTests {
 
     /// Runs the steps on an index and a model, checking every property (and `extra`) after each; the first broken one.
     static func check(_ steps: [Step], extra: Property? = nil, coverage: Coverage? = nil) -> Failure? {
-        var index = ClusterIndex<Int>()
+        var index = ClusterIndex<Int>(schema: schema)
         var model: [Int: Coordinate] = [:]
+        var values: [Int: Values] = [:]
         var snapshots: [(index: ClusterIndex<Int>, model: [Int: Coordinate])] = []
         for (number, step) in steps.enumerated() {
             switch step {
             case .insert(let items):
-                index.insert(contentsOf: items.map { ($0.id, $0.coordinate) })
-                for item in items { model[item.id] = item.coordinate }
+                // Each insert gives its elements values of their own, so that a re-insert changes them.
+                let batch = items.map { ($0.id, $0.coordinate, Values(id: $0.id, step: number)) }
+                do {
+                    try index.insert(contentsOf: batch.map { ($0.0, $0.1, $0.2.elementValues) })
+                } catch {
+                    return Failure(step: number, property: "valid values were refused: \(error)")
+                }
+                for (id, coordinate, value) in batch {
+                    model[id] = coordinate
+                    values[id] = value
+                }
             case .move(let items):
                 // Only managed elements move; the others are left out, as a manager's move refuses them.
                 let known = items.filter { model[$0.id] != nil }
@@ -104,12 +115,15 @@ struct IndexPropertyTests {
             case .remove(let ids):
                 let removed = index.remove(contentsOf: ids)
                 let expected = Set(ids).filter { model[$0] != nil }.count
-                for id in ids { model[id] = nil }
+                for id in ids {
+                    model[id] = nil
+                    values[id] = nil
+                }
                 if removed != expected { return Failure(step: number, property: "removed \(removed), not \(expected)") }
             case .snapshot:
                 snapshots.append((index, model))
             case .query(let viewport):
-                if let broken = properties(of: index, model: model, in: viewport, coverage: coverage) {
+                if let broken = properties(of: index, model: model, values: values, in: viewport, coverage: coverage) {
                     return Failure(step: number, property: broken)
                 }
             }
@@ -135,7 +149,8 @@ struct IndexPropertyTests {
 
     /// Conservation, hierarchy and steadiness in one viewport; what is broken, or `nil`.
     static func properties(
-        of index: ClusterIndex<Int>, model: [Int: Coordinate], in viewport: Viewport, coverage: Coverage? = nil
+        of index: ClusterIndex<Int>, model: [Int: Coordinate], values: [Int: Values], in viewport: Viewport,
+        coverage: Coverage? = nil
     ) -> String? {
         var options = ClusterOptions<Int>()
         options.marginFactor = 0
@@ -153,6 +168,17 @@ struct IndexPropertyTests {
         let held = clusters.reduce(0) { $0 + $1.count }
         if held != inCells.count { return "the clusters hold \(held) points, the region's cells \(inCells.count)" }
         if Set(clusters.map(\.id)).count != clusters.count { return "a cluster id came twice" }
+        // Aggregates: every cluster's, unfiltered and filtered by two categories, is what its members add up to.
+        if let broken = aggregatesMatch(index, clusters, options: options, values: values, coverage: coverage) {
+            return broken
+        }
+        var filtered = options
+        filtered.categories = ["a", "c"]
+        let filteredClusters = index.clusters(in: viewport, options: filtered)
+        if let broken = aggregatesMatch(index, filteredClusters, options: filtered, values: values, coverage: coverage)
+        {
+            return "filtered by a and c: \(broken)"
+        }
         // Hierarchy: children add up to their parent, and a child's parent holds it.
         for cluster in clusters.prefix(6) where cluster.isCluster {
             let children = index.children(of: cluster, options: options)
@@ -178,6 +204,74 @@ struct IndexPropertyTests {
                 return "\(cluster.id) changed when the map panned within its cell"
             }
             coverage?.steadiness += 1
+        }
+        return nil
+    }
+
+    // MARK: - Aggregates
+
+    /// Three categories, weights, and a sum, minimum, maximum and mean of one number.
+    static let schema: AggregateSchema = {
+        do {
+            return try AggregateSchema(
+                categories: ["a", "b", "c"], weighted: true,
+                reductions: [.sum("v"), .min("v"), .max("v"), .mean("v")])
+        } catch {
+            preconditionFailure("the suite's schema is valid: \(error)")
+        }
+    }()
+
+    /// What one element brings to its clusters, made from its id and the step that inserted it: whole numbers (whose
+    /// sums are exact), some elements without a category or a value.
+    struct Values: Equatable {
+        var category: String?
+        var value: Double?
+        var weight: Double
+
+        init(id: Int, step: Int) {
+            let mix = id &* 31 &+ step &* 17
+            category = [nil, "a", "b", "c"][mix % 4]
+            value = mix % 7 == 0 ? nil : Double(mix % 1_000) - 300
+            weight = Double(mix % 5)
+        }
+
+        var elementValues: ElementValues {
+            ElementValues(
+                weight: weight, category: category,
+                reductions: [Sum(value), Minimum(value), Maximum(value), Mean(value)])
+        }
+    }
+
+    /// Whether each cluster's aggregates are what its members' values add up to; what differs, or `nil`.
+    static func aggregatesMatch(
+        _ index: ClusterIndex<Int>, _ clusters: [Cluster<Int>], options: ClusterOptions<Int>, values: [Int: Values],
+        coverage: Coverage?
+    ) -> String? {
+        guard let table = index.aggregates(of: clusters, options: options), table.count == clusters.count else {
+            return "no table of aggregates, or one of another size"
+        }
+        for (cluster, aggregates) in zip(clusters, table) {
+            let members = index.members(of: cluster, options: options).map { values[$0] ?? Values(id: 0, step: 0) }
+            let present = members.compactMap(\.value)
+            let counts = ["a", "b", "c"].map { category in members.filter { $0.category == category }.count }
+            let expected: [(String, Double?, Double?)] = [
+                ("weight", members.reduce(0) { $0 + $1.weight }, aggregates.weight),
+                ("v_sum", present.isEmpty ? nil : present.reduce(0, +), aggregates.number("v_sum")),
+                ("v_min", present.min(), aggregates.number("v_min")),
+                ("v_max", present.max(), aggregates.number("v_max")),
+                (
+                    "v_mean", present.isEmpty ? nil : present.reduce(0, +) / Double(present.count),
+                    aggregates.number("v_mean")
+                ),
+            ]
+            for (name, want, got) in expected where want != got {
+                return "\(cluster.id) \(name) is \(got.map(String.init(describing:)) ?? "none"), its members' "
+                    + "\(want.map(String.init(describing:)) ?? "none")"
+            }
+            if Array(aggregates.categoryCounts) != counts {
+                return "\(cluster.id) counts \(Array(aggregates.categoryCounts)) by category, its members \(counts)"
+            }
+            coverage?.aggregates += 1
         }
         return nil
     }
@@ -261,6 +355,7 @@ struct IndexPropertyTests {
         }
         #expect(coverage.hierarchy > 0, "no cluster's children were checked")
         #expect(coverage.steadiness > 0, "no cluster was checked across a pan")
+        #expect(coverage.aggregates > 0, "no cluster's aggregates were checked")
     }
 
     /// The shrinker itself, on a property broken on purpose (no element 13 north of 60°): of a long sequence, it must

@@ -1,0 +1,380 @@
+/// The rows of a tree's nodes and of its coarse cells (``RowLayout``), and what each entry stores for them, kept
+/// current through every change of the tree.
+///
+/// A node's row lives at `node * width` in the array of its kind (leaves, branches), so a node keeps its row wherever it
+/// sits in its parent. What each entry stores lies in leaf order beside the leaf's entries, `entryWidth` doubles an
+/// entry in a window of ``window`` entries a leaf, so that a scan of a leaf reads consecutive memory.
+///
+/// The tree tells the rows of each change, bottom-up (``MortonTree/insert(_:)``, ``MortonTree/remove(key:where:)``).
+/// An insert adds the entry to two blocks of each node on its path, its category's and that of all: O(1) a level. A
+/// removal takes it out of them the same way; only a minimum, a maximum or a key that the entry attained makes the
+/// block be recomputed from what lies below, O(*F* + *L*) a level. Every section but those subtracts exactly (pairs as
+/// double-doubles), so nothing drifts however many changes come.
+///
+/// A class, so that the tree (and ``NodeAggregates``) holds it by reference; the tree copies it before changing it when
+/// another tree shares it, so trees keep their value semantics.
+final class NodeRows: AggregateColumn, @unchecked Sendable {
+    let layout: RowLayout
+    /// The room per leaf in `stored`: a leaf holds one entry over its capacity before it splits.
+    static var window: Int { MortonTree.leafCapacity + 1 }
+
+    // Changed only by the tree that owns the rows, which copies shared ones first (no access overlaps another): the
+    // dynamic exclusivity checks of class properties would cost more than the work of an update.
+    @exclusivity(unchecked) var leafRows: ContiguousArray<UInt64> = []
+    @exclusivity(unchecked) var branchRows: ContiguousArray<UInt64> = []
+    /// What each entry stores, at `(leaf * window + position) * entryWidth`.
+    @exclusivity(unchecked) var stored: ContiguousArray<Double> = []
+    /// The rows of the coarse cells, when the tree keeps them: by ``CoarseCells/index(level:code:)``.
+    @exclusivity(unchecked) var coarse: ContiguousArray<UInt64>?
+    /// What the next inserted entry stores.
+    @exclusivity(unchecked) var prepared: ContiguousArray<Double>
+    /// What the last removed entry stored.
+    @exclusivity(unchecked) var lastRemoved: ContiguousArray<Double>
+    /// A bulk load's values of a slot, until ``build(_:)`` lays them out: written into the given doubles.
+    @exclusivity(unchecked) var input: ((Int, UnsafeMutablePointer<Double>) -> Void)?
+    /// What an element without values stores: weight 1, no value.
+    let defaults: ContiguousArray<Double>
+    /// A row of no member, to grow the row arrays with.
+    let emptyRow: ContiguousArray<UInt64>
+
+    init(layout: RowLayout) {
+        self.layout = layout
+        // Every array of values holds at least one double, so that its base address is never nil.
+        var defaults = ContiguousArray<Double>(repeating: .nan, count: max(1, layout.entryWidth))
+        if layout.isWeighted { defaults[0] = 1 }
+        self.defaults = defaults
+        prepared = defaults
+        lastRemoved = defaults
+        emptyRow = layout.emptyRow
+        stored = [.nan]
+    }
+
+    override func copy() -> AggregateColumn {
+        let copy = NodeRows(layout: layout)
+        copy.leafRows = leafRows
+        copy.branchRows = branchRows
+        copy.stored = stored
+        copy.coarse = coarse
+        copy.prepared = prepared
+        copy.lastRemoved = lastRemoved
+        copy.input = input
+        return copy
+    }
+
+    var width: Int { layout.width }
+    var entryWidth: Int { layout.entryWidth }
+
+    // MARK: Stored values
+
+    override func prepareDefault() { copyValues(defaults, into: &prepared) }
+
+    override func prepareLastRemoved() { copyValues(lastRemoved, into: &prepared) }
+
+    /// Makes the next inserted entry store an element's validated values.
+    func prepare(_ values: ElementValues) {
+        prepared.withUnsafeMutableBufferPointer { target in
+            layout.write(values, into: target)
+        }
+    }
+
+    private func copyValues(_ source: ContiguousArray<Double>, into target: inout ContiguousArray<Double>) {
+        for i in 0..<entryWidth { target[i] = source[i] }
+    }
+
+    /// Where an entry's stored values start.
+    @inline(__always) func storedAt(_ position: Int, of leaf: Int32) -> Int {
+        (Int(leaf) * Self.window + position) * entryWidth
+    }
+
+    /// Grows `stored` to hold a leaf's window.
+    @inline(__always) private func growStored(toHold leaf: Int32) {
+        let needed = (Int(leaf) + 1) * Self.window * entryWidth
+        if stored.count < needed {
+            stored.append(contentsOf: repeatElement(.nan, count: needed - stored.count))
+        }
+    }
+
+    override func inserted(at position: Int, of leaf: Int32, count: Int) {
+        guard entryWidth > 0 else { return }
+        growStored(toHold: leaf)
+        let base = storedAt(0, of: leaf)
+        var i = base + count * entryWidth - 1
+        while i >= base + (position + 1) * entryWidth {
+            stored[i] = stored[i - entryWidth]
+            i -= 1
+        }
+        for j in 0..<entryWidth { stored[base + position * entryWidth + j] = prepared[j] }
+    }
+
+    override func removed(at position: Int, of leaf: Int32, count: Int) {
+        guard entryWidth > 0 else { return }
+        let base = storedAt(0, of: leaf)
+        for j in 0..<entryWidth { lastRemoved[j] = stored[base + position * entryWidth + j] }
+        for i in (base + position * entryWidth)..<(base + (count - 1) * entryWidth) {
+            stored[i] = stored[i + entryWidth]
+        }
+    }
+
+    override func split(_ leaf: Int32, at half: Int, count: Int, into sibling: Int32) {
+        guard entryWidth > 0 else { return }
+        growStored(toHold: max(leaf, sibling))
+        let from = storedAt(half, of: leaf)
+        let to = storedAt(0, of: sibling)
+        for i in 0..<((count - half) * entryWidth) { stored[to + i] = stored[from + i] }
+    }
+
+    override func merged(_ drop: Int32, count dropCount: Int, into keep: Int32, count: Int) {
+        guard entryWidth > 0 else { return }
+        let from = storedAt(0, of: drop)
+        let to = storedAt(count, of: keep)
+        for i in 0..<(dropCount * entryWidth) { stored[to + i] = stored[from + i] }
+    }
+
+    // MARK: Node rows
+
+    /// The rows of the nodes of one kind, grown to hold `node`.
+    @inline(__always) private func grow(_ rows: inout ContiguousArray<UInt64>, toHold node: Int32) {
+        while rows.count < (Int(node) + 1) * width { rows.append(contentsOf: emptyRow) }
+    }
+
+    /// Calls `body` with the row of a node (grown to hold it).
+    @inline(__always) private func withRow<Result>(
+        of node: Int32, isLeaf: Bool, _ body: (UnsafeMutablePointer<UInt64>) -> Result
+    ) -> Result {
+        if isLeaf {
+            grow(&leafRows, toHold: node)
+            return leafRows.withUnsafeMutableBufferPointer { body($0.start + Int(node) * width) }
+        }
+        grow(&branchRows, toHold: node)
+        return branchRows.withUnsafeMutableBufferPointer { body($0.start + Int(node) * width) }
+    }
+
+    override func added(_ entry: IndexEntry, to node: Int32, isLeaf: Bool) {
+        guard width > 0 else { return }
+        prepared.withUnsafeBufferPointer { values in
+            withRow(of: node, isLeaf: isLeaf) { row in add(entry, values.start, to: row) }
+        }
+    }
+
+    /// Adds an entry to the blocks of a row that hold it.
+    @inline(__always) private func add(
+        _ entry: IndexEntry, _ values: UnsafePointer<Double>, to row: UnsafeMutablePointer<UInt64>
+    ) {
+        _ = layout.addEntry(entry, values, toAll: row, precise: true)
+        if let block = layout.categoryBlock(of: entry) {
+            _ = layout.addEntry(entry, values, toCategory: row + block, precise: true)
+        }
+    }
+
+    override func removed(_ entry: IndexEntry, from node: Int32, height: Int, in tree: MortonTree) {
+        guard width > 0 else { return }
+        let (keptAll, keptCategory) = lastRemoved.withUnsafeBufferPointer { values in
+            withRow(of: node, isLeaf: height == 0) { row in
+                let keptAll = layout.addEntry(entry, values.start, toAll: row, sign: -1, precise: true)
+                guard let block = layout.categoryBlock(of: entry) else { return (keptAll, true) }
+                return (
+                    keptAll,
+                    layout.addEntry(entry, values.start, toCategory: row + block, sign: -1, precise: true)
+                )
+            }
+        }
+        if !keptAll { recompute(node, height: height, category: nil, in: tree) }
+        if !keptCategory { recompute(node, height: height, category: Int(entry.category) - 1, in: tree) }
+    }
+
+    override func rebuild(_ node: Int32, height: Int, in tree: MortonTree) {
+        guard width > 0 else { return }
+        recompute(node, height: height, category: nil, in: tree)
+        for position in 0..<layout.categoryCount { recompute(node, height: height, category: position, in: tree) }
+    }
+
+    /// Recomputes one block of a node (a category's, or that of all when `category` is `nil`) from what lies below it,
+    /// whose rows are current.
+    private func recompute(_ node: Int32, height: Int, category: Int?, in tree: MortonTree) {
+        let layout = layout
+        let block = category.map { layout.categoryBlock($0) } ?? 0
+        let shape = category == nil ? layout.all : layout.category
+        if height == 0 {
+            let entries = tree.leaves[Int(node)].entries
+            stored.withUnsafeBufferPointer { stored in
+                withRow(of: node, isLeaf: true) { row in
+                    RowLayout.clear(shape, at: row + block)
+                    for (position, entry) in entries.enumerated() {
+                        let values = stored.start + storedAt(position, of: node)
+                        if let category {
+                            guard Int(entry.category) - 1 == category else { continue }
+                            _ = layout.addEntry(entry, values, toCategory: row + block, precise: true)
+                        } else {
+                            _ = layout.addEntry(entry, values, toAll: row, precise: true)
+                        }
+                    }
+                }
+            }
+            return
+        }
+        let children = tree.branches[Int(node)].children
+        let childRows = height == 1 ? leafRows : branchRows
+        childRows.withUnsafeBufferPointer { childRows in
+            withRow(of: node, isLeaf: false) { row in
+                RowLayout.clear(shape, at: row + block)
+                for child in children {
+                    let source = childRows.start + Int(child) * width + block
+                    RowLayout.merge(shape, source, into: shape, row + block, precise: true)
+                }
+            }
+        }
+    }
+
+    override func build(_ tree: MortonTree) {
+        // A bulk load lays out its input; otherwise (a recomputation to check against) what each entry stores stays.
+        let needed = max(1, tree.leaves.count * Self.window * entryWidth)
+        if input != nil {
+            stored = ContiguousArray(repeating: .nan, count: needed)
+        } else if stored.count < needed {
+            stored.append(contentsOf: repeatElement(.nan, count: needed - stored.count))
+        }
+        if let input {
+            let entryWidth = entryWidth
+            stored.withUnsafeMutableBufferPointer { stored in
+                guard let base = stored.baseAddress else { return }
+                for (leaf, node) in tree.leaves.enumerated() {
+                    for (position, entry) in node.entries.enumerated() {
+                        input(Int(entry.slot), base + (leaf * Self.window + position) * entryWidth)
+                    }
+                }
+            }
+            self.input = nil
+        }
+        leafRows = []
+        branchRows = []
+        for _ in 0..<tree.leaves.count { leafRows.append(contentsOf: emptyRow) }
+        for _ in 0..<tree.branches.count { branchRows.append(contentsOf: emptyRow) }
+        if tree.count > 0 {
+            func build(_ node: Int32, height: Int) {
+                if height > 0 {
+                    for child in tree.branches[Int(node)].children { build(child, height: height - 1) }
+                }
+                rebuild(node, height: height, in: tree)
+            }
+            build(tree.root, height: tree.height)
+        }
+        coarse = nil
+        if tree.coarseCells != nil { buildCoarse(tree) }
+    }
+
+    // MARK: Coarse cells
+
+    /// Computes the rows of every coarse cell: the cells of the deepest level in one walk of the tree, those above from
+    /// their four children.
+    func buildCoarse(_ tree: MortonTree) {
+        guard width > 0 else { return }
+        let deepest = CoarseCells.deepestLevel
+        var rows = ContiguousArray<UInt64>()
+        rows.reserveCapacity(CoarseCells.cellCount * width)
+        for _ in 0..<CoarseCells.cellCount { rows.append(contentsOf: emptyRow) }
+        let ranges = (0..<(UInt64(1) << (2 * UInt64(deepest)))).map { GridCell(level: deepest, code: $0).keyRange }
+        rows.withUnsafeMutableBufferPointer { rows in
+            var builder = RowBuilder(
+                layout: layout, rows: rows.start + CoarseCells.index(level: deepest, code: 0) * width)
+            walk(ranges: ranges, tree: tree, &builder)
+            for level in (0..<deepest).reversed() {
+                for code in 0..<(UInt64(1) << (2 * UInt64(level))) {
+                    let parent = rows.start + CoarseCells.index(level: level, code: code) * width
+                    for child in 0..<UInt64(4) {
+                        let index = CoarseCells.index(level: level + 1, code: 4 * code + child)
+                        layout.mergeRow(rows.start + index * width, into: parent)
+                    }
+                }
+            }
+        }
+        coarse = rows
+    }
+
+    /// Adds an entry just inserted (it stores what is prepared) to its coarse cells.
+    func coarseInserted(_ entry: IndexEntry) {
+        guard width > 0, coarse != nil else { return }
+        prepared.withUnsafeBufferPointer { values in
+            coarse?.withUnsafeMutableBufferPointer { rows in
+                for level in 0...CoarseCells.deepestLevel {
+                    let index = CoarseCells.index(level: level, code: MortonKey.cellCode(entry.key, level: level))
+                    add(entry, values.start, to: rows.start + index * width)
+                }
+            }
+        }
+    }
+
+    /// Takes an entry just removed from `tree` (it stored what was last removed) out of its coarse cells.
+    func coarseRemoved(_ entry: IndexEntry, from tree: MortonTree) {
+        guard width > 0, coarse != nil else { return }
+        for level in 0...CoarseCells.deepestLevel {
+            let code = MortonKey.cellCode(entry.key, level: level)
+            let index = CoarseCells.index(level: level, code: code)
+            let kept = lastRemoved.withUnsafeBufferPointer { values in
+                coarse?.withUnsafeMutableBufferPointer { rows in
+                    let row = rows.start + index * width
+                    let keptAll = layout.addEntry(entry, values.start, toAll: row, sign: -1, precise: true)
+                    guard let block = layout.categoryBlock(of: entry) else { return keptAll }
+                    let keptCategory = layout.addEntry(
+                        entry, values.start, toCategory: row + block, sign: -1, precise: true)
+                    return keptAll && keptCategory
+                } ?? true
+            }
+            if !kept {
+                // A minimum, maximum or key the entry attained: the cell's row again, from the tree.
+                var builder = RowBuilder(layout: layout, rows: nil)
+                var row = emptyRow
+                row.withUnsafeMutableBufferPointer { row in
+                    builder.rows = row.start
+                    walk(ranges: [GridCell(level: level, code: code).keyRange], tree: tree, &builder)
+                }
+                for i in 0..<width { coarse?[index * width + i] = row[i] }
+            }
+        }
+    }
+
+    /// Adds up the rows of the ranges a walk visits, precisely: what coarse cells are built from.
+    private struct RowBuilder: RowVisitor {
+        let layout: RowLayout
+        var rows: UnsafeMutablePointer<UInt64>!
+
+        func takesNodes(in range: Int) -> Bool { true }
+
+        mutating func node(_ row: UnsafePointer<UInt64>, range: Int) {
+            layout.mergeRow(row, into: rows + range * layout.width)
+        }
+
+        mutating func entry(_ entry: IndexEntry, _ values: UnsafePointer<Double>, range: Int) {
+            let row = rows + range * layout.width
+            _ = layout.addEntry(entry, values, toAll: row, precise: true)
+            if let block = layout.categoryBlock(of: entry) {
+                _ = layout.addEntry(entry, values, toCategory: row + block, precise: true)
+            }
+        }
+    }
+}
+
+extension RowLayout {
+    /// Writes what an element with validated `values` stores.
+    func write(_ values: ElementValues, into target: UnsafeMutableBufferPointer<Double>) {
+        var at = 0
+        if isWeighted {
+            target[0] = values.weight
+            at = 1
+        }
+        for field in fields {
+            target[at + field.numeric] =
+                field.position < values.reductions.count ? Self.number(of: values.reductions[field.position]) : .nan
+        }
+    }
+
+    /// The one number an element's value of a numeric reduction stands for; NaN for none.
+    static func number(of value: any ClusterAggregate) -> Double {
+        switch value {
+        case let sum as Sum: sum.count == 0 ? .nan : sum.total
+        case let mean as Mean: mean.sum.count == 0 ? .nan : mean.sum.total
+        case let minimum as Minimum: minimum.value ?? .nan
+        case let maximum as Maximum: maximum.value ?? .nan
+        default: .nan
+        }
+    }
+}

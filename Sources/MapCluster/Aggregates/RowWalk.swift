@@ -1,0 +1,379 @@
+/// What receives a walk of the rows over key ranges (``NodeRows/walk(ranges:tree:_:)``): whole nodes that lie inside a
+/// range, and the entries of leaves that straddle one.
+///
+/// A protocol rather than closures: the walk is specialized for each receiver.
+protocol RowVisitor {
+    /// Whether a node's row stands for its entries in a range; otherwise they are visited (a predicate on entries).
+    func takesNodes(in range: Int) -> Bool
+    /// A node whose entries all lie in range `range`: its row.
+    mutating func node(_ row: UnsafePointer<UInt64>, range: Int)
+    /// An entry in range `range`, and what it stores.
+    mutating func entry(_ entry: IndexEntry, _ values: UnsafePointer<Double>, range: Int)
+    /// Takes a leaf that straddles `candidates` of `ranges` in a way of its own, from its row and fewer visits; false
+    /// to have its entries handed over one by one.
+    mutating func leaf(
+        _ entries: UnsafeBufferPointer<IndexEntry>, values: UnsafePointer<Double>, entryWidth: Int,
+        row: UnsafePointer<UInt64>, ranges: UnsafeBufferPointer<ClosedRange<UInt64>>, candidates: Range<Int>
+    ) -> Bool
+}
+
+extension RowVisitor {
+    mutating func leaf(
+        _ entries: UnsafeBufferPointer<IndexEntry>, values: UnsafePointer<Double>, entryWidth: Int,
+        row: UnsafePointer<UInt64>, ranges: UnsafeBufferPointer<ClosedRange<UInt64>>, candidates: Range<Int>
+    ) -> Bool { false }
+}
+
+extension NodeRows {
+    /// Walks the tree once for all `ranges` (disjoint, in key order), handing `visitor` the rows of the subtrees inside
+    /// a range and the entries of the leaves that straddle one: the descents of neighbouring ranges are shared.
+    /// - Complexity: O(*r* *F* log *n* + *e*) for *r* ranges and *e* entries in leaves that straddle them; every entry
+    ///   of a range whose nodes the visitor does not take (``RowVisitor/takesNodes(in:)``).
+    func walk<Visitor: RowVisitor>(ranges: [ClosedRange<UInt64>], tree: MortonTree, _ visitor: inout Visitor) {
+        guard let rootSummary = tree.rootSummary, !ranges.isEmpty else { return }
+        leafRows.withUnsafeBufferPointer { leafRows in
+            branchRows.withUnsafeBufferPointer { branchRows in
+                stored.withUnsafeBufferPointer { stored in
+                    ranges.withUnsafeBufferPointer { ranges in
+                        let walk = Walk(
+                            tree: tree, ranges: ranges, leafRows: leafRows.baseAddress,
+                            branchRows: branchRows.baseAddress,
+                            stored: stored.start, width: width, entryWidth: entryWidth)
+                        walk.visit(
+                            tree.root, height: tree.height, summary: rootSummary, ranges: 0..<ranges.count, &visitor)
+                    }
+                }
+            }
+        }
+    }
+
+    private struct Walk {
+        let tree: MortonTree
+        let ranges: UnsafeBufferPointer<ClosedRange<UInt64>>
+        let leafRows: UnsafePointer<UInt64>?
+        let branchRows: UnsafePointer<UInt64>?
+        let stored: UnsafePointer<Double>
+        let width: Int
+        let entryWidth: Int
+
+        /// Hands the visitor the node's entries that lie in `candidates`, the ranges that may hold some of them.
+        func visit<Visitor: RowVisitor>(
+            _ node: Int32, height: Int, summary: Summary, ranges candidates: Range<Int>, _ visitor: inout Visitor
+        ) {
+            var first = candidates.lowerBound
+            var end = candidates.upperBound
+            while first < end && ranges[first].upperBound < summary.firstKey { first += 1 }
+            while end > first && ranges[end - 1].lowerBound > summary.lastKey { end -= 1 }
+            guard first < end else { return }
+            if visitor.takesNodes(in: first) && ranges[first].lowerBound <= summary.firstKey
+                && summary.lastKey <= ranges[first].upperBound,
+                let rows = height == 0 ? leafRows : branchRows
+            {
+                visitor.node(rows + Int(node) * width, range: first)
+                return
+            }
+            if height == 0 {
+                visitLeaf(node, ranges: first..<end, &visitor)
+                return
+            }
+            let n = Int(node)
+            var slot = tree.branches[n].firstSlot(reaching: ranges[first].lowerBound)
+            while slot < tree.branches[n].children.count,
+                tree.branches[n].summaries[slot].firstKey <= ranges[end - 1].upperBound
+            {
+                let child = tree.branches[n].summaries[slot]
+                while first < end && ranges[first].upperBound < child.firstKey { first += 1 }
+                var childEnd = first
+                while childEnd < end && ranges[childEnd].lowerBound <= child.lastKey { childEnd += 1 }
+                if first < childEnd {
+                    visit(
+                        tree.branches[n].children[slot], height: height - 1, summary: child, ranges: first..<childEnd,
+                        &visitor)
+                }
+                slot += 1
+            }
+        }
+
+        private func visitLeaf<Visitor: RowVisitor>(
+            _ leaf: Int32, ranges candidates: Range<Int>, _ visitor: inout Visitor
+        ) {
+            tree.leaves[Int(leaf)].entries.withUnsafeBufferPointer { entries in
+                let base = stored + Int(leaf) * NodeRows.window * entryWidth
+                if let leafRows,
+                    visitor.leaf(
+                        entries, values: base, entryWidth: entryWidth, row: leafRows + Int(leaf) * width,
+                        ranges: ranges, candidates: candidates)
+                {
+                    return
+                }
+                var range = candidates.lowerBound
+                var position = entries.lowerBound(of: ranges[range].lowerBound)
+                while position < entries.count {
+                    let entry = entries[position]
+                    while range < candidates.upperBound && ranges[range].upperBound < entry.key { range += 1 }
+                    guard range < candidates.upperBound else { return }
+                    if entry.key >= ranges[range].lowerBound {
+                        visitor.entry(entry, base + position * entryWidth, range: range)
+                    }
+                    position += 1
+                }
+            }
+        }
+    }
+}
+
+// MARK: - Clusters' aggregates
+
+/// Adds up the aggregates of each range into a row of the shape of a block of all (``RowLayout/all``): what a
+/// cluster's answer holds.
+///
+/// With `categories`, the counts of those categories and the other sections of their blocks; otherwise the block of
+/// all. Each range's match says which of its entries count; a range that takes them all takes whole nodes' rows.
+struct AggregateRowsVisitor: RowVisitor {
+    let layout: RowLayout
+    let categories: CategorySet?
+    /// The answer's rows, `layout.all.width` words each.
+    let rows: UnsafeMutablePointer<UInt64>
+    /// The answer's row of each range.
+    let targets: [Int]
+    let matches: [AggregateRequest.Match]
+    let admits: (IndexEntry, MemberFilter) -> Bool
+
+    func takesNodes(in range: Int) -> Bool {
+        if case .all = matches[range] { true } else { false }
+    }
+
+    mutating func node(_ row: UnsafePointer<UInt64>, range: Int) {
+        layout.addNode(row, categories: categories, into: rows + targets[range] * layout.all.width)
+    }
+
+    mutating func entry(_ entry: IndexEntry, _ values: UnsafePointer<Double>, range: Int) {
+        if let categories, !categories.admits(code: entry.category) { return }
+        guard matches[range].takes(entry, admits: admits) else { return }
+        _ = layout.addEntry(entry, values, toAll: rows + targets[range] * layout.all.width, precise: false)
+    }
+
+    /// A leaf that straddles ranges, when answers have no minima or maxima: its longest run in a range is the leaf's
+    /// row less every entry outside the run, so only those are visited (as the clustering pass's fold does), about a
+    /// quarter of a leaf instead of all of it.
+    mutating func leaf(
+        _ entries: UnsafeBufferPointer<IndexEntry>, values: UnsafePointer<Double>, entryWidth: Int,
+        row: UnsafePointer<UInt64>, ranges: UnsafeBufferPointer<ClosedRange<UInt64>>, candidates: Range<Int>
+    ) -> Bool {
+        let all = layout.all
+        guard all.mins == 0, all.maxes == 0, candidates.allSatisfy(takesNodes) else { return false }
+        // Each candidate's run of the leaf: a few steps at either end, then a binary search (runs are short in a fine
+        // grid, long in a coarse one).
+        func firstPosition(from start: Int, notBelow key: UInt64) -> Int {
+            var position = start
+            while position < entries.count && position < start + 8 && entries[position].key < key { position += 1 }
+            return position == start + 8 ? entries[position...].lowerBound(of: key) : position
+        }
+        var longest = (range: -1, start: 0, end: 0)
+        var start = 0
+        for range in candidates {
+            start = firstPosition(from: start, notBelow: ranges[range].lowerBound)
+            let end =
+                ranges[range].upperBound == .max
+                ? entries.count : firstPosition(from: start, notBelow: ranges[range].upperBound + 1)
+            if end - start > longest.end - longest.start { longest = (range, start, end) }
+            start = end
+        }
+        guard longest.range >= 0 else { return false }
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * all.width) { scratch in
+            let others = scratch.start
+            let run = others + all.width
+            RowLayout.clear(all, at: others)
+            // Every entry outside the longest run is added up once: a run in another range into a row of its own,
+            // which goes to that range's answer and to the others; an entry in no range into the others.
+            var range = candidates.lowerBound
+            var runRange = -1
+            func flush() {
+                guard runRange >= 0 else { return }
+                RowLayout.merge(all, run, into: all, rows + targets[runRange] * all.width, precise: false)
+                RowLayout.merge(all, run, into: all, others, precise: false)
+                runRange = -1
+            }
+            for position in entries.indices where position < longest.start || position >= longest.end {
+                let entry = entries[position]
+                if let categories, !categories.admits(code: entry.category) { continue }
+                while range < candidates.upperBound && ranges[range].upperBound < entry.key { range += 1 }
+                let inRange = range < candidates.upperBound && entry.key >= ranges[range].lowerBound ? range : -1
+                if inRange != runRange {
+                    flush()
+                    if inRange >= 0 {
+                        runRange = inRange
+                        RowLayout.clear(all, at: run)
+                    }
+                }
+                _ = layout.addEntry(
+                    entry, values + position * entryWidth, toAll: inRange >= 0 ? run : others, precise: false)
+            }
+            flush()
+            let target = rows + targets[longest.range] * all.width
+            layout.addNode(row, categories: categories, into: target)
+            RowLayout.subtract(all, others, from: target)
+            return true
+        }
+    }
+}
+
+extension RowLayout {
+    /// Takes the integers and pairs of `source` (of a block of shape `block`, without minima or maxima) out of
+    /// `target`'s, word by word.
+    @inline(__always) static func subtract(
+        _ block: Block, _ source: UnsafePointer<UInt64>, from target: UnsafeMutablePointer<UInt64>
+    ) {
+        for i in 0..<block.ints { target[i] &-= source[i] }
+        for i in block.pairsAt..<block.minsAt {
+            target[i] = (Double(bitPattern: target[i]) - Double(bitPattern: source[i])).bitPattern
+        }
+    }
+}
+
+extension RowLayout {
+    /// Adds what a row (of a node or a coarse cell) holds to an answer's row: its block of all, or with `categories`,
+    /// their counts and blocks.
+    @inline(__always) func addNode(
+        _ row: UnsafePointer<UInt64>, categories: CategorySet?, into target: UnsafeMutablePointer<UInt64>
+    ) {
+        guard let categories else {
+            Self.merge(all, row, into: all, target, precise: false)
+            return
+        }
+        var bits = categories.bits
+        while bits != 0 {
+            let position = bits.trailingZeroBitCount
+            bits &= bits &- 1
+            guard position < categoryCount else { break }
+            target[position] &+= row[position]
+            Self.merge(
+                category, row + categoryBlock(position), into: all, target, intsFrom: 0, intsTo: categoryCount,
+                precise: false)
+        }
+    }
+}
+
+// MARK: - Categories' clustering totals
+
+/// What a query filtered by categories knows of a range's members of those categories: their count, center of mass,
+/// key span and extremes, from the categories' blocks.
+struct CategoryTotals: Equatable {
+    var count = 0
+    var latitudeSum: Int64 = 0
+    var longitudeSum: Int64 = 0
+    var firstKey = UInt64.max
+    var lastKey: UInt64 = 0
+    var minLatitude = Double.infinity
+    var maxLatitude = -Double.infinity
+    var minLongitude = Double.infinity
+    var maxLongitude = -Double.infinity
+
+    /// Adds one entry.
+    @inline(__always) mutating func add(_ entry: IndexEntry) {
+        let longitude = entry.coordinate.wrappedLongitude
+        count += 1
+        latitudeSum &+= Summary.fixedPoint(entry.coordinate.latitude)
+        longitudeSum &+= Summary.fixedPoint(longitude)
+        firstKey = min(firstKey, entry.key)
+        lastKey = max(lastKey, entry.key)
+        minLatitude = min(minLatitude, entry.coordinate.latitude)
+        maxLatitude = max(maxLatitude, entry.coordinate.latitude)
+        minLongitude = min(minLongitude, longitude)
+        maxLongitude = max(maxLongitude, longitude)
+    }
+
+    /// Adds the members of `categories` that a row holds.
+    @inline(__always) mutating func add(_ row: UnsafePointer<UInt64>, categories: CategorySet, layout: RowLayout) {
+        var bits = categories.bits
+        while bits != 0 {
+            let position = bits.trailingZeroBitCount
+            bits &= bits &- 1
+            guard position < layout.categoryCount else { break }
+            let members = Int(truncatingIfNeeded: row[position])
+            guard members > 0 else { continue }
+            let block = row + layout.categoryBlock(position)
+            count += members
+            latitudeSum &+= Int64(bitPattern: block[layout.latitudeSumAt])
+            longitudeSum &+= Int64(bitPattern: block[layout.latitudeSumAt + 1])
+            firstKey = min(firstKey, block[layout.category.keyMinsAt])
+            lastKey = max(lastKey, block[layout.category.keyMaxesAt])
+            minLatitude = min(minLatitude, Double(bitPattern: block[layout.minimumLatitudeAt]))
+            minLongitude = min(minLongitude, Double(bitPattern: block[layout.minimumLatitudeAt + 1]))
+            maxLatitude = max(maxLatitude, Double(bitPattern: block[layout.maximumLatitudeAt]))
+            maxLongitude = max(maxLongitude, Double(bitPattern: block[layout.maximumLatitudeAt + 1]))
+        }
+    }
+
+    /// Whether every entry has the same coordinate (and there is one).
+    var isSameLocation: Bool {
+        count > 0 && minLatitude == maxLatitude && minLongitude == maxLongitude
+    }
+
+    /// The totals a clustering pass reads, for a non-empty value.
+    var cellTotals: CellTotals {
+        CellTotals(
+            count: count, firstKey: firstKey, lastKey: lastKey, latitudeSum: latitudeSum, longitudeSum: longitudeSum,
+            location: Coordinate(uncheckedLatitude: minLatitude, longitude: minLongitude),
+            isSameLocation: isSameLocation)
+    }
+
+    /// The smallest rectangle holding every entry, on the index's grid, for a non-empty value.
+    var bounds: MapRect {
+        let northWest = GridPosition(Coordinate(uncheckedLatitude: maxLatitude, longitude: minLongitude))
+        let southEast = GridPosition(Coordinate(uncheckedLatitude: minLatitude, longitude: maxLongitude))
+        return northWest.rect(through: southEast)
+    }
+}
+
+/// Adds up the members of some categories in each range.
+struct CategoryTotalsVisitor: RowVisitor {
+    let layout: RowLayout
+    let categories: CategorySet
+    var totals: [CategoryTotals]
+
+    func takesNodes(in range: Int) -> Bool { true }
+
+    mutating func node(_ row: UnsafePointer<UInt64>, range: Int) {
+        totals[range].add(row, categories: categories, layout: layout)
+    }
+
+    mutating func entry(_ entry: IndexEntry, _ values: UnsafePointer<Double>, range: Int) {
+        if categories.admits(code: entry.category) { totals[range].add(entry) }
+    }
+}
+
+extension NodeRows {
+    /// The totals of the members of `categories` in each of `ranges` (disjoint, in key order), in one walk.
+    func categoryTotals(ranges: [ClosedRange<UInt64>], categories: CategorySet, tree: MortonTree) -> [CategoryTotals] {
+        var visitor = CategoryTotalsVisitor(
+            layout: layout, categories: categories, totals: Array(repeating: CategoryTotals(), count: ranges.count))
+        walk(ranges: ranges, tree: tree, &visitor)
+        return visitor.totals
+    }
+
+    /// The totals of the members of `categories` in a coarse cell, when the tree keeps coarse rows.
+    func coarseCategoryTotals(level: Int, code: UInt64, categories: CategorySet) -> CategoryTotals? {
+        guard let coarse else { return nil }
+        return coarse.withUnsafeBufferPointer { rows in
+            var totals = CategoryTotals()
+            totals.add(
+                rows.start + CoarseCells.index(level: level, code: code) * width, categories: categories,
+                layout: layout)
+            return totals
+        }
+    }
+
+    /// Adds the aggregates of a coarse cell to an answer's row; false when the tree keeps no coarse rows.
+    func addCoarseAggregates(
+        level: Int, code: UInt64, categories: CategorySet?, into row: UnsafeMutablePointer<UInt64>
+    ) -> Bool {
+        guard let coarse else { return false }
+        coarse.withUnsafeBufferPointer { rows in
+            layout.addNode(
+                rows.start + CoarseCells.index(level: level, code: code) * width, categories: categories,
+                into: row)
+        }
+        return true
+    }
+}
