@@ -7,6 +7,13 @@ clients. Prints requests per second and latency percentiles, and fails on any er
 longer than the time bound. Standard library only.
 
     scripts/loadcheck.py .build/release/mapcluster [--points N] [--requests N] [--clients N] [--json]
+
+With --aggregates it asks what the default page asks of a map with aggregates (each point has one of 7 continents and
+a population; clusters count the continents and sum the populations, as the bundled sample's do) and compares that
+with plain clusters of the same points: two servers, the same requests sent to each in alternating rounds, so that
+both rates come from one run. It prints both rates and their ratio, and with --min-ratio fails below it.
+
+    scripts/loadcheck.py .build/release/mapcluster --aggregates [--rounds 6] [--min-ratio 0.8]
 """
 
 import argparse
@@ -23,14 +30,23 @@ import tempfile
 import time
 
 
-def write_points(path, count, seed):
+CONTINENTS = ["AF", "AN", "AS", "EU", "NA", "OC", "SA"]
+
+# What the server takes to cluster with the default page's aggregates.
+AGGREGATES = ["--category", "continent", "--reduce", "population:sum"]
+
+
+def write_points(path, count, seed, aggregates=False):
     rng = random.Random(seed)
     with open(path, "w") as out:
-        out.write("id,lat,lon\n")
+        out.write("id,lat,lon,continent,population\n" if aggregates else "id,lat,lon\n")
         for i in range(count):
             # Uniform on the sphere between +-85 degrees of latitude.
             lat = math.degrees(math.asin(rng.uniform(-0.9961, 0.9961)))
-            out.write(f"{i},{lat:.6f},{rng.uniform(-180, 180):.6f}\n")
+            line = f"{i},{lat:.6f},{rng.uniform(-180, 180):.6f}"
+            if aggregates:
+                line += f",{CONTINENTS[rng.randrange(len(CONTINENTS))]},{rng.randint(1_000, 5_000_000)}"
+            out.write(line + "\n")
 
 
 def bbox_for(lat, lon, zoom, width=1280, height=800):
@@ -80,13 +96,18 @@ async def client(host, port, paths, latencies, failures):
         writer.close()
 
 
-async def load(host, port, requests, clients, seed):
+def request_paths(requests, seed):
     rng = random.Random(seed)
     paths = []
     for _ in range(requests):
         zoom = rng.randint(0, 12)
         lat = math.degrees(math.asin(rng.uniform(-0.95, 0.95)))
         paths.append(f"/api/clusters?bbox={bbox_for(lat, rng.uniform(-180, 180), zoom)}&zoom={zoom}")
+    return paths
+
+
+async def load(host, port, requests, clients, seed, paths=None):
+    paths = paths or request_paths(requests, seed)
     shares = [paths[i::clients] for i in range(clients)]
     latencies, failures = [], []
     start = time.perf_counter()
@@ -99,16 +120,20 @@ class ServedPoints:
     `process`, `host` and `port`; on leaving, the server gets SIGTERM and `stopped` is its exit status (or "killed" if
     it didn't stop within `stop_timeout` seconds), and the file is removed."""
 
-    def __init__(self, binary, count, stop_timeout=10):
+    def __init__(self, binary, count, stop_timeout=10, points=None, arguments=()):
         self.binary, self.count, self.stop_timeout = binary, count, stop_timeout
+        self.points, self.arguments = points, list(arguments)
         self.stopped = None
 
     def __enter__(self):
         self.folder = tempfile.TemporaryDirectory()
-        points = os.path.join(self.folder.name, "points.csv")
-        write_points(points, self.count, seed=7)
+        points = self.points
+        if points is None:
+            points = os.path.join(self.folder.name, "points.csv")
+            write_points(points, self.count, seed=7)
         self.process = subprocess.Popen(
-            [self.binary, "serve", points, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            [self.binary, "serve", points, "--port", "0"] + self.arguments, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, text=True)
         line = self.process.stdout.readline()
         match = re.search(r"http://([\d.]+):(\d+)/", line)
         if not match:
@@ -133,6 +158,43 @@ def percentile(values, fraction):
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
+def compare_aggregates(arguments):
+    """Plain and aggregated servers of the same points, the same requests to each in alternating rounds."""
+    with tempfile.TemporaryDirectory() as folder:
+        points = os.path.join(folder, "points.csv")
+        write_points(points, arguments.points, seed=7, aggregates=True)
+        with ServedPoints(arguments.binary, arguments.points, points=points) as plain, \
+                ServedPoints(arguments.binary, arguments.points, points=points, arguments=AGGREGATES) as aggregated:
+            servers = {"plain": plain, "aggregated": aggregated}
+            seconds = {name: 0.0 for name in servers}
+            latencies = {name: [] for name in servers}
+            failures = []
+            per_round = max(1, arguments.requests // arguments.rounds)
+            for round_number in range(arguments.rounds):
+                paths = request_paths(per_round, seed=11 + round_number)
+                # Alternating which goes first, so that neither always meets a warmer or busier machine.
+                order = list(servers) if round_number % 2 == 0 else list(reversed(servers))
+                for name in order:
+                    server = servers[name]
+                    elapsed, round_latencies, round_failures = asyncio.run(
+                        asyncio.wait_for(
+                            load(server.host, server.port, per_round, arguments.clients, 0, paths=paths),
+                            arguments.time_bound))
+                    seconds[name] += elapsed
+                    latencies[name] += round_latencies
+                    failures += [f"{name}: {failure}" for failure in round_failures]
+    report = {"points": arguments.points, "rounds": arguments.rounds, "clients": arguments.clients}
+    for name in servers:
+        report[f"{name}_requests"] = len(latencies[name])
+        report[f"{name}_requests_per_second"] = round(len(latencies[name]) / seconds[name], 1)
+        report[f"{name}_p50_ms"] = round(percentile(latencies[name], 0.50) * 1e3, 2)
+        report[f"{name}_p99_ms"] = round(percentile(latencies[name], 0.99) * 1e3, 2)
+    report["ratio"] = round(report["aggregated_requests_per_second"] / report["plain_requests_per_second"], 3)
+    report["errors"] = len(failures)
+    report["server_exits"] = [plain.stopped, aggregated.stopped]
+    return report, failures
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binary", help="the mapcluster executable (a release build)")
@@ -141,7 +203,24 @@ def main():
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--time-bound", type=float, default=120, help="seconds the requests may take in all")
     parser.add_argument("--json", action="store_true", help="print the report as one JSON line")
+    parser.add_argument(
+        "--aggregates", action="store_true", help="compare the default page's aggregated requests with plain ones")
+    parser.add_argument("--rounds", type=int, default=6, help="with --aggregates: alternating rounds")
+    parser.add_argument("--min-ratio", type=float, help="with --aggregates: fail below this ratio of the rates")
     arguments = parser.parse_args()
+
+    if arguments.aggregates:
+        report, failures = compare_aggregates(arguments)
+        print(json.dumps(report) if arguments.json else "\n".join(f"{k:>34}: {v}" for k, v in report.items()))
+        for failure in failures[:10]:
+            print("failed:", failure, file=sys.stderr)
+        expected = (arguments.requests // arguments.rounds) * arguments.rounds
+        if failures or report["plain_requests"] != expected or report["aggregated_requests"] != expected \
+                or report["server_exits"] != [0, 0]:
+            sys.exit(1)
+        if arguments.min_ratio is not None and report["ratio"] < arguments.min_ratio:
+            sys.exit(f"aggregated requests ran at {report['ratio']:.2f} of the plain rate, under {arguments.min_ratio}")
+        return
 
     with ServedPoints(arguments.binary, arguments.points) as server:
         elapsed, latencies, failures = asyncio.run(

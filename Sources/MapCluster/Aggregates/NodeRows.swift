@@ -184,8 +184,28 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
 
     override func rebuild(_ node: Int32, height: Int, in tree: MortonTree) {
         guard width > 0 else { return }
-        recompute(node, height: height, category: nil, in: tree)
-        for position in 0..<layout.categoryCount { recompute(node, height: height, category: position, in: tree) }
+        // One pass over what lies below: each entry into its two blocks, or each child's whole row.
+        let layout = layout
+        if height == 0 {
+            let entries = tree.leaves[Int(node)].entries
+            stored.withUnsafeBufferPointer { stored in
+                withRow(of: node, isLeaf: true) { row in
+                    layout.clearRow(row)
+                    for (position, entry) in entries.enumerated() {
+                        add(entry, stored.start + storedAt(position, of: node), to: row)
+                    }
+                }
+            }
+            return
+        }
+        let children = tree.branches[Int(node)].children
+        let childRows = height == 1 ? leafRows : branchRows
+        childRows.withUnsafeBufferPointer { childRows in
+            withRow(of: node, isLeaf: false) { row in
+                layout.clearRow(row)
+                for child in children { layout.mergeRow(childRows.start + Int(child) * width, into: row) }
+            }
+        }
     }
 
     /// Recomputes one block of a node (a category's, or that of all when `category` is `nil`) from what lies below it,
@@ -245,9 +265,13 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
             }
             self.input = nil
         }
+        // Reserved to the word: these rows are most of an aggregated index's memory, and growing by doubling would
+        // briefly hold half as much again.
         leafRows = []
-        branchRows = []
+        leafRows.reserveCapacity(tree.leaves.count * width)
         for _ in 0..<tree.leaves.count { leafRows.append(contentsOf: emptyRow) }
+        branchRows = []
+        branchRows.reserveCapacity(tree.branches.count * width)
         for _ in 0..<tree.branches.count { branchRows.append(contentsOf: emptyRow) }
         if tree.count > 0 {
             func build(_ node: Int32, height: Int) {
@@ -306,7 +330,9 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
     /// Takes an entry just removed from `tree` (it stored what was last removed) out of its coarse cells.
     func coarseRemoved(_ entry: IndexEntry, from tree: MortonTree) {
         guard width > 0, coarse != nil else { return }
-        for level in 0...CoarseCells.deepestLevel {
+        // From the deepest level up, so that a cell whose row must be recomputed adds up its four children, which are
+        // current; only the deepest level asks the tree.
+        for level in (0...CoarseCells.deepestLevel).reversed() {
             let code = MortonKey.cellCode(entry.key, level: level)
             let index = CoarseCells.index(level: level, code: code)
             let kept = lastRemoved.withUnsafeBufferPointer { values in
@@ -319,15 +345,20 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
                     return keptAll && keptCategory
                 } ?? true
             }
-            if !kept {
-                // A minimum, maximum or key the entry attained: the cell's row again, from the tree.
-                var builder = RowBuilder(layout: layout, rows: nil)
-                var row = emptyRow
-                row.withUnsafeMutableBufferPointer { row in
-                    builder.rows = row.start
+            guard !kept else { continue }
+            // A minimum, maximum or key the entry attained: the cell's row again.
+            coarse?.withUnsafeMutableBufferPointer { rows in
+                let row = rows.start + index * width
+                layout.clearRow(row)
+                if level < CoarseCells.deepestLevel {
+                    for child in 0..<UInt64(4) {
+                        let childIndex = CoarseCells.index(level: level + 1, code: 4 * code + child)
+                        layout.mergeRow(rows.start + childIndex * width, into: row)
+                    }
+                } else {
+                    var builder = RowBuilder(layout: layout, rows: row)
                     walk(ranges: [GridCell(level: level, code: code).keyRange], tree: tree, &builder)
                 }
-                for i in 0..<width { coarse?[index * width + i] = row[i] }
             }
         }
     }

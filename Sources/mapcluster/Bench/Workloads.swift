@@ -30,6 +30,7 @@ struct Workload {
             viewport("viewport-1M-z3", zoom: 3),
             viewport("viewport-1M-z8", zoom: 8),
             viewport("viewport-1M-z14", zoom: 14),
+            worldViewport("viewport-1M-world-z2", aggregated: false),
             emptyViewport(),
             Workload(name: "world-10M-z2", iterations: 51) {
                 let index = ClusterIndex(BenchmarkData.uniformPoints(count: 10_000_000, seed: 45))
@@ -125,8 +126,11 @@ struct Workload {
                     }
                 }
             },
-            aggregateViewport("viewport-1M-z3-aggregates", categories: nil),
-            aggregateViewport("viewport-1M-z3-filtered", categories: Set(BenchmarkData.aggregateCategories.prefix(3))),
+            aggregateViewport("viewport-1M-z3-aggregates", zoom: 3, categories: nil),
+            aggregateViewport(
+                "viewport-1M-z3-filtered", zoom: 3, categories: Set(BenchmarkData.aggregateCategories.prefix(3))),
+            aggregateViewport("viewport-1M-z8-aggregates", zoom: 8, categories: nil),
+            worldViewport("viewport-1M-world-z2-aggregates", aggregated: true),
             Workload(name: "update-1M-aggregates", iterations: 21) {
                 var index = BenchmarkData.aggregatedIndex(
                     BenchmarkData.uniformPoints(count: 1_000_000, seed: 46), seed: 51)
@@ -156,12 +160,26 @@ struct Workload {
         ]
     }
 
-    /// A zoom-3 viewport of 1,000,000 points with weights, 8 categories and a sum, unfiltered or filtered: its clusters
-    /// and their aggregates.
-    static func aggregateViewport(_ name: String, categories: Set<String>?) -> Workload {
+    /// The whole world at zoom 2 (a 1,024-point square), over 1,000,000 points: its clusters, and with `aggregated`
+    /// (weights, 8 categories and a sum) their aggregates.
+    static func worldViewport(_ name: String, aggregated: Bool) -> Workload {
+        Workload(name: name, iterations: 201) {
+            let points = BenchmarkData.uniformPoints(count: 1_000_000, seed: 44)
+            let index = aggregated ? BenchmarkData.aggregatedIndex(points, seed: 53) : ClusterIndex(points)
+            let world = Viewport(rect: .world, size: ViewSize(showing: .world, atZoom: 2))
+            return Iteration {
+                let clusters = index.clusters(in: world)
+                blackHole((clusters, aggregated ? index.aggregates(of: clusters) : nil))
+            }
+        }
+    }
+
+    /// A viewport of 1,000,000 points with weights, 8 categories and a sum, unfiltered or filtered: its clusters and
+    /// their aggregates.
+    static func aggregateViewport(_ name: String, zoom: Double, categories: Set<String>?) -> Workload {
         Workload(name: name, iterations: 201) {
             let index = BenchmarkData.aggregatedIndex(BenchmarkData.uniformPoints(count: 1_000_000, seed: 44), seed: 53)
-            let viewport = Viewport(center: standardCenter, zoom: 3, size: screen)
+            let viewport = Viewport(center: standardCenter, zoom: zoom, size: screen)
             var options = ClusterOptions<Int>()
             options.categories = categories
             return Iteration {
