@@ -28,9 +28,10 @@ public struct ClusterGeoJSON: Sendable {
         var json = JSONText()
         json.raw(#"{"type":"FeatureCollection","features":["#)
         let aggregates = index.aggregates(of: clusters, options: options)
+        let keys = aggregates?.first.map { AggregateKeys(of: $0, weighted: index.schema?.isWeighted == true) }
         for (offset, cluster) in clusters.enumerated() {
             if offset > 0 { json.raw(",") }
-            feature(cluster, aggregates: aggregates?[offset], into: &json)
+            feature(cluster, aggregates: aggregates?[offset], keys: keys, into: &json)
         }
         json.raw("]}")
         return json.text
@@ -130,6 +131,7 @@ public struct ClusterGeoJSON: Sendable {
         wrap: ((Int, inout JSONText) -> Void)? = nil
     ) {
         let aggregates = index.aggregates(of: markers.flatMap(\.clusters), options: snapshot.options)
+        let keys = aggregates?.first.map { AggregateKeys(of: $0, weighted: index.schema?.isWeighted == true) }
         json.raw("[")
         var part = 0
         for (offset, marker) in markers.enumerated() {
@@ -143,8 +145,7 @@ public struct ClusterGeoJSON: Sendable {
                 clusterFeature(
                     id: Self.text(of: marker.id), at: marker.coordinate, count: marker.count,
                     expansionZoom: snapshot.expansionZoom(of: marker),
-                    aggregates: parts.flatMap(ClusterAggregates.combined),
-                    into: &json)
+                    aggregates: parts.flatMap(ClusterAggregates.combined), keys: keys, into: &json)
             }
             if let wrap {
                 wrap(offset, &json)
@@ -154,14 +155,17 @@ public struct ClusterGeoJSON: Sendable {
         json.raw("]")
     }
 
-    func feature(_ cluster: Cluster<Int>, aggregates: ClusterAggregates?, into json: inout JSONText) {
+    func feature(
+        _ cluster: Cluster<Int>, aggregates: ClusterAggregates?, keys: AggregateKeys? = nil, into json: inout JSONText
+    ) {
         if case .element(let record) = cluster.id {
             pointFeature(record, at: cluster.coordinate, into: &json)
             return
         }
         clusterFeature(
             id: cluster.id.text ?? cluster.id.description, at: cluster.coordinate, count: cluster.count,
-            expansionZoom: index.expansionZoom(of: cluster, options: options), aggregates: aggregates, into: &json)
+            expansionZoom: index.expansionZoom(of: cluster, options: options), aggregates: aggregates, keys: keys,
+            into: &json)
     }
 
     /// A cluster's feature.
@@ -170,7 +174,7 @@ public struct ClusterGeoJSON: Sendable {
     /// exact one rounded up); `expansion_zoom_exact` is the exact one, for maps that zoom continuously.
     private func clusterFeature(
         id: String, at coordinate: Coordinate, count: Int, expansionZoom: Double?, aggregates: ClusterAggregates?,
-        into json: inout JSONText
+        keys: AggregateKeys?, into json: inout JSONText
     ) {
         json.raw(#"{"type":"Feature","id":"#)
         json.string(id)
@@ -189,17 +193,24 @@ public struct ClusterGeoJSON: Sendable {
             json.raw(#","expansion_zoom_exact":"#)
             json.number(zoom)
         }
-        if let aggregates { Self.write(aggregates, weighted: index.schema?.isWeighted == true, into: &json) }
+        if let aggregates {
+            Self.write(
+                aggregates, keys: keys ?? AggregateKeys(of: aggregates, weighted: index.schema?.isWeighted == true),
+                into: &json)
+        }
         json.raw("}}")
     }
 
     /// A cluster's aggregates as properties: each reduction by its name (`population_sum`), `weight` when the index
     /// keeps weights, and `categories`, the count of each category that has members (`{"EU":31,"AS":4}`).
     package static func write(_ aggregates: ClusterAggregates, weighted: Bool, into json: inout JSONText) {
-        for (position, name) in aggregates.reductionNames.enumerated() {
-            json.raw(",")
-            json.string(name)
-            json.raw(":")
+        write(aggregates, keys: AggregateKeys(of: aggregates, weighted: weighted), into: &json)
+    }
+
+    /// ``write(_:weighted:into:)`` with the properties' names already written as JSON, once for a whole answer.
+    static func write(_ aggregates: ClusterAggregates, keys: AggregateKeys, into json: inout JSONText) {
+        for (position, key) in keys.reductions.enumerated() {
+            json.raw(key)
             if let number = aggregates.number(at: position) {
                 json.number(number)
             } else if aggregates.isNumeric(at: position) {
@@ -208,21 +219,40 @@ public struct ClusterGeoJSON: Sendable {
                 json.string(String(describing: aggregates.reduction(at: position)))
             }
         }
-        if weighted {
+        if keys.weighted {
             json.raw(#","weight":"#)
             json.number(aggregates.weight)
         }
-        if !aggregates.categories.isEmpty {
+        if !keys.categories.isEmpty {
             json.raw(#","categories":{"#)
             var first = true
-            for (category, count) in zip(aggregates.categories, aggregates.categoryCounts) where count > 0 {
+            for (key, count) in zip(keys.categories, aggregates.categoryCounts) where count > 0 {
                 if !first { json.raw(",") }
                 first = false
-                json.string(category)
-                json.raw(":")
+                json.raw(key)
                 json.raw(String(count))
             }
             json.raw("}")
+        }
+    }
+
+    /// The names of an answer's aggregate properties, escaped once: `,"population_sum":` for each reduction, and
+    /// `"EU":` for each category.
+    struct AggregateKeys {
+        let reductions: [String]
+        let categories: [String]
+        let weighted: Bool
+
+        init(of aggregates: ClusterAggregates, weighted: Bool) {
+            func key(_ name: String) -> String {
+                var json = JSONText()
+                json.string(name)
+                json.raw(":")
+                return json.text
+            }
+            reductions = aggregates.reductionNames.map { "," + key($0) }
+            categories = aggregates.categories.map(key)
+            self.weighted = weighted
         }
     }
 
@@ -297,6 +327,12 @@ package struct JSONText {
 
     package mutating func string(_ value: String) {
         text += "\""
+        // Most strings (ids, names, categories) need no escape: appended whole.
+        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            text += value
+            text += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": text += "\\\""

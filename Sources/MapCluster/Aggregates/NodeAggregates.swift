@@ -7,8 +7,10 @@ struct NodeAggregates: Sendable {
     var rows: NodeRows
     /// The user's reductions (``RowLayout/Kind/custom(_:)``), each per category and all.
     var custom: [AggregateColumn]
-    /// The categories' names and the reductions' names, in order, for every answer to share.
+    /// The reductions' names, in order, for every answer to share.
     let reductionNames: [String]
+    /// The answer for no cluster, made once: a map with nothing in view asks for it often.
+    let emptyAnswer: AggregateAnswer
 
     @usableFromInline
     init(schema: AggregateSchema) {
@@ -20,6 +22,9 @@ struct NodeAggregates: Sendable {
                 ? nil : reduction.valueType.column(categoryCount: schema.categories.count)
         }
         reductionNames = schema.reductions.map(\.name)
+        emptyAnswer = AggregateAnswer(
+            layout: layout, categories: schema.categories, reductionNames: reductionNames, counts: [], rows: [],
+            custom: custom.map { _ in [] })
     }
 
     static func isNumeric(_ type: any ClusterAggregate.Type) -> Bool {
@@ -273,6 +278,7 @@ extension NodeAggregates {
         _ requests: [AggregateRequest], categories: CategorySet?, tree: MortonTree,
         admits: @escaping (IndexEntry, MemberFilter) -> Bool
     ) -> ClusterAggregateTable {
+        guard !requests.isEmpty else { return ClusterAggregateTable(emptyAnswer) }
         let all = layout.all
         let width = all.width
         // At least one word, so that the buffer's start is never nil.

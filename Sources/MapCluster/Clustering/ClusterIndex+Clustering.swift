@@ -133,7 +133,9 @@ extension ClusterIndex {
     /// split: a single element, or members on one location.
     /// - Complexity: O(1), or O(log *n*) with ``ClusterOptions/cellSizeForZoom``.
     public func expansionZoom(of cluster: Cluster<Element>, options: ClusterOptions<Element> = .init()) -> Double? {
-        GridClustering(index: self, options: options, madeFor: cluster.id).expansionZoom(of: cluster)
+        // It follows from the cluster's tight cell and the grid alone, whatever its category filter: no clustering
+        // made for the filter (a set of its names) is needed, which a writer asking it of every feature would pay.
+        GridClustering(index: self, options: options).expansionZoom(of: cluster)
     }
 
     /// What each cluster's members add up to, in an index with an ``AggregateSchema``: their weight, their count in
@@ -153,6 +155,7 @@ extension ClusterIndex {
         -> ClusterAggregateTable?
     {
         guard tree.keepsAggregates else { return nil }
+        guard !clusters.isEmpty else { return tree.emptyAggregates }
         // Specialized here, so that reading the clusters costs no generic lookups: each becomes a plain request, with
         // the category filter it was made with (an element's is the options').
         let optionsFilter = options.categories.map(categorySet)

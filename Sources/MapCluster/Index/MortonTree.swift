@@ -118,6 +118,11 @@ struct MortonTree: Sendable {
     /// Whether the tree keeps aggregates.
     @usableFromInline var keepsAggregates: Bool { aggregates != nil }
 
+    /// The aggregates of no cluster, made once; `nil` when the tree keeps none.
+    @usableFromInline var emptyAggregates: ClusterAggregateTable? {
+        aggregates.map { ClusterAggregateTable($0.emptyAnswer) }
+    }
+
     /// Builds the tree from `count` entries in key order, `entry(i)` giving the *i*-th (from several
     /// threads), filling leaves to 15/16 and branches to 7/8:
     /// early inserts rarely split a node, and the leaves, which hold almost all the memory, waste little.
