@@ -158,23 +158,11 @@ struct NodeAggregates: Sendable {
     /// Stores validated columns as the values of slots 0..<count, for ``MortonTree/attach(_:)`` to lay out.
     @usableFromInline
     func store(_ columns: ElementValueColumns) {
-        let weights = columns.weights
-        let isWeighted = layout.isWeighted
-        let numbers: [(Int) -> Double] = layout.fields.map { field in
-            guard field.position < columns.reductions.count else { return { _ in .nan } }
-            switch columns.reductions[field.position] {
-            case .numbers(let numbers): return { numbers[$0] ?? .nan }
-            case .values(let values): return { RowLayout.number(of: values[$0]) }
-            }
-        }
-        rows.input = { slot, target in
-            var at = 0
-            if isWeighted {
-                target[0] = weights?[slot] ?? 1
-                at = 1
-            }
-            for (i, number) in numbers.enumerated() { target[at + i] = number(slot) }
-        }
+        rows.input = BulkValues(
+            isWeighted: layout.isWeighted, weights: columns.weights,
+            columns: layout.fields.map {
+                $0.position < columns.reductions.count ? columns.reductions[$0.position] : nil
+            })
         for (position, kind) in layout.kinds.enumerated() {
             guard case .custom(let column) = kind else { continue }
             custom[column].storeInput(position < columns.reductions.count ? columns.reductions[position] : nil)

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The rows of a tree's nodes and of its coarse cells (``RowLayout``), and what each entry stores for them, kept
 /// current through every change of the tree.
 ///
@@ -30,8 +32,8 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
     @exclusivity(unchecked) var prepared: ContiguousArray<Double>
     /// What the last removed entry stored.
     @exclusivity(unchecked) var lastRemoved: ContiguousArray<Double>
-    /// A bulk load's values of a slot, until ``build(_:)`` lays them out: written into the given doubles.
-    @exclusivity(unchecked) var input: ((Int, UnsafeMutablePointer<Double>) -> Void)?
+    /// A bulk load's values by slot, until ``build(_:)`` lays them out.
+    @exclusivity(unchecked) var input: BulkValues?
     /// What an element without values stores: weight 1, no value.
     let defaults: ContiguousArray<Double>
     /// A row of no member, to grow the row arrays with.
@@ -253,29 +255,17 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         } else if stored.count < needed {
             stored.append(contentsOf: repeatElement(.nan, count: needed - stored.count))
         }
-        if let input {
-            let entryWidth = entryWidth
-            stored.withUnsafeMutableBufferPointer { stored in
-                guard let base = stored.baseAddress else { return }
-                for (leaf, node) in tree.leaves.enumerated() {
-                    for (position, entry) in node.entries.enumerated() {
-                        input(Int(entry.slot), base + (leaf * Self.window + position) * entryWidth)
-                    }
-                }
-            }
-            self.input = nil
-        }
         // Reserved to the word: these rows are most of an aggregated index's memory, and growing by doubling would
         // briefly hold half as much again.
-        leafRows = []
-        leafRows.reserveCapacity(tree.leaves.count * width)
-        for _ in 0..<tree.leaves.count { leafRows.append(contentsOf: emptyRow) }
+        leafRows = ContiguousArray(repeating: 0, count: max(1, tree.leaves.count * width))
         branchRows = []
         branchRows.reserveCapacity(tree.branches.count * width)
         for _ in 0..<tree.branches.count { branchRows.append(contentsOf: emptyRow) }
-        if tree.count > 0 {
+        buildLeaves(tree)
+        input = nil
+        if tree.height > 0 {
             func build(_ node: Int32, height: Int) {
-                if height > 0 {
+                if height > 1 {
                     for child in tree.branches[Int(node)].children { build(child, height: height - 1) }
                 }
                 rebuild(node, height: height, in: tree)
@@ -284,6 +274,43 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         }
         coarse = nil
         if tree.coarseCells != nil { buildCoarse(tree) }
+    }
+
+    /// Lays out what each entry of a bulk load stores and computes every leaf's row, on all cores: each leaf writes its
+    /// own window and row.
+    private func buildLeaves(_ tree: MortonTree) {
+        guard width > 0 || input != nil else { return }
+        let (layout, input, leaves) = (layout, input, tree.leaves)
+        let (width, entryWidth, window) = (width, entryWidth, Self.window)
+        stored.withUnsafeMutableBufferPointer { stored in
+            leafRows.withUnsafeMutableBufferPointer { rows in
+                // Chunks of leaves write disjoint windows and rows of buffers that outlive `concurrentPerform`.
+                nonisolated(unsafe) let storedBase = stored.start
+                nonisolated(unsafe) let rowsBase = rows.start
+                let chunks = min(max(leaves.count / 1_024, 1), 16)
+                DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                    for leaf in (leaves.count * chunk / chunks)..<(leaves.count * (chunk + 1) / chunks) {
+                        let entries = leaves[leaf].entries
+                        let base = storedBase + leaf * window * entryWidth
+                        if let input {
+                            for (position, entry) in entries.enumerated() {
+                                input.write(slot: Int(entry.slot), into: base + position * entryWidth)
+                            }
+                        }
+                        guard width > 0 else { continue }
+                        let row = rowsBase + leaf * width
+                        layout.clearRow(row)
+                        for (position, entry) in entries.enumerated() {
+                            let values = UnsafePointer(base + position * entryWidth)
+                            _ = layout.addEntry(entry, values, toAll: row, precise: true)
+                            if let block = layout.categoryBlock(of: entry) {
+                                _ = layout.addEntry(entry, values, toCategory: row + block, precise: true)
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     // MARK: Coarse cells
@@ -380,6 +407,34 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
             if let block = layout.categoryBlock(of: entry) {
                 _ = layout.addEntry(entry, values, toCategory: row + block, precise: true)
             }
+        }
+    }
+}
+
+/// The values of a bulk load's elements, by slot, as the caller gave them: laid out beside the entries by
+/// ``NodeRows/build(_:)``, with no copy by slot on the way.
+struct BulkValues: Sendable {
+    /// Whether the schema is weighted: then each element stores a weight first.
+    var isWeighted: Bool
+    /// Each element's weight (1 for all when `nil`).
+    var weights: [Double]?
+    /// Each numeric reduction's values, in the order of ``RowLayout/fields``; `nil` for none given.
+    var columns: [ReductionValues?]
+
+    /// Writes what the element in `slot` stores.
+    @inline(__always) func write(slot: Int, into target: UnsafeMutablePointer<Double>) {
+        var at = 0
+        if isWeighted {
+            target[0] = weights?[slot] ?? 1
+            at = 1
+        }
+        for (i, column) in columns.enumerated() {
+            target[at + i] =
+                switch column {
+                case .numbers(let numbers)?: numbers[slot] ?? .nan
+                case .values(let values)?: RowLayout.number(of: values[slot])
+                case nil: .nan
+                }
         }
     }
 }
