@@ -137,7 +137,11 @@ public struct ClusterGeoJSON: Sendable {
         for (offset, marker) in markers.enumerated() {
             if offset > 0 { json.raw(",") }
             if wrap != nil { json.raw(#"{"feature":"#) }
-            let parts = aggregates.map { $0[part..<(part + marker.clusters.count)] }
+            // A marker of one cluster has that cluster's aggregates; one of several, their sum.
+            let markerAggregates =
+                marker.clusters.count == 1
+                ? aggregates?[part]
+                : aggregates.flatMap { ClusterAggregates.combined(Array($0[part..<(part + marker.clusters.count)])) }
             part += marker.clusters.count
             if let record = marker.element {
                 pointFeature(record, at: marker.coordinate, into: &json)
@@ -145,7 +149,7 @@ public struct ClusterGeoJSON: Sendable {
                 clusterFeature(
                     id: Self.text(of: marker.id), at: marker.coordinate, count: marker.count,
                     expansionZoom: snapshot.expansionZoom(of: marker),
-                    aggregates: parts.flatMap(ClusterAggregates.combined), keys: keys, into: &json)
+                    aggregates: markerAggregates, keys: keys, into: &json)
             }
             if let wrap {
                 wrap(offset, &json)

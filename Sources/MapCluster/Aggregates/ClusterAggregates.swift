@@ -204,6 +204,12 @@ public struct ClusterAggregates: Hashable, Sendable {
     ///
     /// The aggregates of a marker that stands for them all; `nil` for no clusters.
     public static func combined(_ parts: some Collection<ClusterAggregates>) -> ClusterAggregates? {
+        combined(Array(parts))
+    }
+
+    /// ``combined(_:)`` of an array: what a writer calls for each marker of several clusters, without a generic
+    /// lookup per call.
+    public static func combined(_ parts: [ClusterAggregates]) -> ClusterAggregates? {
         guard let first = parts.first else { return nil }
         guard parts.count > 1 else { return first }
         let layout = first.storage.layout

@@ -134,8 +134,8 @@ extension ClusterIndex {
     /// - Complexity: O(1), or O(log *n*) with ``ClusterOptions/cellSizeForZoom``.
     public func expansionZoom(of cluster: Cluster<Element>, options: ClusterOptions<Element> = .init()) -> Double? {
         // It follows from the cluster's tight cell and the grid alone, whatever its category filter: no clustering
-        // made for the filter (a set of its names) is needed, which a writer asking it of every feature would pay.
-        GridClustering(index: self, options: options).expansionZoom(of: cluster)
+        // made for it is needed, which a writer asking it of every feature would pay.
+        options.expansionZoom(of: cluster.id)
     }
 
     /// What each cluster's members add up to, in an index with an ``AggregateSchema``: their weight, their count in

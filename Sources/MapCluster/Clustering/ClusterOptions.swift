@@ -210,6 +210,18 @@ public struct ClusterOptions<Element: Hashable & Sendable>: Sendable {
         return options
     }
 
+    /// The smallest zoom at which the cluster with this id (made with these options) no longer shows as one: the
+    /// zoom of the level below its tight cell, or the first past clustering; `nil` for an element or one location.
+    func expansionZoom(of id: ClusterID<Element>) -> Double? {
+        // A cell at the location tolerance's level or deeper holds one location, which never splits.
+        guard case .cell(let tight) = id.unfiltered, tight.level < locationLevel ?? GridCell.maxLevel else {
+            return nil
+        }
+        let split = zoom(forLevel: tight.level + 1)
+        let past = firstZoomPastClustering
+        return past.isFinite ? min(split, past) : split
+    }
+
     /// The smallest zoom level whose grid level is at least `level`; -∞ for level 0, which every
     /// zoom reaches.
     func zoom(forLevel level: Int) -> Double {
@@ -228,9 +240,18 @@ public struct ClusterOptions<Element: Hashable & Sendable>: Sendable {
             }
             zoom = high
         }
-        // The closed form and the bisection are within a few ulps: settle on the exact boundary.
-        for _ in 0..<16 where gridLevel(forZoom: zoom) < level { zoom = zoom.nextUp }
-        for _ in 0..<16 where gridLevel(forZoom: zoom.nextDown) >= level { zoom = zoom.nextDown }
+        // The closed form and the bisection are within a few ulps: settle on the exact boundary, a step at a time while
+        // one is needed (usually none: each test is a logarithm, and a writer asks this of every cluster).
+        var steps = 0
+        while steps < 16 && gridLevel(forZoom: zoom) < level {
+            zoom = zoom.nextUp
+            steps += 1
+        }
+        steps = 0
+        while steps < 16 && gridLevel(forZoom: zoom.nextDown) >= level {
+            zoom = zoom.nextDown
+            steps += 1
+        }
         return zoom
     }
 }

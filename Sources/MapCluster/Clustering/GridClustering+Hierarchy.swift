@@ -6,12 +6,7 @@ extension GridClustering {
 
     /// The smallest zoom at which a cluster's members no longer show as one cluster; `nil` if they never split.
     func expansionZoom(of cluster: Cluster<Element>) -> Double? {
-        // A cell at the location tolerance's level or deeper holds one location, which never splits.
-        guard case .cell(let tight) = cluster.id.unfiltered, tight.level < options.locationLevel ?? GridCell.maxLevel
-        else { return nil }
-        let split = options.zoom(forLevel: tight.level + 1)
-        let past = options.firstZoomPastClustering
-        return past.isFinite ? min(split, past) : split
+        options.expansionZoom(of: cluster.id)
     }
 
     /// The clusters a cluster splits into at its expansion zoom.
