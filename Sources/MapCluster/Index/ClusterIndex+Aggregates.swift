@@ -68,37 +68,51 @@ extension ClusterIndex {
     /// The changes reach the tree in the order of their keys along the Z-order curve, so that consecutive ones touch
     /// neighbouring nodes. An identity that occurs more than once ends with its last coordinate and values.
     /// - Complexity: O(*m* log *n*) for *m* elements.
+    ///
+    /// Two threads share the work, as in ``insert(contentsOf:)``: one finds each element's slot, a chunk at a time,
+    /// while the other applies the previous chunk to the tree with each element's values.
+    @inlinable
     public mutating func insert(contentsOf elements: [(Element, Coordinate, ElementValues)]) throws(AggregateError) {
-        guard tree.keepsAggregates else { throw .noSchema }
-        var categories: [UInt8] = []
-        categories.reserveCapacity(elements.count)
-        for (position, element) in elements.enumerated() {
+        let values = elements.map(\.2)
+        let categories = try tree.validateAggregateValues(values)
+        let replaced = Self.earlierOccurrences(in: elements.map { ($0.0, $0.1) })
+        slots.reserve(elements.count, in: store)
+        var elementSlots = takeElementSlots()
+        defer { restoreElementSlots(elementSlots) }
+        Parallel.pipeline(
+            count: Self.steps(for: elements.count), producer: &elementSlots, consumer: &tree,
+            produce: { elementSlots, step in
+                var changes = TreeChanges()
+                for i in Self.positions(ofStep: step, in: elements.count) where !replaced[i] {
+                    let (element, coordinate, _) = elements[i]
+                    let key = GridPosition(coordinate).key
+                    let (slot, previousKey) = elementSlots.place(element, key: key)
+                    if let previousKey { changes.remove(key: previousKey, slot: slot) }
+                    changes.insert(
+                        IndexEntry(key: key, coordinate: coordinate, slot: slot, category: categories[i]), valuesAt: i)
+                }
+                changes.sort()
+                return changes
+            },
+            consume: { tree, changes in changes.apply(to: &tree, values: values) })
+    }
+}
+
+extension MortonTree {
+    /// Checks a batch's values against the schema and returns each element's category byte; throws, naming the
+    /// element's position, for the first it refuses, and for a tree that keeps no aggregates.
+    @usableFromInline
+    func validateAggregateValues(_ values: [ElementValues]) throws(AggregateError) -> ContiguousArray<UInt8> {
+        guard let aggregates else { throw .noSchema }
+        var categories = ContiguousArray<UInt8>()
+        categories.reserveCapacity(values.count)
+        for (position, value) in values.enumerated() {
             do throws(AggregateError) {
-                guard let category = try tree.aggregates?.validate(element.2) else { throw .noSchema }
-                categories.append(category)
+                categories.append(try aggregates.validate(value))
             } catch {
                 throw .element(position: position, error)
             }
         }
-        let replaced = Self.earlierOccurrences(in: elements.map { ($0.0, $0.1) })
-        slots.reserve(elements.count, in: store)
-        var removals = TreeChanges()
-        var insertions: [(entry: IndexEntry, position: Int)] = []
-        insertions.reserveCapacity(elements.count)
-        for (position, (element, coordinate, _)) in elements.enumerated() where !replaced[position] {
-            let key = GridPosition(coordinate).key
-            let (slot, previousKey) = elementSlots.place(element, key: key)
-            if let previousKey { removals.remove(key: previousKey, slot: slot) }
-            insertions.append(
-                (IndexEntry(key: key, coordinate: coordinate, slot: slot, category: categories[position]), position))
-        }
-        removals.sort()
-        removals.apply(to: &tree)
-        insertions.sort { $0.entry.key < $1.entry.key }
-        tree.aggregates?.makeUnique()
-        for (entry, position) in insertions {
-            tree.aggregates?.prepare(elements[position].2)
-            tree.insert(entry)
-        }
+        return categories
     }
 }

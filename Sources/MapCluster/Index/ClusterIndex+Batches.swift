@@ -208,6 +208,8 @@ struct TreeChanges: Sendable {
     @usableFromInline var removeKeys = ContiguousArray<UInt64>()
     @usableFromInline var removedSlots = ContiguousArray<UInt32>()
     @usableFromInline var inserts = ContiguousArray<IndexEntry>()
+    /// Each insert's position in its batch's values, for a batch with aggregate values (empty otherwise).
+    @usableFromInline var insertValues = ContiguousArray<Int>()
 
     @inlinable
     init() {}
@@ -223,20 +225,53 @@ struct TreeChanges: Sendable {
         inserts.append(entry)
     }
 
+    /// An insert whose values are at `position` of its batch's values.
+    @inlinable
+    mutating func insert(_ entry: IndexEntry, valuesAt position: Int) {
+        inserts.append(entry)
+        insertValues.append(position)
+    }
+
     /// Orders the removals and the insertions by key.
     @usableFromInline
     mutating func sort() {
         RadixSort.sort(keys: &removeKeys, payloads: &removedSlots)
-        inserts.sort { $0.key < $1.key }
+        guard !insertValues.isEmpty else {
+            inserts.sort { $0.key < $1.key }
+            return
+        }
+        var keys = ContiguousArray(inserts.lazy.map(\.key))
+        var order = ContiguousArray(0..<UInt32(inserts.count))
+        RadixSort.sort(keys: &keys, payloads: &order)
+        let (unsorted, positions) = (inserts, insertValues)
+        inserts = ContiguousArray(order.lazy.map { unsorted[Int($0)] })
+        insertValues = ContiguousArray(order.lazy.map { positions[Int($0)] })
     }
 
     /// Removes, then inserts: a moved element's old entry goes before its new one arrives.
     @usableFromInline
     func apply(to tree: inout MortonTree) {
+        applyRemovals(to: &tree)
+        for entry in inserts { tree.insert(entry) }
+    }
+
+    /// Removes, then inserts each entry with its values (`values[insertValues[i]]` for `inserts[i]`): ``apply(to:)``
+    /// for a batch with aggregate values, which touches each node's row once per entry, whatever the columns.
+    @usableFromInline
+    func apply(to tree: inout MortonTree, values: [ElementValues]) {
+        applyRemovals(to: &tree)
+        tree.aggregates?.makeUnique()
+        for (entry, position) in zip(inserts, insertValues) {
+            tree.aggregates?.prepare(values[position])
+            tree.insert(entry)
+        }
+    }
+
+    @usableFromInline
+    func applyRemovals(to tree: inout MortonTree) {
         for (key, slot) in zip(removeKeys, removedSlots) {
             let removed = tree.remove(key: key) { $0.slot == slot }
             precondition(removed != nil, "the index lost track of an element: its slot table and tree disagree")
         }
-        for entry in inserts { tree.insert(entry) }
     }
 }

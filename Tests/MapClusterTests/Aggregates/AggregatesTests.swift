@@ -179,6 +179,51 @@ struct AggregatesTests {
         #expect(snapshot.clusters(in: Viewport(rect: .world, size: testScreen)) == snapshotClusters)
     }
 
+    /// A batch of 9,000 elements with values, over several of the steps that two threads share, is all applied.
+    ///
+    /// It holds new elements, present ones given new values and places, and identities that occur twice (the last
+    /// wins). Afterwards every aggregate is its members', and the clusters are a fresh bulk load's. A batch with one
+    /// refused value changes nothing, and its error names the value's position.
+    @Test func aBatchOfValuesOverManyStepsEqualsItsMembers() throws {
+        var rng = SplitMix64(seed: 404)
+        var points = Dictionary(
+            uniqueKeysWithValues: (0..<3_000).map { ($0, Self.randomPoint(.clustered, using: &rng)) })
+        var index = try Self.bulkIndex(points)
+        var batch: [(Int, Point)] = []
+        for id in 1_000..<7_000 { batch.append((id, Self.randomPoint(.clustered, using: &rng))) }
+        for _ in 0..<3_000 {
+            batch.append((Int.random(in: 0..<7_000, using: &rng), Self.randomPoint(.uniform, using: &rng)))
+        }
+        batch.shuffle(using: &rng)
+        #expect(ClusterIndex<Int>.steps(for: batch.count) > 2, "the batch spans several steps")
+
+        var refused = batch.map { ($0.0, $0.1.coordinate, $0.1.values) }
+        refused[8_000].2.category = "XX"
+        let before = index
+        #expect(throws: AggregateError.element(position: 8_000, .unknownCategory("XX", known: Self.categories))) {
+            try index.insert(contentsOf: refused)
+        }
+        #expect(index.count == before.count)
+        let world = Viewport(rect: .world, size: testScreen)
+        #expect(index.clusters(in: world) == before.clusters(in: world))
+
+        try index.insert(contentsOf: batch.map { ($0.0, $0.1.coordinate, $0.1.values) })
+        for (id, point) in batch { points[id] = point }
+        #expect(index.count == points.count)
+        index._checkInvariants()
+        Self.expectAggregatesMatch(index, points, using: &rng)
+        let fresh = try Self.bulkIndex(points)
+        for zoom in [1.0, 4, 8] {
+            let viewport = Viewport(center: DataShape.clustered.coordinate(using: &rng), zoom: zoom, size: testScreen)
+            let clusters = index.clusters(in: viewport)
+            #expect(clusters == fresh.clusters(in: viewport), "zoom \(zoom)")
+            #expect(!clusters.isEmpty)
+            Self.expectSame(
+                try #require(index.aggregates(of: clusters)), try #require(fresh.aggregates(of: clusters)),
+                "zoom \(zoom)")
+        }
+    }
+
     /// Above 65,536 elements world maps read the coarse cells' rows: through thousands of edits they stay what a
     /// recomputation gives, and a world map's aggregates are those of a fresh bulk load of the same elements, to the
     /// last bit (the values are whole numbers; the weighted center, a quotient, to 1e-9).
@@ -217,17 +262,23 @@ struct AggregatesTests {
                 let mine = try #require(index.aggregates(of: clusters, options: options))
                 let theirs = try #require(fresh.aggregates(of: clusters, options: options))
                 #expect(mine.count == clusters.count && !clusters.isEmpty)
-                for (a, b) in zip(mine, theirs) {
-                    #expect(a.categoryCounts == b.categoryCounts && a.weight == b.weight, "zoom \(zoom)")
-                    #expect(
-                        a.reductions.map { AnyHashable($0) } == b.reductions.map { AnyHashable($0) }, "zoom \(zoom)")
-                    switch (a.weightedCenter, b.weightedCenter) {
-                    case (nil, nil): break  // members that all weigh 0
-                    case (let p?, let q?):
-                        #expect(abs(p.latitude - q.latitude) < 1e-9 && abs(p.longitude - q.longitude) < 1e-9)
-                    default: Issue.record("one weighted center is missing at zoom \(zoom)")
-                    }
-                }
+                Self.expectSame(mine, theirs, "zoom \(zoom)")
+            }
+        }
+    }
+
+    /// Two answers' aggregates, row by row: the same counts, weights and reductions to the last bit (the values are
+    /// whole numbers), the weighted centers (quotients) to 1e-9.
+    static func expectSame(_ mine: ClusterAggregateTable, _ theirs: ClusterAggregateTable, _ context: String) {
+        #expect(mine.count == theirs.count, "\(context)")
+        for (a, b) in zip(mine, theirs) {
+            #expect(a.categoryCounts == b.categoryCounts && a.weight == b.weight, "\(context)")
+            #expect(a.reductions.map { AnyHashable($0) } == b.reductions.map { AnyHashable($0) }, "\(context)")
+            switch (a.weightedCenter, b.weightedCenter) {
+            case (nil, nil): break  // members that all weigh 0
+            case (let p?, let q?):
+                #expect(abs(p.latitude - q.latitude) < 1e-9 && abs(p.longitude - q.longitude) < 1e-9, "\(context)")
+            default: Issue.record("one weighted center is missing: \(context)")
             }
         }
     }
