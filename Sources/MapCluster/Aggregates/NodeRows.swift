@@ -32,6 +32,9 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
     @exclusivity(unchecked) var prepared: ContiguousArray<Double>
     /// What the last removed entry stored.
     @exclusivity(unchecked) var lastRemoved: ContiguousArray<Double>
+    /// The deepest coarse cells a batch has changed, while it defers the levels above (``deferCoarse()``); `nil`
+    /// outside a batch.
+    @exclusivity(unchecked) var deferredCoarse: DeferredCoarse?
     /// A bulk load's values by slot, until ``build(_:)`` lays them out.
     @exclusivity(unchecked) var input: BulkValues?
     /// What an element without values stores: weight 1, no value.
@@ -60,6 +63,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         copy.prepared = prepared
         copy.lastRemoved = lastRemoved
         copy.input = input
+        copy.deferredCoarse = deferredCoarse
         return copy
     }
 
@@ -341,12 +345,16 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         coarse = rows
     }
 
-    /// Adds an entry just inserted (it stores what is prepared) to its coarse cells.
+    /// Adds an entry just inserted (it stores what is prepared) to its coarse cells: to the deepest one alone while a
+    /// batch defers the levels above.
     func coarseInserted(_ entry: IndexEntry) {
         guard width > 0, coarse != nil else { return }
+        let deepest = CoarseCells.deepestLevel
+        let levels = deferredCoarse == nil ? 0...deepest : deepest...deepest
+        deferredCoarse?.changed(MortonKey.cellCode(entry.key, level: deepest), stale: false)
         prepared.withUnsafeBufferPointer { values in
             coarse?.withUnsafeMutableBufferPointer { rows in
-                for level in 0...CoarseCells.deepestLevel {
+                for level in levels {
                     let index = CoarseCells.index(level: level, code: MortonKey.cellCode(entry.key, level: level))
                     add(entry, values.start, to: rows.start + index * width)
                 }
@@ -354,12 +362,15 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         }
     }
 
-    /// Takes an entry just removed from `tree` (it stored what was last removed) out of its coarse cells.
+    /// Takes an entry just removed from `tree` (it stored what was last removed) out of its coarse cells: out of the
+    /// deepest one alone while a batch defers the levels above.
     func coarseRemoved(_ entry: IndexEntry, from tree: MortonTree) {
         guard width > 0, coarse != nil else { return }
+        let deepest = CoarseCells.deepestLevel
+        let levels = deferredCoarse == nil ? 0...deepest : deepest...deepest
         // From the deepest level up, so that a cell whose row must be recomputed adds up its four children, which are
         // current; only the deepest level asks the tree.
-        for level in (0...CoarseCells.deepestLevel).reversed() {
+        for level in levels.reversed() {
             let code = MortonKey.cellCode(entry.key, level: level)
             let index = CoarseCells.index(level: level, code: code)
             let kept = lastRemoved.withUnsafeBufferPointer { values in
@@ -371,6 +382,11 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
                         entry, values.start, toCategory: row + block, sign: -1, precise: true)
                     return keptAll && keptCategory
                 } ?? true
+            }
+            if deferredCoarse != nil {
+                // Its row again, if it must be, with the other cells of the batch's in one walk at its end.
+                deferredCoarse?.changed(code, stale: !kept)
+                return
             }
             guard !kept else { continue }
             // A minimum, maximum or key the entry attained: the cell's row again.
@@ -385,6 +401,57 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
                 } else {
                     var builder = RowBuilder(layout: layout, rows: row)
                     walk(ranges: [GridCell(level: level, code: code).keyRange], tree: tree, &builder)
+                }
+            }
+        }
+    }
+
+    /// Makes the changes that follow update only the deepest level of the coarse cells' rows, until
+    /// ``finishDeferredCoarse(_:)``: a batch of *m* changes then brings each cell above up to date once, from its four
+    /// children, instead of once per change under it. The tree must own these rows (``NodeAggregates/makeUnique()``).
+    func deferCoarse() {
+        if deferredCoarse == nil { deferredCoarse = DeferredCoarse() }
+    }
+
+    /// Brings the coarse cells a deferring batch left behind up to date: the deepest ones a removal left with a
+    /// minimum, maximum or key it attained, in one walk of `tree`; then, level by level, every cell above one the
+    /// batch changed, from its four children.
+    /// - Complexity: O(*c* log *n*) for the *c* deepest cells the batch changed.
+    func finishDeferredCoarse(_ tree: MortonTree) {
+        guard let batch = deferredCoarse else { return }
+        deferredCoarse = nil
+        guard width > 0, coarse != nil, !batch.changedCodes.isEmpty else { return }
+        let deepest = CoarseCells.deepestLevel
+        let (width, layout) = (width, layout)
+        let stale = batch.changedCodes.filter { batch.state[Int($0)] == DeferredCoarse.stale }.sorted()
+        var fresh = ContiguousArray<UInt64>()
+        if !stale.isEmpty {
+            fresh.reserveCapacity(stale.count * width)
+            for _ in stale { fresh.append(contentsOf: emptyRow) }
+            fresh.withUnsafeMutableBufferPointer { fresh in
+                var builder = RowBuilder(layout: layout, rows: fresh.start)
+                walk(ranges: stale.map { GridCell(level: deepest, code: $0).keyRange }, tree: tree, &builder)
+            }
+        }
+        coarse?.withUnsafeMutableBufferPointer { rows in
+            for (position, code) in stale.enumerated() {
+                let row = rows.start + CoarseCells.index(level: deepest, code: code) * width
+                for i in 0..<width { row[i] = fresh[position * width + i] }
+            }
+            var codes = batch.changedCodes
+            for level in (0..<deepest).reversed() {
+                // The parents of the level below's changed cells, each once.
+                var parents = codes.map { $0 >> 2 }
+                parents.sort()
+                codes = []
+                for code in parents where codes.last != code { codes.append(code) }
+                for code in codes {
+                    let parent = rows.start + CoarseCells.index(level: level, code: code) * width
+                    layout.clearRow(parent)
+                    for child in 0..<UInt64(4) {
+                        let index = CoarseCells.index(level: level + 1, code: 4 * code + child)
+                        layout.mergeRow(rows.start + index * width, into: parent)
+                    }
                 }
             }
         }
@@ -407,6 +474,30 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
             if let block = layout.categoryBlock(of: entry) {
                 _ = layout.addEntry(entry, values, toCategory: row + block, precise: true)
             }
+        }
+    }
+}
+
+/// The deepest coarse cells a batch has changed while it defers the levels above (``NodeRows/deferCoarse()``).
+struct DeferredCoarse: Sendable {
+    static let unchanged: UInt8 = 0
+    static let changed: UInt8 = 1
+    /// Changed, and its row must be added up again from the tree: a removal took out a minimum, maximum or key it
+    /// attained.
+    static let stale: UInt8 = 2
+
+    /// Each deepest cell's state, by Morton code.
+    var state = [UInt8](repeating: unchanged, count: 1 << (2 * CoarseCells.deepestLevel))
+    /// The codes of the changed cells, each once, in the order of their first change.
+    var changedCodes: [UInt64] = []
+
+    mutating func changed(_ code: UInt64, stale isStale: Bool) {
+        let old = state[Int(code)]
+        if old == Self.unchanged { changedCodes.append(code) }
+        if isStale || old == Self.stale {
+            state[Int(code)] = Self.stale
+        } else {
+            state[Int(code)] = Self.changed
         }
     }
 }

@@ -71,14 +71,27 @@ extension ClusterIndex {
     ///
     /// Two threads share the work, as in ``insert(contentsOf:)``: one finds each element's slot, a chunk at a time,
     /// while the other applies the previous chunk to the tree with each element's values.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func insert(contentsOf elements: [(Element, Coordinate, ElementValues)]) throws(AggregateError) {
+        // Inlined into the caller, so that the batch below is specialized for its elements: this toolchain calls a
+        // throwing generic function of another module unspecialized, and the batch's generic tuples then cost a
+        // metadata lookup per element.
         let values = elements.map(\.2)
-        let categories = try tree.validateAggregateValues(values)
+        insert(contentsOf: elements, values: values, categories: try tree.validateAggregateValues(values))
+    }
+
+    /// The batch insert of elements with values, once the schema has accepted the values and given their categories.
+    @inlinable
+    mutating func insert(
+        contentsOf elements: [(Element, Coordinate, ElementValues)], values: [ElementValues],
+        categories: ContiguousArray<UInt8>
+    ) {
         let replaced = Self.earlierOccurrences(in: elements.map { ($0.0, $0.1) })
         slots.reserve(elements.count, in: store)
         var elementSlots = takeElementSlots()
         defer { restoreElementSlots(elementSlots) }
+        tree.beginBatch()
+        defer { tree.finishBatch() }
         Parallel.pipeline(
             count: Self.steps(for: elements.count), producer: &elementSlots, consumer: &tree,
             produce: { elementSlots, step in

@@ -21,7 +21,9 @@ extension ClusterIndex {
         let batch = Array(elements)
         // An index with aggregates gives new slots their default values as it inserts: one by one.
         guard batch.count > 1, !tree.keepsAggregates else {
+            tree.beginBatch()
             for (element, coordinate) in batch { insert(element, at: coordinate) }
+            tree.finishBatch()
             return
         }
         let replaced = Self.earlierOccurrences(in: batch)
@@ -57,6 +59,7 @@ extension ClusterIndex {
         guard batch.count > 1 else { return batch.count == 1 && remove(batch[0]) ? 1 : 0 }
         var elementSlots = takeElementSlots()
         var removal = (tree: MortonTree(), removed: [UInt32]())
+        tree.beginBatch()
         swap(&removal.tree, &tree)
         Parallel.pipeline(
             count: Self.steps(for: batch.count), producer: &elementSlots, consumer: &removal,
@@ -76,6 +79,7 @@ extension ClusterIndex {
                 removal.removed.append(contentsOf: changes.removedSlots)
             })
         swap(&removal.tree, &tree)
+        tree.finishBatch()
         restoreElementSlots(elementSlots)
         // The holes, and no compaction until every slot of the batch is one: it would renumber them.
         var live: UInt32?

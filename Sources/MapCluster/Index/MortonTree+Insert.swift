@@ -89,3 +89,20 @@ extension MortonTree {
         aggregates?.forEachColumn { $0.rebuild(node, height: height, in: self) }
     }
 }
+
+extension MortonTree {
+    /// Starts a batch of changes: until ``finishBatch()``, the coarse cells' aggregate rows change only at their deepest
+    /// level, and the levels above are brought up to date once at the end (``NodeRows/deferCoarse()``).
+    @usableFromInline
+    mutating func beginBatch() {
+        guard aggregates != nil else { return }
+        aggregates?.makeUnique()
+        aggregates?.rows.deferCoarse()
+    }
+
+    /// Ends a batch that ``beginBatch()`` started.
+    @usableFromInline
+    mutating func finishBatch() {
+        aggregates?.rows.finishDeferredCoarse(self)
+    }
+}

@@ -19,6 +19,7 @@ extension MortonTree {
             precondition(count < CoarseCells.keptFrom, "a large tree keeps coarse cells")
         }
         if let rows = aggregates?.rows {
+            precondition(rows.deferredCoarse == nil, "a batch ended with the coarse rows above its cells out of date")
             // Integers, extremes and keys exactly, pairs to their value: equal to a recomputation whatever order the
             // changes came in.
             let rebuilt = NodeRows(layout: rows.layout)

@@ -250,6 +250,17 @@ struct AggregatesTests {
             edits += 1
         }
         #expect(edits == 3_000)
+        // Batches, which bring the coarse rows above the deepest level up to date once, at their end: new values for
+        // 4,000 elements (present ones moved, new ones added), then 5,000 removals.
+        let batch = (0..<4_000).map { _ in
+            (Int.random(in: 0..<72_000, using: &rng), Self.randomPoint(.clustered, using: &rng))
+        }
+        try index.insert(contentsOf: batch.map { ($0.0, $0.1.coordinate, $0.1.values) })
+        for (id, point) in batch { points[id] = point }
+        let removals = (0..<5_000).map { _ in Int.random(in: 0..<72_000, using: &rng) }
+        index.remove(contentsOf: removals)
+        for id in removals { points[id] = nil }
+        #expect(index.count == points.count && index.tree.coarseCells != nil, "world maps still read the coarse cells")
         index._checkInvariants()
         let fresh = try Self.bulkIndex(points)
         for zoom in [0.0, 1, 2, 3] {
