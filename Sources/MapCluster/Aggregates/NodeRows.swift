@@ -406,9 +406,10 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         }
     }
 
-    /// Makes the changes that follow update only the deepest level of the coarse cells' rows, until
-    /// ``finishDeferredCoarse(_:)``: a batch of *m* changes then brings each cell above up to date once, from its four
-    /// children, instead of once per change under it. The tree must own these rows (``NodeAggregates/makeUnique()``).
+    /// Makes the changes that follow update only the deepest level of the coarse cells' rows.
+    ///
+    /// ``finishDeferredCoarse(_:)`` then brings each cell above up to date once, from its four children, instead of
+    /// once per change under it. The tree must own these rows (``NodeAggregates/makeUnique()``).
     func deferCoarse() {
         if deferredCoarse == nil { deferredCoarse = DeferredCoarse() }
     }
