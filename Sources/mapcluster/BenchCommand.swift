@@ -97,10 +97,13 @@ struct BenchResult: Encodable {
         maxMS = times[times.count - 1]
     }
 
-    static let header = "workload               median ms      min ms      max ms"
+    /// The width of the name column: the longest workload's name (`viewport-1M-world-z2-aggregates`) and a space.
+    static let nameWidth = 32
+    static let header =
+        "workload".padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "   median ms      min ms      max ms"
 
     var row: String {
-        name.padding(toLength: 20, withPad: " ", startingAt: 0)
+        name.padding(toLength: Self.nameWidth, withPad: " ", startingAt: 0)
             + [medianMS, minMS, maxMS].map { String(format: "%12.4f", $0) }.joined()
     }
 }
