@@ -11,7 +11,7 @@
 /// The whole answer is a few arrays: reading a cluster's aggregates allocates nothing, and its elements
 /// (``ClusterAggregates``) are views of one row.
 public struct ClusterAggregateTable: RandomAccessCollection, Hashable, Sendable, ExpressibleByArrayLiteral {
-    let storage: AggregateAnswer
+    @usableFromInline let storage: AggregateAnswer
 
     init(_ storage: AggregateAnswer) { self.storage = storage }
 
@@ -19,7 +19,8 @@ public struct ClusterAggregateTable: RandomAccessCollection, Hashable, Sendable,
     public init(_ rows: some Collection<ClusterAggregates>) {
         guard let first = rows.first else {
             storage = AggregateAnswer(
-                layout: RowLayout(schema: .none), categories: [], reductionNames: [], counts: [], rows: [], custom: [])
+                shape: AnswerShape(layout: RowLayout(schema: .none), categories: [], reductionNames: []), counts: [],
+                rows: [], custom: [])
             return
         }
         let width = first.storage.layout.all.width
@@ -30,8 +31,7 @@ public struct ClusterAggregateTable: RandomAccessCollection, Hashable, Sendable,
             words.append(contentsOf: aggregates.storage.rows[start..<(start + width)])
         }
         storage = AggregateAnswer(
-            layout: first.storage.layout, categories: first.categories, reductionNames: first.reductionNames,
-            counts: ContiguousArray(rows.map(\.memberCount)), rows: words,
+            shape: first.storage.shape, counts: ContiguousArray(rows.map(\.memberCount)), rows: words,
             custom: first.storage.custom.indices.map { column in rows.map { $0.storage.custom[column][$0.row] } })
     }
 
@@ -52,18 +52,16 @@ public struct ClusterAggregateTable: RandomAccessCollection, Hashable, Sendable,
                 for column in custom.indices { custom[column][position] = table.storage.custom[column][row] }
             }
         }
-        storage = AggregateAnswer(
-            layout: first.layout, categories: first.categories, reductionNames: first.reductionNames, counts: counts,
-            rows: rows, custom: custom)
+        storage = AggregateAnswer(shape: first.shape, counts: counts, rows: rows, custom: custom)
     }
 
     /// The position of the first cluster's aggregates: 0.
-    public var startIndex: Int { 0 }
+    @inlinable public var startIndex: Int { 0 }
     /// The number of clusters asked for.
-    public var endIndex: Int { storage.counts.count }
+    @inlinable public var endIndex: Int { storage.counts.count }
 
     /// The aggregates of the cluster at `position` of the clusters asked for.
-    public subscript(position: Int) -> ClusterAggregates {
+    @inlinable public subscript(position: Int) -> ClusterAggregates {
         precondition(indices.contains(position), "a position of the table")
         return ClusterAggregates(storage, row: position)
     }
@@ -90,19 +88,20 @@ public struct ClusterAggregateTable: RandomAccessCollection, Hashable, Sendable,
 /// and come from its nodes, not from a visit of the members: a ``Cluster`` stays plain data that copies as bytes. For a
 /// cluster of a query filtered by categories they are those of the selected categories' members.
 public struct ClusterAggregates: Hashable, Sendable {
-    let storage: AggregateAnswer
-    let row: Int
+    @usableFromInline let storage: AggregateAnswer
+    @usableFromInline let row: Int
 
+    @inlinable
     init(_ storage: AggregateAnswer, row: Int) {
         self.storage = storage
         self.row = row
     }
 
     /// How many members the cluster has.
-    var memberCount: Int { storage.counts[row] }
+    @inlinable var memberCount: Int { storage.counts[row] }
 
     /// The members' total weight (their count, when the index keeps no weights).
-    public var weight: Double {
+    @inlinable public var weight: Double {
         guard storage.isWeighted else { return Double(memberCount) }
         return storage.pair(storage.pairsAt, of: row)
     }
@@ -121,13 +120,13 @@ public struct ClusterAggregates: Hashable, Sendable {
     public var categories: [String] { storage.categories }
 
     /// How many members each category has, in the order of ``categories``.
-    public var categoryCounts: CategoryCounts {
+    @inlinable public var categoryCounts: CategoryCounts {
         let start = row * storage.width
         return CategoryCounts(words: storage.rows[start..<(start + storage.categoryCount)])
     }
 
     /// How many members a category has (0 for a category the schema does not have).
-    public func count(ofCategory category: String) -> Int {
+    @inlinable public func count(ofCategory category: String) -> Int {
         storage.categories.firstIndex(of: category).map { Int(truncatingIfNeeded: storage.word($0, of: row)) } ?? 0
     }
 
@@ -163,20 +162,21 @@ public struct ClusterAggregates: Hashable, Sendable {
 
     /// The number a numeric reduction (``Sum``, ``Minimum``, ``Maximum``, ``Mean``) comes to: `nil` if no member has a
     /// value, or the reduction is of another kind.
-    public func number(_ name: String) -> Double? {
+    @inlinable public func number(_ name: String) -> Double? {
         storage.reductionNames.firstIndex(of: name).flatMap { number(at: $0) }
     }
 
     /// ``number(_:)`` by the reduction's position in ``reductionNames``.
-    public func number(at position: Int) -> Double? {
-        let kind = storage.kinds[position]
-        if case .custom = kind { return nil }
+    @inlinable public func number(at position: Int) -> Double? {
+        let shape = storage.shape
+        let kind = shape.numbers[position]
+        guard kind != AnswerShape.notANumber else { return nil }
         let count = valueCount(at: position)
         guard count > 0 else { return nil }
-        let at = storage.valueAt[position]
+        let at = shape.valueAt[position]
         switch kind {
-        case .sum: return storage.pair(at, of: row) + 0
-        case .mean: return storage.pair(at, of: row) / Double(count)
+        case AnswerShape.sum: return storage.pair(at, of: row) + 0
+        case AnswerShape.mean: return storage.pair(at, of: row) / Double(count)
         default: return Double(bitPattern: storage.word(at, of: row))
         }
     }
@@ -188,8 +188,8 @@ public struct ClusterAggregates: Hashable, Sendable {
     }
 
     /// How many members have a value of a numeric reduction.
-    private func valueCount(at position: Int) -> Int {
-        let at = storage.countAt[position]
+    @inlinable func valueCount(at position: Int) -> Int {
+        let at = storage.shape.countAt[position]
         return at < 0 ? 0 : Int(truncatingIfNeeded: storage.word(at, of: row))
     }
 
@@ -230,8 +230,7 @@ public struct ClusterAggregates: Hashable, Sendable {
             }
         }
         let storage = AggregateAnswer(
-            layout: layout, categories: first.categories, reductionNames: first.reductionNames,
-            counts: [parts.reduce(0) { $0 + $1.memberCount }], rows: row, custom: custom)
+            shape: first.storage.shape, counts: [parts.reduce(0) { $0 + $1.memberCount }], rows: row, custom: custom)
         return ClusterAggregates(storage, row: 0)
     }
 
@@ -262,15 +261,17 @@ public struct ClusterAggregates: Hashable, Sendable {
 
 /// How many members of a cluster each category has, in the schema's order: a view of its row.
 public struct CategoryCounts: RandomAccessCollection, Hashable, Sendable {
-    let words: ArraySlice<UInt64>
+    @usableFromInline let words: ArraySlice<UInt64>
+
+    @inlinable init(words: ArraySlice<UInt64>) { self.words = words }
 
     /// The position of the schema's first category: 0.
-    public var startIndex: Int { 0 }
+    @inlinable public var startIndex: Int { 0 }
     /// The number of the schema's categories.
-    public var endIndex: Int { words.count }
+    @inlinable public var endIndex: Int { words.count }
 
     /// The count of the category at a position of the schema.
-    @inline(__always) public subscript(position: Int) -> Int {
+    @inlinable public subscript(position: Int) -> Int {
         Int(truncatingIfNeeded: words[words.startIndex + position])
     }
 
@@ -281,42 +282,51 @@ public struct CategoryCounts: RandomAccessCollection, Hashable, Sendable {
     public func hash(into hasher: inout Hasher) { hasher.combine(words) }
 }
 
-/// The numbers of one answer: a row of the shape of a block of all (``RowLayout/all``) per cluster, its member count,
-/// and the values of the user's own reductions, a column each.
-final class AggregateAnswer: Sendable {
-    let layout: RowLayout
-    let categories: [String]
-    let reductionNames: [String]
-    let counts: ContiguousArray<Int>
-    let rows: ContiguousArray<UInt64>
-    /// Per user's reduction (``RowLayout/Kind/custom(_:)``), each row's value.
-    let custom: [[any ClusterAggregate]]
+/// What every answer of one schema shares, made once per index and read on every access of an answer.
+///
+/// Where a row's sections start, and each reduction's kind, count and value words.
+@usableFromInline
+final class AnswerShape: Sendable {
+    /// ``numbers``: a reduction that is no number (a user's ``ClusterAggregate``).
+    @usableFromInline static let notANumber: UInt8 = 0
+    /// ``numbers``: a ``Sum``, whose value is a pair.
+    @usableFromInline static let sum: UInt8 = 1
+    /// ``numbers``: a ``Mean``, a pair divided by its count.
+    @usableFromInline static let mean: UInt8 = 2
+    /// ``numbers``: a ``Minimum`` or ``Maximum``, a word.
+    @usableFromInline static let extreme: UInt8 = 3
 
-    /// Words per row, and where a row's sections start: read on every access, so kept apart from the layout.
-    let width: Int
-    let categoryCount: Int
-    let isWeighted: Bool
-    let pairsAt: Int
+    let layout: RowLayout
+    @usableFromInline let categories: [String]
+    @usableFromInline let reductionNames: [String]
+    /// Words per row, and where a row's sections start.
+    @usableFromInline let width: Int
+    @usableFromInline let categoryCount: Int
+    @usableFromInline let isWeighted: Bool
+    @usableFromInline let pairsAt: Int
     /// Each reduction's kind, the word of its count, and the word of its value (a pair, a minimum or a maximum).
     let kinds: [RowLayout.Kind]
-    let countAt: [Int]
-    let valueAt: [Int]
+    @usableFromInline let numbers: [UInt8]
+    @usableFromInline let countAt: [Int]
+    @usableFromInline let valueAt: [Int]
 
-    init(
-        layout: RowLayout, categories: [String], reductionNames: [String], counts: ContiguousArray<Int>,
-        rows: ContiguousArray<UInt64>, custom: [[any ClusterAggregate]]
-    ) {
+    init(layout: RowLayout, categories: [String], reductionNames: [String]) {
         self.layout = layout
         self.categories = categories
         self.reductionNames = reductionNames
-        self.counts = counts
-        self.rows = rows
-        self.custom = custom
         width = layout.all.width
         categoryCount = layout.categoryCount
         isWeighted = layout.isWeighted
         pairsAt = layout.all.pairsAt
         kinds = layout.kinds
+        numbers = layout.kinds.map {
+            switch $0 {
+            case .custom: Self.notANumber
+            case .sum: Self.sum
+            case .mean: Self.mean
+            case .minimum, .maximum: Self.extreme
+            }
+        }
         var countAt = [Int](repeating: -1, count: layout.kinds.count)
         var valueAt = [Int](repeating: -1, count: layout.kinds.count)
         for field in layout.fields {
@@ -332,12 +342,43 @@ final class AggregateAnswer: Sendable {
         self.countAt = countAt
         self.valueAt = valueAt
     }
+}
+
+/// The numbers of one answer: a row of the shape of a block of all (``RowLayout/all``) per cluster, its member count,
+/// and the values of the user's own reductions, a column each.
+@usableFromInline
+final class AggregateAnswer: Sendable {
+    @usableFromInline let shape: AnswerShape
+    @usableFromInline let counts: ContiguousArray<Int>
+    @usableFromInline let rows: ContiguousArray<UInt64>
+    /// Per user's reduction (``RowLayout/Kind/custom(_:)``), each row's value.
+    let custom: [[any ClusterAggregate]]
+
+    init(
+        shape: AnswerShape, counts: ContiguousArray<Int>, rows: ContiguousArray<UInt64>,
+        custom: [[any ClusterAggregate]]
+    ) {
+        self.shape = shape
+        self.counts = counts
+        self.rows = rows
+        self.custom = custom
+    }
+
+    var layout: RowLayout { shape.layout }
+    @inlinable var categories: [String] { shape.categories }
+    @inlinable var reductionNames: [String] { shape.reductionNames }
+    @inlinable var width: Int { shape.width }
+    @inlinable var categoryCount: Int { shape.categoryCount }
+    @inlinable var isWeighted: Bool { shape.isWeighted }
+    @inlinable var pairsAt: Int { shape.pairsAt }
+    var kinds: [RowLayout.Kind] { shape.kinds }
+    var valueAt: [Int] { shape.valueAt }
 
     /// A word of a row.
-    @inline(__always) func word(_ index: Int, of row: Int) -> UInt64 { rows[row * width + index] }
+    @inlinable @inline(__always) func word(_ index: Int, of row: Int) -> UInt64 { rows[row * width + index] }
 
     /// The value of a pair of a row.
-    @inline(__always) func pair(_ index: Int, of row: Int) -> Double {
+    @inlinable @inline(__always) func pair(_ index: Int, of row: Int) -> Double {
         let high = Double(bitPattern: word(index, of: row))
         return high.isFinite ? high + Double(bitPattern: word(index + 1, of: row)) : high
     }

@@ -9,6 +9,8 @@ struct NodeAggregates: Sendable {
     var custom: [AggregateColumn]
     /// The reductions' names, in order, for every answer to share.
     let reductionNames: [String]
+    /// What every answer shares, made once.
+    let answerShape: AnswerShape
     /// The answer for no cluster, made once: a map with nothing in view asks for it often.
     let emptyAnswer: AggregateAnswer
 
@@ -22,9 +24,8 @@ struct NodeAggregates: Sendable {
                 ? nil : reduction.valueType.column(categoryCount: schema.categories.count)
         }
         reductionNames = schema.reductions.map(\.name)
-        emptyAnswer = AggregateAnswer(
-            layout: layout, categories: schema.categories, reductionNames: reductionNames, counts: [], rows: [],
-            custom: custom.map { _ in [] })
+        answerShape = AnswerShape(layout: layout, categories: schema.categories, reductionNames: reductionNames)
+        emptyAnswer = AggregateAnswer(shape: answerShape, counts: [], rows: [], custom: custom.map { _ in [] })
     }
 
     static func isNumeric(_ type: any ClusterAggregate.Type) -> Bool {
@@ -297,8 +298,7 @@ extension NodeAggregates {
         }
         return ClusterAggregateTable(
             AggregateAnswer(
-                layout: layout, categories: schema.categories, reductionNames: reductionNames,
-                counts: ContiguousArray(requests.map(\.count)), rows: answerRows,
+                shape: answerShape, counts: ContiguousArray(requests.map(\.count)), rows: answerRows,
                 custom: customAnswers(requests, categories: categories, tree: tree, admits: admits)))
     }
 
