@@ -347,10 +347,13 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
         ranges: [ClosedRange<UInt64>], groups: [Int], where takes: ((IndexEntry) -> Bool)? = nil, tree: MortonTree
     ) -> [Value] {
         var totals = [Value](repeating: .identity, count: ranges.count * groups.count)
-        guard let rootSummary = tree.rootSummary, !ranges.isEmpty else { return totals }
-        let walk = RangeWalk(column: self, tree: tree, ranges: ranges, groups: groups, takes: takes)
+        guard tree.rootSummary != nil, !ranges.isEmpty else { return totals }
         totals.withUnsafeMutableBufferPointer { totals in
-            walk.visit(tree.root, height: tree.height, summary: rootSummary, ranges: 0..<ranges.count, &totals)
+            ranges.withUnsafeBufferPointer { ranges in
+                var walk = RangeWalk(
+                    column: self, tree: tree, ranges: ranges, groups: groups, takes: takes, totals: totals)
+                tree.descend(ranges: ranges, &walk)
+            }
         }
         return totals
     }
@@ -368,58 +371,30 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
         }
     }
 
-    /// One walk of ``reduce(ranges:groups:where:tree:)``.
-    private struct RangeWalk {
+    /// One walk of ``reduce(ranges:groups:where:tree:)``: the nodes of a descent as their values, and the entries of
+    /// the leaves that straddle ranges.
+    private struct RangeWalk: RangeDescent {
         let column: NodeColumn
         let tree: MortonTree
-        let ranges: [ClosedRange<UInt64>]
+        let ranges: UnsafeBufferPointer<ClosedRange<UInt64>>
         let groups: [Int]
         let takes: ((IndexEntry) -> Bool)?
+        /// Each range's value of each group, at `range * groups.count + i`.
+        let totals: UnsafeMutableBufferPointer<Value>
 
-        /// Adds the node's entries to the totals of `candidates`, the ranges that may hold some of them.
-        func visit(
-            _ node: Int32, height: Int, summary: Summary, ranges candidates: Range<Int>,
-            _ totals: inout UnsafeMutableBufferPointer<Value>
-        ) {
-            var first = candidates.lowerBound
-            var end = candidates.upperBound
-            while first < end && ranges[first].upperBound < summary.firstKey { first += 1 }
-            while end > first && ranges[end - 1].lowerBound > summary.lastKey { end -= 1 }
-            guard first < end else { return }
-            let groupCount = groups.count
-            if takes == nil && ranges[first].lowerBound <= summary.firstKey
-                && summary.lastKey <= ranges[first].upperBound
-            {
-                let base = Int(node) * column.groupCount
-                let target = first * groupCount
-                if height == 0 {
-                    for i in 0..<groupCount { totals[target + i].merge(column.leafValues[base + groups[i]]) }
-                } else {
-                    for i in 0..<groupCount { totals[target + i].merge(column.branchValues[base + groups[i]]) }
-                }
-                return
-            }
+        func whole(_ node: Int32, height: Int, range: Int) -> Bool {
+            guard takes == nil else { return false }
+            let base = Int(node) * column.groupCount
+            let target = range * groups.count
             if height == 0 {
-                visitLeaf(node, ranges: first..<end, &totals)
-                return
+                for i in groups.indices { totals[target + i].merge(column.leafValues[base + groups[i]]) }
+            } else {
+                for i in groups.indices { totals[target + i].merge(column.branchValues[base + groups[i]]) }
             }
-            let branch = tree.branches[Int(node)]
-            var slot = branch.firstSlot(reaching: ranges[first].lowerBound)
-            while slot < branch.children.count, branch.summaries[slot].firstKey <= ranges[end - 1].upperBound {
-                let child = branch.summaries[slot]
-                while first < end && ranges[first].upperBound < child.firstKey { first += 1 }
-                var childEnd = first
-                while childEnd < end && ranges[childEnd].lowerBound <= child.lastKey { childEnd += 1 }
-                if first < childEnd {
-                    visit(branch.children[slot], height: height - 1, summary: child, ranges: first..<childEnd, &totals)
-                }
-                slot += 1
-            }
+            return true
         }
 
-        private func visitLeaf(
-            _ leaf: Int32, ranges candidates: Range<Int>, _ totals: inout UnsafeMutableBufferPointer<Value>
-        ) {
+        func leaf(_ leaf: Int32, candidates: Range<Int>) {
             let entries = tree.leaves[Int(leaf)].entries
             let groupCount = groups.count
             var range = candidates.lowerBound

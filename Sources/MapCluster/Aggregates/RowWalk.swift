@@ -30,24 +30,25 @@ extension NodeRows {
     /// - Complexity: O(*r* *F* log *n* + *e*) for *r* ranges and *e* entries in leaves that straddle them; every entry
     ///   of a range whose nodes the visitor does not take (``RowVisitor/takesNodes(in:)``).
     func walk<Visitor: RowVisitor>(ranges: [ClosedRange<UInt64>], tree: MortonTree, _ visitor: inout Visitor) {
-        guard let rootSummary = tree.rootSummary, !ranges.isEmpty else { return }
+        guard tree.rootSummary != nil, !ranges.isEmpty else { return }
         leafRows.withUnsafeBufferPointer { leafRows in
             branchRows.withUnsafeBufferPointer { branchRows in
                 stored.withUnsafeBufferPointer { stored in
                     ranges.withUnsafeBufferPointer { ranges in
-                        let walk = Walk(
+                        var walk = Walk(
                             tree: tree, ranges: ranges, leafRows: leafRows.baseAddress,
-                            branchRows: branchRows.baseAddress,
-                            stored: stored.start, width: width, entryWidth: entryWidth)
-                        walk.visit(
-                            tree.root, height: tree.height, summary: rootSummary, ranges: 0..<ranges.count, &visitor)
+                            branchRows: branchRows.baseAddress, stored: stored.start, width: width,
+                            entryWidth: entryWidth, visitor: visitor)
+                        tree.descend(ranges: ranges, &walk)
+                        visitor = walk.visitor
                     }
                 }
             }
         }
     }
 
-    private struct Walk {
+    /// One walk: the nodes of a descent as their rows, and the entries of the leaves that straddle ranges.
+    private struct Walk<Visitor: RowVisitor>: RangeDescent {
         let tree: MortonTree
         let ranges: UnsafeBufferPointer<ClosedRange<UInt64>>
         let leafRows: UnsafePointer<UInt64>?
@@ -55,48 +56,15 @@ extension NodeRows {
         let stored: UnsafePointer<Double>
         let width: Int
         let entryWidth: Int
+        var visitor: Visitor
 
-        /// Hands the visitor the node's entries that lie in `candidates`, the ranges that may hold some of them.
-        func visit<Visitor: RowVisitor>(
-            _ node: Int32, height: Int, summary: Summary, ranges candidates: Range<Int>, _ visitor: inout Visitor
-        ) {
-            var first = candidates.lowerBound
-            var end = candidates.upperBound
-            while first < end && ranges[first].upperBound < summary.firstKey { first += 1 }
-            while end > first && ranges[end - 1].lowerBound > summary.lastKey { end -= 1 }
-            guard first < end else { return }
-            if visitor.takesNodes(in: first) && ranges[first].lowerBound <= summary.firstKey
-                && summary.lastKey <= ranges[first].upperBound,
-                let rows = height == 0 ? leafRows : branchRows
-            {
-                visitor.node(rows + Int(node) * width, range: first)
-                return
-            }
-            if height == 0 {
-                visitLeaf(node, ranges: first..<end, &visitor)
-                return
-            }
-            let n = Int(node)
-            var slot = tree.branches[n].firstSlot(reaching: ranges[first].lowerBound)
-            while slot < tree.branches[n].children.count,
-                tree.branches[n].summaries[slot].firstKey <= ranges[end - 1].upperBound
-            {
-                let child = tree.branches[n].summaries[slot]
-                while first < end && ranges[first].upperBound < child.firstKey { first += 1 }
-                var childEnd = first
-                while childEnd < end && ranges[childEnd].lowerBound <= child.lastKey { childEnd += 1 }
-                if first < childEnd {
-                    visit(
-                        tree.branches[n].children[slot], height: height - 1, summary: child, ranges: first..<childEnd,
-                        &visitor)
-                }
-                slot += 1
-            }
+        mutating func whole(_ node: Int32, height: Int, range: Int) -> Bool {
+            guard visitor.takesNodes(in: range), let rows = height == 0 ? leafRows : branchRows else { return false }
+            visitor.node(rows + Int(node) * width, range: range)
+            return true
         }
 
-        private func visitLeaf<Visitor: RowVisitor>(
-            _ leaf: Int32, ranges candidates: Range<Int>, _ visitor: inout Visitor
-        ) {
+        mutating func leaf(_ leaf: Int32, candidates: Range<Int>) {
             tree.leaves[Int(leaf)].entries.withUnsafeBufferPointer { entries in
                 let base = stored + Int(leaf) * NodeRows.window * entryWidth
                 if let leafRows,

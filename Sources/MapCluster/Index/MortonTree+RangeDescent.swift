@@ -1,0 +1,58 @@
+/// What receives a descent of the tree over key ranges (``MortonTree/descend(ranges:_:)``): the nodes that lie inside
+/// one range, and the leaves that straddle ranges.
+///
+/// A protocol rather than closures: the descent is specialized for each receiver. The walks of the aggregates' rows
+/// (``NodeRows/walk(ranges:tree:_:)``) and of a user's reductions (``NodeColumn/reduce(ranges:groups:where:tree:)``)
+/// share it.
+protocol RangeDescent {
+    /// Takes a node whose entries all lie in range `range` as a whole (from what it keeps for them) and returns true;
+    /// false to have it descended, and a leaf handed to ``leaf(_:candidates:)``.
+    mutating func whole(_ node: Int32, height: Int, range: Int) -> Bool
+    /// A leaf whose entries may lie in any of `candidates` (indices of the ranges), and outside them.
+    mutating func leaf(_ leaf: Int32, candidates: Range<Int>)
+}
+
+extension MortonTree {
+    /// Descends once for all `ranges` (disjoint, in key order), handing `receiver` each node inside one range and each
+    /// leaf that straddles some: the descents of neighbouring ranges are shared.
+    /// - Complexity: O(*r* *F* log *n*) for *r* ranges, and what the receiver does with the nodes and leaves.
+    func descend<Receiver: RangeDescent>(ranges: UnsafeBufferPointer<ClosedRange<UInt64>>, _ receiver: inout Receiver) {
+        guard let rootSummary, !ranges.isEmpty else { return }
+        descend(root, height: height, summary: rootSummary, ranges: ranges, candidates: 0..<ranges.count, &receiver)
+    }
+
+    /// Hands `receiver` what the subtree at `node` holds of `candidates`, the ranges that may hold some of its entries.
+    private func descend<Receiver: RangeDescent>(
+        _ node: Int32, height: Int, summary: Summary, ranges: UnsafeBufferPointer<ClosedRange<UInt64>>,
+        candidates: Range<Int>, _ receiver: inout Receiver
+    ) {
+        var first = candidates.lowerBound
+        var end = candidates.upperBound
+        while first < end && ranges[first].upperBound < summary.firstKey { first += 1 }
+        while end > first && ranges[end - 1].lowerBound > summary.lastKey { end -= 1 }
+        guard first < end else { return }
+        if ranges[first].lowerBound <= summary.firstKey && summary.lastKey <= ranges[first].upperBound,
+            receiver.whole(node, height: height, range: first)
+        {
+            return
+        }
+        if height == 0 {
+            receiver.leaf(node, candidates: first..<end)
+            return
+        }
+        let n = Int(node)
+        var slot = branches[n].firstSlot(reaching: ranges[first].lowerBound)
+        while slot < branches[n].children.count, branches[n].summaries[slot].firstKey <= ranges[end - 1].upperBound {
+            let child = branches[n].summaries[slot]
+            while first < end && ranges[first].upperBound < child.firstKey { first += 1 }
+            var childEnd = first
+            while childEnd < end && ranges[childEnd].lowerBound <= child.lastKey { childEnd += 1 }
+            if first < childEnd {
+                descend(
+                    branches[n].children[slot], height: height - 1, summary: child, ranges: ranges,
+                    candidates: first..<childEnd, &receiver)
+            }
+            slot += 1
+        }
+    }
+}
