@@ -77,37 +77,8 @@ extension ClusterIndex {
         // throwing generic function of another module unspecialized, and the batch's generic tuples then cost a
         // metadata lookup per element.
         let values = elements.map(\.2)
-        insert(contentsOf: elements, values: values, categories: try tree.validateAggregateValues(values))
-    }
-
-    /// The batch insert of elements with values, once the schema has accepted the values and given their categories.
-    @inlinable
-    mutating func insert(
-        contentsOf elements: [(Element, Coordinate, ElementValues)], values: [ElementValues],
-        categories: ContiguousArray<UInt8>
-    ) {
-        let replaced = Self.earlierOccurrences(in: elements.map { ($0.0, $0.1) })
-        slots.reserve(elements.count, in: store)
-        var elementSlots = takeElementSlots()
-        defer { restoreElementSlots(elementSlots) }
-        tree.beginBatch()
-        defer { tree.finishBatch() }
-        Parallel.pipeline(
-            count: Self.steps(for: elements.count), producer: &elementSlots, consumer: &tree,
-            produce: { elementSlots, step in
-                var changes = TreeChanges()
-                for i in Self.positions(ofStep: step, in: elements.count) where !replaced[i] {
-                    let (element, coordinate, _) = elements[i]
-                    let key = GridPosition(coordinate).key
-                    let (slot, previousKey) = elementSlots.place(element, key: key)
-                    if let previousKey { changes.remove(key: previousKey, slot: slot) }
-                    changes.insert(
-                        IndexEntry(key: key, coordinate: coordinate, slot: slot, category: categories[i]), valuesAt: i)
-                }
-                changes.sort()
-                return changes
-            },
-            consume: { tree, changes in changes.apply(to: &tree, values: values) })
+        let categories = try tree.validateAggregateValues(values)
+        insert(elements.map { ($0.0, $0.1) }, values: (values, categories))
     }
 }
 

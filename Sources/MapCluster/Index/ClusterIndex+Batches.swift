@@ -26,10 +26,26 @@ extension ClusterIndex {
             tree.finishBatch()
             return
         }
+        insert(batch, values: nil)
+    }
+
+    /// Adds (or moves) each element of a batch of more than one, and with `values` gives each its values (the
+    /// schema's accepted them, and `values.categories[i]` is element `i`'s category byte); an identity that occurs
+    /// more than once ends at its last coordinate.
+    ///
+    /// Two threads share the work: one finds each element's slot (the store and the slot table), a chunk at a
+    /// time, while the other applies the previous chunk to the tree in the order of its keys along the Z-order
+    /// curve, so that consecutive changes touch neighbouring nodes.
+    @inlinable
+    mutating func insert(
+        _ batch: [(Element, Coordinate)], values: (values: [ElementValues], categories: ContiguousArray<UInt8>)?
+    ) {
         let replaced = Self.earlierOccurrences(in: batch)
         slots.reserve(batch.count, in: store)
         var elementSlots = takeElementSlots()
         defer { restoreElementSlots(elementSlots) }
+        tree.beginBatch()
+        defer { tree.finishBatch() }
         Parallel.pipeline(
             count: Self.steps(for: batch.count), producer: &elementSlots, consumer: &tree,
             produce: { elementSlots, step in
@@ -39,12 +55,20 @@ extension ClusterIndex {
                     let key = GridPosition(coordinate).key
                     let (slot, previousKey) = elementSlots.place(element, key: key)
                     if let previousKey { changes.remove(key: previousKey, slot: slot) }
-                    changes.insert(IndexEntry(key: key, coordinate: coordinate, slot: slot))
+                    if let values {
+                        changes.insert(
+                            IndexEntry(key: key, coordinate: coordinate, slot: slot, category: values.categories[i]),
+                            valuesAt: i)
+                    } else {
+                        changes.insert(IndexEntry(key: key, coordinate: coordinate, slot: slot))
+                    }
                 }
                 changes.sort()
                 return changes
             },
-            consume: { tree, changes in changes.apply(to: &tree) })
+            consume: { tree, changes in
+                if let values { changes.apply(to: &tree, values: values.values) } else { changes.apply(to: &tree) }
+            })
     }
 
     /// Removes each element the index holds and returns how many it removed.
