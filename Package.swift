@@ -57,11 +57,11 @@ let package = Package(
         // What a map view drives: the ClusterManager (batches, diffs, latest wins, overlap and fan-out passes,
         // reveal) and the platform-neutral map-view controller and SwiftUI model.
         .target(name: "MapClusterManager", dependencies: ["MapCluster"], swiftSettings: strictSettings),
-        // Points and clusters in files: CSV and GeoJSON readers, the GeoJSON writer (of clusters, and of the markers
-        // of a one-shot layout), the bundled sample data set.
+        // Points and clusters in files, on the engine alone: CSV and GeoJSON readers, the GeoJSON writer of clusters
+        // and points, the bundled sample data set.
         .target(
             name: "MapClusterIO",
-            dependencies: ["MapCluster", "MapClusterManager"],
+            dependencies: ["MapCluster"],
             resources: [.copy("Resources/world-cities-15000.csv"), .copy("Resources/world-110m.geojson")],
             swiftSettings: strictSettings
         ),

@@ -68,11 +68,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 precondition(rect.size.width > 0 && rect.size.height > 0, "a bbox that parses is not empty")
                 _ = ViewSize(showing: rect, atZoom: 3)
             }
-            if let id = ClusterGeoJSON.markerID(text: text) {
-                let again = ClusterGeoJSON.markerID(text: ClusterGeoJSON.text(of: id))
-                precondition(again == id, "a marker id reads back from its text")
+            if let id = ClusterIDText(text) {
+                precondition(ClusterIDText(id.description) == id, "a cluster id reads back from its text")
             }
-            if let decoded = text.removingPercentEncoding { _ = ClusterGeoJSON.markerID(text: decoded) }
+            if let decoded = text.removingPercentEncoding { _ = ClusterIDText(decoded) }
             _ = Double(text)
             _ = Int(text)
         }

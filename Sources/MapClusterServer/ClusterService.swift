@@ -29,7 +29,7 @@ public struct ClusterService: Sendable {
     /// The smallest box holding every point, as west, south, east, north in degrees (east below west when it crosses
     /// the antimeridian); `nil` without points.
     public let bounds: [Double]?
-    let writer: ClusterGeoJSON
+    let writer: MarkerGeoJSON
     /// The clusters as vector tiles.
     public let tiles: ClusterTiles
 
@@ -99,7 +99,7 @@ public struct ClusterService: Sendable {
         layout.overlap = .mergeCircles(markerDiameters)
         self.layout = layout
         bounds = Self.boundingBox(of: points.records.lazy.map(\.coordinate))
-        writer = ClusterGeoJSON(points: points, index: index, options: layout.clustering)
+        writer = MarkerGeoJSON(points: points, index: index, options: layout.clustering)
         tiles = ClusterTiles(points: points, index: index, options: layout.clustering)
     }
 
@@ -114,7 +114,7 @@ public struct ClusterService: Sendable {
         nameColumn = base.nameColumn
         markerDiameters = base.markerDiameters
         bounds = base.bounds
-        writer = ClusterGeoJSON(points: points, index: index, options: layout.clustering)
+        writer = MarkerGeoJSON(points: points, index: index, options: layout.clustering)
         tiles = ClusterTiles(points: points, index: index, options: layout.clustering)
     }
 
@@ -197,14 +197,14 @@ public struct ClusterService: Sendable {
         let limit = try Self.integer(limit, name: "limit", default: 10, range: 0...Self.maximumLimit)
         let offset = try Self.integer(offset, name: "offset", default: 0, range: 0...Int(Int32.max))
         let page = snapshot.members(of: marker, offset: offset, limit: limit)
-        return GeoJSONAnswer(text: writer.featureCollection(records: page))
+        return GeoJSONAnswer(text: writer.clusters.featureCollection(records: page))
     }
 
     /// What a cluster splits into when the map zooms in, as a GeoJSON FeatureCollection: a cluster's children at its
     /// expansion zoom, a merged marker's clusters.
     public func children(of id: String) throws(RequestError) -> GeoJSONAnswer {
         let (snapshot, marker) = try self.marker(id)
-        return GeoJSONAnswer(text: writer.featureCollection(snapshot.children(of: marker)))
+        return GeoJSONAnswer(text: writer.clusters.featureCollection(snapshot.children(of: marker)))
     }
 
     /// The zoom at which a cluster splits (`nil` if it never does).
@@ -279,7 +279,7 @@ public struct ClusterService: Sendable {
 
     /// The marker a cluster id names, in a snapshot of its own.
     private func marker(_ text: String) throws(RequestError) -> (ClusterSnapshot<Int>, ClusterMarker<Int>) {
-        guard let id = ClusterGeoJSON.markerID(text: text) else {
+        guard let id = ClusterIDText(text).map(ClusterMarker<Int>.ID.init) else {
             throw RequestError(
                 .badRequest,
                 "'\(text)' is not a cluster id (such as c12.2200.1343, l48.85_2.35, f6-c12.2200.1343 or "

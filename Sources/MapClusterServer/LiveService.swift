@@ -194,7 +194,7 @@ public final class LiveService: Sendable {
 
     /// The changes of a viewport as Server-Sent Events.
     ///
-    /// First `ready` with the version the stream starts at, then after each edit that changes the viewport's markers `changes` (see ``MapClusterIO/ClusterGeoJSON/changes(_:version:previous:)``),
+    /// First `ready` with the version the stream starts at, then after each edit that changes the viewport's markers `changes` (see ``MarkerGeoJSON/changes(_:version:previous:)``),
     /// and `resync` when the stream fell behind (a slow client, or edits too large to list): the client then fetches
     /// the clusters again. A comment line every 15 seconds keeps an idle stream open.
     ///
@@ -223,7 +223,7 @@ public final class LiveService: Sendable {
             var state = live.current
             var follower = ClusterFollower(
                 viewport: viewport, options: options, index: state.index, version: state.version)
-            var previous = ClusterGeoJSON(points: state.points, index: state.index, options: options.clustering)
+            var previous = MarkerGeoJSON(points: state.points, index: state.index, options: options.clustering)
             try await writer.write(ByteBuffer(string: "event: ready\ndata: {\"version\":\(state.version)}\n\n"))
             for await _ in versions {
                 state = live.current
@@ -240,7 +240,7 @@ public final class LiveService: Sendable {
                     if count > Self.maximumChanges {
                         event = nil
                     } else if count > 0 {
-                        let writer = ClusterGeoJSON(
+                        let writer = MarkerGeoJSON(
                             points: state.points, index: state.index, options: options.clustering)
                         event =
                             "event: changes\ndata: "
@@ -254,7 +254,7 @@ public final class LiveService: Sendable {
                         viewport: viewport, options: options, index: state.index, version: state.version)
                     event = "event: resync\ndata: {\"version\":\(state.version)}\n\n"
                 }
-                previous = ClusterGeoJSON(points: state.points, index: state.index, options: options.clustering)
+                previous = MarkerGeoJSON(points: state.points, index: state.index, options: options.clustering)
                 if let event, !event.isEmpty { try await writer.write(ByteBuffer(string: event)) }
             }
             // The versions end when the server stops.

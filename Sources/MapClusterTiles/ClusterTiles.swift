@@ -176,7 +176,7 @@ public struct ClusterTiles: Sendable {
             // An id that is the feature's id is not repeated: a tile of single points is mostly ids.
             return (featureID(of: cluster) == nil ? [("id", .string(point.id))] : []) + properties
         }
-        let text = cluster.id.text ?? cluster.id.description
+        let text = ClusterIDText.text(of: cluster.id)
         let abbreviated = ClusterGeoJSON.abbreviated(cluster.count)
         var properties: [(String, PropertyValue)] = [
             ("cluster", .bool(true)), ("cluster_id", .string(text)), ("point_count", .number(Double(cluster.count))),

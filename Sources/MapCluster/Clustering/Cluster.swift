@@ -129,52 +129,6 @@ public enum ClusterID<Element: Hashable & Sendable>: Hashable, Sendable, CustomS
     }
 }
 
-extension ClusterID {
-    /// The id as text, for a URL path or a GeoJSON `cluster_id`; `nil` for a single element, whose id is its own.
-    ///
-    /// A cell is `c` and its level, x and y (`c12.2200.1343`); a location is `l` and its latitude and longitude
-    /// (`l48.8566_2.3522`); a filtered one is `f`, its categories' bits in hexadecimal, a dash and the id it filters
-    /// (`f38-c12.2200.1343`). All are safe in a URL path, and ``init(text:)`` reads them back.
-    public var text: String? {
-        switch self {
-        case .cell(let cell): "c\(cell.level).\(cell.x).\(cell.y)"
-        case .location(let coordinate): "l\(coordinate.latitude)_\(coordinate.longitude)"
-        case .element: nil
-        case .filteredCell, .filteredLocation:
-            unfiltered.text.map { "f\(categoryFilter.map(String.init(describing:)) ?? "")-\($0)" }
-        }
-    }
-
-    /// The id a text (``text``) stands for, or `nil` if it isn't one.
-    public init?(text: String) {
-        guard let kind = text.first else { return nil }
-        let body = text.dropFirst()
-        switch kind {
-        case "c":
-            let parts = body.split(separator: ".", omittingEmptySubsequences: false)
-            guard parts.count == 3, let level = Int(parts[0]), (0...GridCell.maxLevel).contains(level),
-                let x = UInt32(parts[1]), let y = UInt32(parts[2]),
-                level == GridCell.maxLevel || (x >> level == 0 && y >> level == 0)
-            else { return nil }
-            self = .cell(GridCell(level: level, x: x, y: y))
-        case "l":
-            let parts = body.split(separator: "_", omittingEmptySubsequences: false)
-            guard parts.count == 2, let latitude = Double(parts[0]), let longitude = Double(parts[1]),
-                let coordinate = try? Coordinate(latitude: latitude, longitude: longitude)
-            else { return nil }
-            self = .location(coordinate)
-        case "f":
-            guard let dash = body.firstIndex(of: "-"), let bits = UInt64(body[..<dash], radix: 16),
-                let id = ClusterID(text: String(body[body.index(after: dash)...])), id.categoryFilter == nil
-            else { return nil }
-            self = .filtered(id, categories: CategorySet(bits: bits))
-            guard categoryFilter != nil else { return nil }
-        default:
-            return nil
-        }
-    }
-}
-
 /// Which elements a cluster, or a pass over a cell, takes, by ``ClusterOptions/shouldCluster``.
 ///
 /// Without a predicate every element is clusterable, so ``clusterable`` takes them all and ``optedOut`` none.

@@ -230,3 +230,18 @@ public struct ClusterChanges<Element: Hashable & Sendable>: Sendable {
     /// Whether nothing changed.
     public var isEmpty: Bool { insertions.isEmpty && removals.isEmpty && updates.isEmpty }
 }
+
+extension ClusterMarker.ID where Element == Int {
+    /// The id as text, for a URL path or a GeoJSON `cluster_id` (see ``MapCluster/ClusterIDText``).
+    public var text: ClusterIDText {
+        switch self {
+        case .cluster(let id): ClusterIDText(id)
+        case .merged(let parts): ClusterIDText(merged: parts)
+        }
+    }
+
+    /// The id a text names.
+    public init(_ text: ClusterIDText) {
+        self = text.isMerged ? .merged(text.parts) : .cluster(text.parts[0])
+    }
+}
