@@ -2,9 +2,10 @@ import MapCluster
 import MapClusterIO
 import MapClusterManager
 
-/// A ``MapClusterManager/ClusterManager``'s markers written as GeoJSON: the layout of a viewport, and the changes of a
-/// followed one. Clusters and points are written as ``MapClusterIO/ClusterGeoJSON`` writes them; a merged marker is a
-/// cluster feature of its own.
+/// Markers written as GeoJSON: the layout of a viewport, and the changes of a followed one.
+///
+/// Clusters and points are written as ``MapClusterIO/ClusterGeoJSON`` writes them; a merged marker is a cluster feature
+/// of its own.
 struct MarkerGeoJSON: Sendable {
     /// The writer of the clusters and points the markers stand for.
     let clusters: ClusterGeoJSON
@@ -78,7 +79,9 @@ struct MarkerGeoJSON: Sendable {
         wrap: ((Int, inout JSONText) -> Void)? = nil
     ) {
         let aggregates = clusters.index.aggregates(of: markers.flatMap(\.clusters), options: snapshot.options)
-        let keys = aggregates?.first.map { ClusterGeoJSON.AggregateKeys(of: $0, weighted: clusters.index.schema?.isWeighted == true) }
+        let keys = aggregates?.first.map {
+            ClusterGeoJSON.AggregateKeys(of: $0, weighted: clusters.index.schema?.isWeighted == true)
+        }
         json.raw("[")
         var part = 0
         for (offset, marker) in markers.enumerated() {

@@ -71,7 +71,7 @@ public enum MapClusterServer {
             routes.route("/api/points/delete", [.post: { _, _ in throw readOnly }])
             routes.route("/api/points/:id", [.delete: { _, _ in throw readOnly }])
         }
-        routes.files(files, paths: ["/", "/app.js", "/app.css", "/basemap.geojson", "/maplibre.html", "/maplibre.js"])
+        routes.files(files, paths: files.pagePaths)
         return routes.router
     }
 
@@ -126,7 +126,8 @@ public enum MapClusterServer {
         let routes = Routes(corsOrigin: corsOrigin, limits: limits)
         let service = ArchiveService(archive: archive)
         routes.tiles(tile: service.tile(_:categories:), tileJSON: service.tileJSON(baseURL:))
-        routes.files(files, paths: ["/app.css", "/basemap.geojson", "/maplibre.html", "/maplibre.js"])
+        // The pages' files but the Leaflet page, which needs /api: `/` is the MapLibre page.
+        routes.files(files, paths: files.pagePaths.filter { $0 != "/" })
         routes.get("/") { _, _ in Response(status: .found, headers: [.location: "/maplibre.html"]) }
         routes.get("/api/**") { request, _ -> Response in
             throw RequestError(

@@ -16,6 +16,8 @@ struct StaticFiles: Sendable {
     }
 
     private var files: [String: File] = [:]
+    /// The paths of the bundled pages, style sheets and modules, and of the basemap.
+    private(set) var pagePaths: [String] = []
     /// Whether Leaflet's files were found locally; without them, `/leaflet/…` redirects to the CDN.
     private(set) var hasLocalLeaflet = false
     /// Whether MapLibre GL JS was found locally; without it, `/maplibre/…` redirects to the CDN.
@@ -24,13 +26,18 @@ struct StaticFiles: Sendable {
     /// Reads the bundled pages and basemap, every file under `leafletDirectory`, and MapLibre GL JS's script and
     /// style sheet from `mapLibreDirectory`.
     init(leafletDirectory: String, mapLibreDirectory: String?) throws {
-        for name in ["index.html", "app.js", "app.css", "maplibre.html", "maplibre.js"] {
-            guard let url = Bundle.module.url(forResource: "Public/\(name)", withExtension: nil) else {
-                throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "Public/\(name)"])
-            }
-            try add("/" + (name == "index.html" ? "" : name), url: url)
+        // Every page, style sheet and module of the bundled folder, by name: `index.html` at `/`.
+        guard let folder = Bundle.module.url(forResource: "Public", withExtension: nil) else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "Public"])
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        for name in names.sorted() where ["html", "js", "css"].contains((name as NSString).pathExtension) {
+            let path = "/" + (name == "index.html" ? "" : name)
+            try add(path, url: folder.appendingPathComponent(name))
+            pagePaths.append(path)
         }
         try add("/basemap.geojson", url: SampleData.worldOutlineURL)
+        pagePaths.append("/basemap.geojson")
         let leaflet = URL(fileURLWithPath: leafletDirectory, isDirectory: true)
         if let walker = FileManager.default.enumerator(at: leaflet, includingPropertiesForKeys: [.isRegularFileKey]) {
             let root = leaflet.resolvingSymlinksInPath().path

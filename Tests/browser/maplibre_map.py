@@ -33,7 +33,7 @@ def corner(z, x, y):
 
 def idle(page):
     """Waits until MapLibre has loaded every tile in view and drawn them."""
-    page.wait_for_function("() => window.mapclusterTest && window.mapclusterTest.map.loaded()"
+    page.wait_for_function("() => window.mapclusterTest && window.mapclusterTest.map && window.mapclusterTest.map.loaded()"
                            " && window.mapclusterTest.map.areTilesLoaded()", timeout=60000)
     page.evaluate("() => new Promise((done) => { const m = window.mapclusterTest.map;"
                   " if (!m.isMoving() && m.loaded()) { m.once('idle', done); m.triggerRepaint(); } else m.once('idle', done); })")
@@ -98,6 +98,8 @@ def main():
             executable_path=CHROMIUM,
             args=["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--hide-scrollbars"])
         page = browser.new_page(viewport={"width": SIDE, "height": SIDE})
+        # The pages fill in what they drew only for a test that asks, with this object, before they load.
+        page.add_init_script("window.mapclusterTest = {}")
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
 

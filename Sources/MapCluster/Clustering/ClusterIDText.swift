@@ -72,11 +72,12 @@ public struct ClusterIDText: Hashable, Sendable, LosslessStringConvertible {
         case "l":
             let parts = body.split(separator: "_", omittingEmptySubsequences: false)
             guard parts.count == 2, isDecimal(parts[0]), isDecimal(parts[1]), let latitude = Double(parts[0]),
-                let longitude = Double(parts[1]), let coordinate = try? Coordinate(latitude: latitude, longitude: longitude)
+                let longitude = Double(parts[1]),
+                let coordinate = try? Coordinate(latitude: latitude, longitude: longitude)
             else { return nil }
             return .location(coordinate)
         case "f":
-            guard let dash = body.firstIndex(of: "-"), !body[..<dash].isEmpty,
+            guard let dash = body.firstIndex(of: "-"), (1...16).contains(body[..<dash].count),
                 body[..<dash].utf8.allSatisfy({ isDigit($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }),
                 let bits = UInt64(body[..<dash], radix: 16),
                 let id = clusterID(text: body[body.index(after: dash)...]), !id.isElement, id.categoryFilter == nil
@@ -95,8 +96,10 @@ public struct ClusterIDText: Hashable, Sendable, LosslessStringConvertible {
         return T(text)
     }
 
-    /// Whether a text is a decimal number as Swift writes a `Double`: a minus sign or none, digits, a fraction or none,
-    /// an exponent or none (`-33.5`, `1e-05`). No `inf`, `nan` or hexadecimal, which a page's JavaScript can't read.
+    /// Whether a text is a decimal number as Swift writes a `Double`.
+    ///
+    /// That is a minus sign or none, digits, a fraction or none, an exponent or none (`-33.5`, `1e-05`): no `inf`, `nan`
+    /// or hexadecimal, which a page's JavaScript can't read.
     private static func isDecimal(_ text: Substring) -> Bool {
         var rest = text.utf8[...]
         func skip(_ character: Unicode.Scalar) -> Bool {

@@ -50,7 +50,8 @@ struct ClusterIDTextTests {
                 self = .location(latitude: coordinate.latitude, longitude: coordinate.longitude)
             case .element(let record): self = .point(record: record)
             case .filteredCell, .filteredLocation:
-                self = .filtered(categories: String(describing: id.categoryFilter!), of: Expected(id.unfiltered))
+                let categories = id.categoryFilter.map(String.init(describing:)) ?? ""
+                self = .filtered(categories: categories, of: Expected(id.unfiltered))
             }
         }
     }

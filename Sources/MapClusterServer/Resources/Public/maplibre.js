@@ -1,14 +1,17 @@
 // The clusters as vector tiles, drawn by MapLibre GL JS: /tiles.json says where the tiles are, whether the server
 // clusters them live or reads them from an archive. Styled as the Leaflet page: the same outline, marker sizes and
 // colours. A click on a cluster zooms to where it splits (its expansion_zoom); a click on a point shows its
-// properties.
+// properties. A test that wants to watch the page sets `window.mapclusterTest` to an object before it loads: the page
+// then puts the map and its drawn features there.
+
+import { COUNT_STEPS, DEFAULT_SIZES, POINT_COLOUR, escape } from "./style.js";
+
 (async () => {
-  "use strict";
   const status = document.getElementById("status");
   const tileJSON = await (await fetch("/tiles.json")).json();
   // The Leaflet page's marker sizes, when the server has points (a server of an archive has no /api).
   const config = await fetch("/api/config").then((r) => (r.ok ? r.json() : null)).catch(() => null);
-  const sizes = (config && config.markers) || { single: 14, cluster: 26, per_decade: 8 };
+  const sizes = (config && config.markers) || DEFAULT_SIZES;
   const layer = tileJSON.vector_layers[0].id;
   const count = ["coalesce", ["get", "point_count"], 1];
   // A cluster's diameter grows by per_decade for each tenfold of its count, as on the Leaflet page.
@@ -32,8 +35,10 @@
           id: "markers", type: "circle", source: "clusters", "source-layer": layer,
           paint: {
             "circle-radius": radius,
-            "circle-color": ["case", ["!", ["to-boolean", ["get", "cluster"]]], "#1f5f99",
-              ["<", count, 100], "#3b8bd0", ["<", count, 1000], "#e0902a", "#d2452f"],
+            // The Leaflet page's colours: a point's, then a cluster's by the step of its count.
+            "circle-color": ["case", ["!", ["to-boolean", ["get", "cluster"]]], POINT_COLOUR,
+              ...COUNT_STEPS.slice(0, -1).flatMap((step) => [["<", count, step.below], step.colour]),
+              COUNT_STEPS[COUNT_STEPS.length - 1].colour],
             "circle-stroke-color": ["case", ["to-boolean", ["get", "cluster"]], "rgba(255,255,255,0.6)", "#fff"],
             "circle-stroke-width": ["case", ["to-boolean", ["get", "cluster"]], 3, 2],
           },
@@ -103,8 +108,8 @@
   map.on("idle", () => {
     const features = drawn();
     const points = features.reduce((sum, f) => sum + (f.properties.cluster ? f.properties.point_count : 1), 0);
-    status.innerHTML = `${points.toLocaleString()} points in ${features.length.toLocaleString()} markers · ` +
-      `zoom ${map.getZoom().toFixed(1)}` + (config ? ` · <a href="/#${leafletView()}">Leaflet page</a>` : "");
+    status.innerHTML = `${escape(points.toLocaleString())} points in ${escape(features.length.toLocaleString())} markers · ` +
+      `zoom ${escape(map.getZoom().toFixed(1))}` + (config ? ` · <a href="/#${escape(leafletView())}">Leaflet page</a>` : "");
   });
 
   // The view in the Leaflet page's hash: its 256-point tiles make its zoom one more for the same scale.
@@ -113,12 +118,8 @@
     return `${Math.round(map.getZoom() + 1)}/${center.lat.toFixed(4)}/${center.lng.toFixed(4)}`;
   }
 
-  function escape(value) {
-    return String(value).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  }
-
-  // For the browser tests: the map, and the distinct features drawn.
-  window.mapclusterTest = { map, drawn };
+  // For a browser test that asked: the map, and the distinct features drawn.
+  if (window.mapclusterTest && typeof window.mapclusterTest === "object") Object.assign(window.mapclusterTest, { map, drawn });
 })().catch((error) => {
   document.getElementById("status").textContent = "could not load the tiles: " + error.message;
 });
