@@ -18,7 +18,6 @@ let package = Package(
         .library(name: "MapClusterTiles", targets: ["MapClusterTiles"]),
         .library(name: "MapClusterLive", targets: ["MapClusterLive"]),
         .library(name: "MapClusterStore", targets: ["MapClusterStore"]),
-        .library(name: "MapClusterServer", targets: ["MapClusterServer"]),
         .library(name: "MapClusterMapKit", targets: ["MapClusterMapKit"]),
         .executable(name: "mapcluster", targets: ["mapcluster"]),
         // What the fuzz targets run on an input: for the libFuzzer executables of Fuzz/Package.swift, and the test
@@ -107,6 +106,7 @@ let package = Package(
                 "MapClusterManager",
                 "MapClusterTiles",
                 "MapClusterLive",
+                "MapClusterStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,16 +1,16 @@
-public import Foundation
-public import Hummingbird
-public import MapClusterManager
-public import MapClusterTiles
+package import Foundation
+package import Hummingbird
+package import MapClusterManager
+package import MapClusterTiles
 import NIOCore
 
 /// A GeoJSON text answer (`application/geo+json`), as ``MapClusterIO/ClusterGeoJSON`` writes it.
-public struct GeoJSONAnswer: ResponseGenerator, Sendable {
+package struct GeoJSONAnswer: ResponseGenerator, Sendable {
     /// The GeoJSON text.
-    public let text: String
+    package let text: String
 
     /// The text as the response body, gzip-compressed for a client that accepts it.
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    package func response(from request: Request, context: some RequestContext) throws -> Response {
         Compression.response(
             ByteBuffer(string: text), headers: [.contentType: "application/geo+json", .cacheControl: "no-store"],
             for: request)
@@ -19,11 +19,11 @@ public struct GeoJSONAnswer: ResponseGenerator, Sendable {
 
 /// `/api/clusters/{id}/expansion-zoom`: the whole zoom at which a cluster has split, as supercluster gives it, and the
 /// exact one; `null` if it never does.
-public struct ExpansionZoomAnswer: ResponseEncodable, Sendable, Equatable {
+package struct ExpansionZoomAnswer: ResponseEncodable, Sendable, Equatable {
     /// The cluster's id, as asked.
-    public let clusterID: String
+    package let clusterID: String
     /// The exact zoom at which it splits.
-    public let expansionZoom: Double?
+    package let expansionZoom: Double?
 
     enum CodingKeys: String, CodingKey {
         case clusterID = "cluster_id"
@@ -32,7 +32,7 @@ public struct ExpansionZoomAnswer: ResponseEncodable, Sendable, Equatable {
     }
 
     /// Writes `null` for a cluster that never splits, where a synthesized encoder would leave the key out.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(clusterID, forKey: .clusterID)
         try container.encode(expansionZoom.map { Int($0.rounded(.up)) }, forKey: .expansionZoom)
@@ -41,21 +41,21 @@ public struct ExpansionZoomAnswer: ResponseEncodable, Sendable, Equatable {
 }
 
 /// `/api/stats`: what is served and what it costs.
-public struct StatsAnswer: ResponseEncodable, Sendable {
+package struct StatsAnswer: ResponseEncodable, Sendable {
     /// The points in the index.
-    public let points: Int
+    package let points: Int
     /// Records of the input that were not points.
-    public let skipped: Int
+    package let skipped: Int
     /// The server's resident memory, in megabytes; `nil` where it can't be read.
-    public let memoryMB: Double?
+    package let memoryMB: Double?
     /// How long building the index took, in milliseconds.
-    public let buildMS: Double
+    package let buildMS: Double
     /// The categories clusters count, in order.
-    public let categories: [String]
+    package let categories: [String]
     /// The reductions clusters carry, by name.
-    public let reductions: [String]
+    package let reductions: [String]
     /// Whether points carry weights.
-    public let weighted: Bool
+    package let weighted: Bool
 
     enum CodingKeys: String, CodingKey {
         case points, skipped, categories, reductions, weighted
@@ -64,7 +64,7 @@ public struct StatsAnswer: ResponseEncodable, Sendable {
     }
 
     /// Writes `null` for an unknown memory figure.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(points, forKey: .points)
         try container.encode(skipped, forKey: .skipped)
@@ -77,27 +77,27 @@ public struct StatsAnswer: ResponseEncodable, Sendable {
 }
 
 /// `/api/config`: what the page needs to know.
-public struct ConfigurationAnswer: ResponseEncodable, Sendable {
+package struct ConfigurationAnswer: ResponseEncodable, Sendable {
     /// The raster tile URL template of the basemap, if any.
-    public let tiles: String?
+    package let tiles: String?
     /// The points served.
-    public let points: Int
+    package let points: Int
     /// The categories clusters count, in order: the legend's.
-    public let categories: [String]
+    package let categories: [String]
     /// The reductions clusters carry, by name: what a popup shows.
-    public let reductions: [String]
+    package let reductions: [String]
     /// The property of a single point that holds its category, if points have categories.
-    public let categoryColumn: String?
+    package let categoryColumn: String?
     /// The property that titles a point's popup, if the points have one.
-    public let nameColumn: String?
+    package let nameColumn: String?
     /// The sizes to draw markers at: the ones the server's answers keep apart.
-    public let markers: MarkerDiameters
+    package let markers: MarkerDiameters
     /// The smallest box holding every point (west, south, east, north), for the page to open on.
-    public let bounds: [Double]?
+    package let bounds: [Double]?
     /// The highest zoom the page lets a user reach.
-    public let maxZoom: Int
+    package let maxZoom: Int
     /// Whether the points change while the server runs, and `/api/changes` streams how.
-    public var live = false
+    package var live = false
 
     enum CodingKeys: String, CodingKey {
         case tiles, points, categories, reductions, markers, bounds, live
@@ -107,7 +107,7 @@ public struct ConfigurationAnswer: ResponseEncodable, Sendable {
     }
 
     /// Writes `null` for what there is none of.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(tiles, forKey: .tiles)
         try container.encode(points, forKey: .points)
@@ -137,12 +137,12 @@ struct LeavesQuery: Decodable {
 
 /// A vector tile: its bytes (gzip-compressed for a client that takes it), or 204 with no body for a tile without a
 /// feature, which is what MapLibre expects of an empty tile.
-public struct TileAnswer: ResponseGenerator, Sendable {
+package struct TileAnswer: ResponseGenerator, Sendable {
     /// The tile's bytes, gzip-compressed or not; `nil` for an empty tile.
-    public let bytes: Data?
+    package let bytes: Data?
 
     /// The tile as the response body.
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    package func response(from request: Request, context: some RequestContext) throws -> Response {
         guard let bytes else { return Response(status: .noContent) }
         let headers: HTTPFields = [.contentType: "application/vnd.mapbox-vector-tile"]
         guard Gzip.isCompressed(bytes) else {
@@ -160,19 +160,19 @@ public struct TileAnswer: ResponseGenerator, Sendable {
 }
 
 /// `/tiles.json`: TileJSON 3.0, what MapLibre reads to find the tiles and their layer.
-public struct TileJSONAnswer: ResponseEncodable, Sendable {
+package struct TileJSONAnswer: ResponseEncodable, Sendable {
     /// The tiles' URL templates.
-    public let tiles: [String]
+    package let tiles: [String]
     /// The shallowest tile zoom.
-    public let minZoom: Int
+    package let minZoom: Int
     /// The deepest tile zoom.
-    public let maxZoom: Int
+    package let maxZoom: Int
     /// West, south, east, north.
-    public let bounds: [Double]
+    package let bounds: [Double]
     /// The vector layers and their fields.
-    public let layers: [TileArchiveMetadata.VectorLayer]
+    package let layers: [TileArchiveMetadata.VectorLayer]
     /// The tile set's name.
-    public var name = "mapcluster"
+    package var name = "mapcluster"
 
     enum CodingKeys: String, CodingKey {
         case tilejson, name, scheme, tiles, minzoom, maxzoom, bounds
@@ -180,7 +180,7 @@ public struct TileJSONAnswer: ResponseEncodable, Sendable {
     }
 
     /// The TileJSON document.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode("3.0.0", forKey: .tilejson)
         try container.encode(name, forKey: .name)

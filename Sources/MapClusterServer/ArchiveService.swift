@@ -1,21 +1,21 @@
-public import Foundation
+package import Foundation
 import HTTPTypes
-public import MapClusterTiles
+package import MapClusterTiles
 
 /// What a server of a tile archive answers: its tiles and their TileJSON, without points.
-public struct ArchiveService: Sendable {
+package struct ArchiveService: Sendable {
     /// The archive read.
-    public let archive: any TileArchive
+    package let archive: any TileArchive
 
     /// A service of `archive`'s tiles.
-    public init(archive: any TileArchive) {
+    package init(archive: any TileArchive) {
         self.archive = archive
     }
 
     /// The archive's tile at `address`, as stored; no content where it has none.
     ///
     /// An archive's tiles are clustered once, with every category: a `categories` parameter is a 400.
-    public func tile(_ address: TileAddress, categories: String?) throws(RequestError) -> TileAnswer {
+    package func tile(_ address: TileAddress, categories: String?) throws(RequestError) -> TileAnswer {
         guard categories == nil else {
             throw RequestError(.badRequest, "categories: the tiles come from an archive, clustered with all of them")
         }
@@ -27,7 +27,7 @@ public struct ArchiveService: Sendable {
     }
 
     /// TileJSON 3.0 for the archive's tiles at `baseURL` (the server's scheme, host and port).
-    public func tileJSON(baseURL: String) -> TileJSONAnswer {
+    package func tileJSON(baseURL: String) -> TileJSONAnswer {
         let metadata = archive.metadata
         return TileJSONAnswer(
             tiles: ["\(baseURL)/tiles/{z}/{x}/{y}.mvt"], minZoom: metadata.minimumZoom,

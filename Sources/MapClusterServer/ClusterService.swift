@@ -1,57 +1,57 @@
-public import Foundation
+package import Foundation
 import HTTPTypes
-public import MapCluster
-public import MapClusterIO
-public import MapClusterManager
-public import MapClusterTiles
+package import MapCluster
+package import MapClusterIO
+package import MapClusterManager
+package import MapClusterTiles
 
 /// What the server answers, apart from HTTP: points, their index, and the queries of the API, each checked.
 ///
 /// Every query validates its input first and throws a ``RequestError`` (a status and a message) for anything it can't
 /// take: nothing a client sends reaches a precondition of the engine.
-public struct ClusterService: Sendable {
+package struct ClusterService: Sendable {
     /// The points served.
-    public let points: PointSet
+    package let points: PointSet
     /// Their index; elements are indices into ``PointSet/records``.
-    public let index: ClusterIndex<Int>
+    package let index: ClusterIndex<Int>
     /// How long building the index took.
-    public let buildTime: Duration
+    package let buildTime: Duration
     /// The raster tile URL template the page offers as a basemap, if any.
-    public let tileURL: String?
+    package let tileURL: String?
     /// What clusters add up, by column.
-    public let aggregation: PointAggregation
+    package let aggregation: PointAggregation
     /// How clusters are made and laid out: the grid's cell size, and the merge of markers that would overlap.
-    public let layout: ClusterManagerOptions<Int>
+    package let layout: ClusterManagerOptions<Int>
     /// The property that titles a point's popup: `name` when the points have one, unless another is asked for.
-    public let nameColumn: String?
+    package let nameColumn: String?
     /// The sizes the page draws markers at, which the layout keeps apart.
-    public let markerDiameters: MarkerDiameters
+    package let markerDiameters: MarkerDiameters
     /// The smallest box holding every point, as west, south, east, north in degrees (east below west when it crosses
     /// the antimeridian); `nil` without points.
-    public let bounds: [Double]?
+    package let bounds: [Double]?
     let writer: MarkerGeoJSON
     /// The clusters as vector tiles.
-    public let tiles: ClusterTiles
+    package let tiles: ClusterTiles
 
     /// The largest viewport side, in points, that a bbox and zoom may ask for.
-    public static let maximumViewSide = 16_384.0
+    package static let maximumViewSide = 16_384.0
     /// The most leaves one request may ask for.
-    public static let maximumLimit = 1_000
+    package static let maximumLimit = 1_000
     /// The highest zoom the API takes.
-    public static let zoomRange = 0.0...24.0
+    package static let zoomRange = 0.0...24.0
     /// The highest zoom the page lets a user reach: where its basemap tiles end.
-    public static let pageMaximumZoom = 18
+    package static let pageMaximumZoom = 18
 
     /// The grid's cell size by default, in points.
     ///
     /// At a whole zoom its cells are 128 points wide (between 91 and 181 as the zoom goes between whole ones). That
     /// makes a map as calm as Leaflet.markercluster's, whose clusters gather what lies within 80 pixels, with room
     /// for the largest markers between cells.
-    public static let defaultCellSize = 128.0
+    package static let defaultCellSize = 128.0
 
     /// The clustering options by default: cells of ``defaultCellSize``, and no margin, since the API's bbox is the
     /// area asked for.
-    public static var defaultClustering: ClusterOptions<Int> {
+    package static var defaultClustering: ClusterOptions<Int> {
         var options = ClusterOptions<Int>()
         options.cellSize = defaultCellSize
         options.marginFactor = 0
@@ -60,14 +60,14 @@ public struct ClusterService: Sendable {
 
     /// The markers the page draws: 14 points for a single point, and for a cluster 26 points and 8 more for each
     /// tenfold of its count (30 for 3, 42 for 100, 58 for 10,000), kept 2 points apart.
-    public static let defaultMarkerDiameters = MarkerDiameters(single: 14, cluster: 26, perDecade: 8, gap: 2)
+    package static let defaultMarkerDiameters = MarkerDiameters(single: 14, cluster: 26, perDecade: 8, gap: 2)
 
     /// Indexes `points`, keeping the aggregates `aggregation` asks for, to cluster with `clustering` into markers of
     /// `markerDiameters` that never overlap.
     ///
     /// - Throws: ``MapClusterIO/PointFileError`` for a value the aggregation can't take, naming its file, line and
     ///   field.
-    public init(
+    package init(
         points: PointSet, aggregation: PointAggregation = PointAggregation(), tileURL: String? = nil,
         nameColumn: String? = nil, clustering: ClusterOptions<Int> = defaultClustering,
         markerDiameters: MarkerDiameters = defaultMarkerDiameters
@@ -82,7 +82,7 @@ public struct ClusterService: Sendable {
 
     /// Serves points indexed already (a live server's): `index` holds the positions of `points`' records, with the
     /// values `aggregation` asks for.
-    public init(
+    package init(
         points: PointSet, index: ClusterIndex<Int>, buildTime: Duration, aggregation: PointAggregation,
         tileURL: String? = nil, nameColumn: String? = nil, clustering: ClusterOptions<Int> = defaultClustering,
         markerDiameters: MarkerDiameters = defaultMarkerDiameters
@@ -120,7 +120,7 @@ public struct ClusterService: Sendable {
 
     /// The smallest box holding `coordinates`: the widest band of longitudes without any (to a tenth of a degree) is
     /// left out, so that points on both sides of the antimeridian get a box across it, not around the world.
-    public static func boundingBox(of coordinates: some Sequence<Coordinate>) -> [Double]? {
+    package static func boundingBox(of coordinates: some Sequence<Coordinate>) -> [Double]? {
         let bins = 3_600
         // One pass: each band's westmost and eastmost longitude, and the latitudes' range.
         var westmost = [Double](repeating: .infinity, count: bins)
@@ -152,7 +152,7 @@ public struct ClusterService: Sendable {
     ///
     /// `categories`, a comma-separated list of the index's categories, shows only the points of those categories, and
     /// their clusters (with ids of their own).
-    public func clusters(bbox: String?, zoom: String?, categories: String? = nil) throws(RequestError) -> GeoJSONAnswer
+    package func clusters(bbox: String?, zoom: String?, categories: String? = nil) throws(RequestError) -> GeoJSONAnswer
     {
         let (rect, zoom, categories) = try view(bbox: bbox, zoom: zoom, categories: categories)
         return GeoJSONAnswer(text: featureCollection(in: rect, zoom: zoom, categories: categories))
@@ -183,7 +183,7 @@ public struct ClusterService: Sendable {
 
     /// The markers of an area at a zoom, as a GeoJSON FeatureCollection, without the API's limit on the size of the
     /// area: what `mapcluster cluster --format geojson` prints.
-    public func featureCollection(in rect: MapRect, zoom: Double, categories: Set<String>? = nil) -> String {
+    package func featureCollection(in rect: MapRect, zoom: Double, categories: Set<String>? = nil) -> String {
         var layout = layout
         layout.clustering.categories = categories
         let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: zoom))
@@ -192,7 +192,7 @@ public struct ClusterService: Sendable {
     }
 
     /// A page of a cluster's points (a merged marker's, cluster by cluster), as a GeoJSON FeatureCollection.
-    public func leaves(of id: String, limit: String?, offset: String?) throws(RequestError) -> GeoJSONAnswer {
+    package func leaves(of id: String, limit: String?, offset: String?) throws(RequestError) -> GeoJSONAnswer {
         let (snapshot, marker) = try self.marker(id)
         let limit = try Self.integer(limit, name: "limit", default: 10, range: 0...Self.maximumLimit)
         let offset = try Self.integer(offset, name: "offset", default: 0, range: 0...Int(Int32.max))
@@ -202,25 +202,25 @@ public struct ClusterService: Sendable {
 
     /// What a cluster splits into when the map zooms in, as a GeoJSON FeatureCollection: a cluster's children at its
     /// expansion zoom, a merged marker's clusters.
-    public func children(of id: String) throws(RequestError) -> GeoJSONAnswer {
+    package func children(of id: String) throws(RequestError) -> GeoJSONAnswer {
         let (snapshot, marker) = try self.marker(id)
         return GeoJSONAnswer(text: writer.clusters.featureCollection(snapshot.children(of: marker)))
     }
 
     /// The zoom at which a cluster splits (`nil` if it never does).
-    public func expansionZoom(of id: String) throws(RequestError) -> ExpansionZoomAnswer {
+    package func expansionZoom(of id: String) throws(RequestError) -> ExpansionZoomAnswer {
         let (snapshot, marker) = try self.marker(id)
         return ExpansionZoomAnswer(clusterID: id, expansionZoom: snapshot.expansionZoom(of: marker))
     }
 
     /// The vector tile at `address`, of the points in `categories` (all when `nil`); `nil` for a tile without a
     /// feature.
-    public func tile(_ address: TileAddress, categories: String? = nil) throws(RequestError) -> Data? {
+    package func tile(_ address: TileAddress, categories: String? = nil) throws(RequestError) -> Data? {
         tiles.tile(address, categories: try self.categories(categories))
     }
 
     /// TileJSON 3.0 for the tiles at `baseURL` (the server's scheme, host and port).
-    public func tileJSON(baseURL: String) -> TileJSONAnswer {
+    package func tileJSON(baseURL: String) -> TileJSONAnswer {
         let bounds = self.bounds.map(TileArchiveMetadata.westToEast) ?? [-180, -85.0511, 180, 85.0511]
         return TileJSONAnswer(
             tiles: ["\(baseURL)/tiles/{z}/{x}/{y}.mvt"], minZoom: 0, maxZoom: TileAddress.maximumZoom, bounds: bounds,
@@ -231,7 +231,7 @@ public struct ClusterService: Sendable {
     }
 
     /// The number of points, memory in use, how long the index took to build, and its categories and reductions.
-    public func stats() -> StatsAnswer {
+    package func stats() -> StatsAnswer {
         StatsAnswer(
             points: index.count, skipped: points.skipped.count, memoryMB: ProcessMemory.residentMegabytes,
             buildMS: buildTime.milliseconds, categories: index.schema?.categories ?? [],
@@ -240,7 +240,7 @@ public struct ClusterService: Sendable {
 
     /// What the page needs to know: the tile URL, if any, the categories and reductions clusters carry, the marker
     /// sizes the answers keep apart, and where the points are.
-    public func configuration() -> ConfigurationAnswer {
+    package func configuration() -> ConfigurationAnswer {
         configuration(bounds: bounds, live: false)
     }
 

@@ -1,24 +1,24 @@
-public import Foundation
+package import Foundation
 import HTTPTypes
-public import Hummingbird
-public import MapCluster
-public import MapClusterIO
-public import MapClusterLive
+package import Hummingbird
+package import MapCluster
+package import MapClusterIO
+package import MapClusterLive
 import MapClusterManager
-public import NIOCore
+package import NIOCore
 
 /// What a live server answers beyond a ``ClusterService``: edits of its points, a point by id, and the changes of a
 /// viewport as they happen.
 ///
 /// Reads answer from the current version of the points (``current``), which a writer replaces whole after each
 /// committed edit. Writes need the bearer token; reads don't.
-public final class LiveService: Sendable {
+package final class LiveService: Sendable {
     /// The writer that commits edits to the store and applies them.
-    public let writer: LiveWriter
+    package let writer: LiveWriter
     /// The points being edited.
-    public var live: LiveIndex { writer.live }
+    package var live: LiveIndex { writer.live }
     /// The options, and the points the server started with.
-    public let base: ClusterService
+    package let base: ClusterService
     /// The token a write must carry (`Authorization: Bearer TOKEN`); `nil` for a server that follows a store
     /// without taking writes.
     let token: String?
@@ -34,15 +34,15 @@ public final class LiveService: Sendable {
     }
 
     /// The largest edit body taken, in bytes: about 50,000 points with a few properties each.
-    public static let maximumEditSize = 8 * 1024 * 1024
+    package static let maximumEditSize = 8 * 1024 * 1024
     /// How many versions a subscriber may fall behind before it is told to refetch.
-    public static let maximumLag = 32
+    package static let maximumLag = 32
     /// How many changes one event may carry before a subscriber is told to refetch instead.
-    public static let maximumChanges = 2_000
+    package static let maximumChanges = 2_000
 
     /// A live service of `writer`'s points, clustered and laid out as `base`'s, writable with `token` (`nil`: not
     /// writable, only following the store).
-    public init(writer: LiveWriter, base: ClusterService, token: String?) {
+    package init(writer: LiveWriter, base: ClusterService, token: String?) {
         self.writer = writer
         self.base = base
         self.token = token
@@ -51,7 +51,7 @@ public final class LiveService: Sendable {
     }
 
     /// The service of the current version of the points.
-    public var current: ClusterService {
+    package var current: ClusterService {
         let state = live.current
         if let cached = cache.value, cached.version == state.version { return cached.service }
         let service = ClusterService(base, points: state.points, index: state.index)
@@ -60,7 +60,7 @@ public final class LiveService: Sendable {
     }
 
     /// What the page needs to know, with the box around the points as they are now.
-    public func configuration() -> ConfigurationAnswer {
+    package func configuration() -> ConfigurationAnswer {
         let state = live.current
         let bounds: [Double]?
         if let cached = boundsCache.value, cached.version == state.version {
@@ -101,7 +101,7 @@ public final class LiveService: Sendable {
     }
 
     /// Adds or moves the points of a GeoJSON Feature or FeatureCollection, all or none.
-    public func put(_ body: Data) async throws(RequestError) -> EditAnswer {
+    package func put(_ body: Data) async throws(RequestError) -> EditAnswer {
         let points: PointSet
         do {
             points = try GeoJSONPointReader().readEdit(body, source: "request body")
@@ -113,14 +113,14 @@ public final class LiveService: Sendable {
     }
 
     /// Deletes a point by its id in a URL: the point with this text id, or else with this number id.
-    public func delete(id text: String) async throws(RequestError) -> EditAnswer {
+    package func delete(id text: String) async throws(RequestError) -> EditAnswer {
         guard let key = key(of: text) else { throw RequestError(.notFound, "no point has the id '\(text)'") }
         return try await write(PointEdit(deletes: [key]))
     }
 
     /// Deletes the points of a list of ids (`{"ids":[…]}` or `[…]`, each a string or a number); those there are not
     /// are listed as `missing`.
-    public func delete(list body: Data) async throws(RequestError) -> EditAnswer {
+    package func delete(list body: Data) async throws(RequestError) -> EditAnswer {
         guard let text = String(data: body, encoding: .utf8), let document = PropertyValue(jsonText: text) else {
             throw RequestError(.badRequest, "request body is not valid JSON: a list of ids, as {\"ids\":[…]}")
         }
@@ -161,7 +161,7 @@ public final class LiveService: Sendable {
     }
 
     /// A point as a GeoJSON Feature.
-    public func point(id text: String) throws(RequestError) -> GeoJSONAnswer {
+    package func point(id text: String) throws(RequestError) -> GeoJSONAnswer {
         guard let key = key(of: text), let (record, names) = live.point(key) else {
             throw RequestError(.notFound, "no point has the id '\(text)'")
         }
@@ -199,7 +199,7 @@ public final class LiveService: Sendable {
     /// the clusters again. A comment line every 15 seconds keeps an idle stream open.
     ///
     /// When the server stops (``stop(grace:)``), each stream gets a last event, `end`, and is closed.
-    public func changes(
+    package func changes(
         bbox: String?, zoom: String?, categories: String?, channel: any Channel
     ) throws(RequestError) -> Response {
         guard !streams.value.stopping else { throw Self.stopping }
@@ -298,7 +298,7 @@ extension LiveService {
     /// `grace`, whose client doesn't read what it is sent, has its connection closed. Edits are not stopped here: the writer's ``LiveWriter/stop()`` commits or refuses them.
     ///
     /// - Complexity: Returns once every stream has ended, within about `grace`.
-    public func stop(grace: Duration = .seconds(3)) async {
+    package func stop(grace: Duration = .seconds(3)) async {
         streams.withValue { $0.stopping = true }
         live.finishSubscriptions()
         let deadline = ContinuousClock.now + grace
@@ -315,19 +315,19 @@ extension LiveService {
 
 /// What an acknowledged edit did: `{"inserted":…,"moved":…,"deleted":…,"sequence":…,"version":…}`, and the ids of
 /// a delete list that were not there.
-public struct EditAnswer: ResponseEncodable, Sendable {
+package struct EditAnswer: ResponseEncodable, Sendable {
     /// Points added.
-    public var inserted: Int
+    package var inserted: Int
     /// Points moved or given new properties.
-    public var moved: Int
+    package var moved: Int
     /// Points deleted.
-    public var deleted: Int
+    package var deleted: Int
     /// The store's sequence number of the edit.
-    public var sequence: Int64
+    package var sequence: Int64
     /// The version of the points that first holds it.
-    public var version: Int
+    package var version: Int
     /// Ids of a delete list that no point had.
-    public var missing: [PropertyValue]?
+    package var missing: [PropertyValue]?
 
     init(receipt: WriteReceipt) {
         inserted = receipt.inserted

@@ -1,27 +1,27 @@
-public import Hummingbird
+package import Hummingbird
 import Logging
 import NIOCore
 
 /// A request the server can't answer: the HTTP status and what was wrong, answered as `{"error":"…","status":400}`.
 ///
 /// It is Hummingbird's `HTTPResponseError`: thrown from a route, it becomes its own response.
-public struct RequestError: HTTPResponseError, Sendable, Equatable {
+package struct RequestError: HTTPResponseError, Sendable, Equatable {
     /// The status: 400 for bad input, 404 for something unknown, 413 for a body too large.
-    public let status: HTTPResponse.Status
+    package let status: HTTPResponse.Status
     /// What was wrong, for the client.
-    public let message: String
+    package let message: String
     /// Headers the answer carries besides its content type (a 429's `Retry-After`).
-    public let headers: HTTPFields
+    package let headers: HTTPFields
 
     /// An error with a status, a message, and headers for its answer.
-    public init(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) {
+    package init(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) {
         self.status = status
         self.message = message
         self.headers = headers
     }
 
     /// The JSON body and its status.
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    package func response(from request: Request, context: some RequestContext) throws -> Response {
         var body = try context.responseEncoder.encode(
             Body(error: message, status: status.code), from: request, context: context)
         body.status = status
@@ -44,7 +44,7 @@ struct RequestErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     {
         // An edit's points can be many; no other request has a use for a body.
         let isEdit = request.method == .post && request.uri.path.hasPrefix("/api/points")
-        let maximum = isEdit ? LiveService.maximumEditSize : MapClusterServer.maximumBodySize
+        let maximum = isEdit ? LiveService.maximumEditSize : ServerLimits.maximumBodySize
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maximum {
             throw RequestError(
                 .contentTooLarge,

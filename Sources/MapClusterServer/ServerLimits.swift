@@ -1,38 +1,41 @@
-public import Hummingbird
-public import HummingbirdCore
+package import Hummingbird
+package import HummingbirdCore
 import NIOConcurrencyHelpers
-public import NIOCore
+package import NIOCore
 import NIOHTTPTypes
 
 /// What the server bounds, so that no client can hold or swamp it: open connections, the time a request may take to
-/// arrive, and the size of its URL, query and headers. (Bodies are bounded by route: ``MapClusterServer/maximumBodySize``
+/// arrive, and the size of its URL, query and headers. (Bodies are bounded by route: ``ServerLimits/maximumBodySize``
 /// and ``LiveService/maximumEditSize``.)
-public struct ServerLimits: Sendable, Hashable {
+package struct ServerLimits: Sendable, Hashable {
     /// The most connections open at once.
     ///
     /// `nil`: no limit. Past it, new connections wait to be accepted.
-    public var maximumConnections: Int?
+    package var maximumConnections: Int?
     /// How long a request may take to arrive.
     ///
     /// The time runs from the connection's opening or the end of the previous answer to the end of the request's
     /// body; a client slower than that (one that sends a byte a second, say) is disconnected, and so is a kept-alive
     /// connection idle that long. Answers, and the change streams, are not bounded.
-    public var requestTimeout: Duration
+    package var requestTimeout: Duration
     /// The longest URL, in bytes (414 past it).
-    public var maximumURLLength: Int
+    package var maximumURLLength: Int
     /// The most query parameters (400 past them).
-    public var maximumQueryParameters: Int
+    package var maximumQueryParameters: Int
     /// The most bytes of headers, all together and each one (the connection is closed past them).
-    public var maximumHeaderBytes: Int
+    package var maximumHeaderBytes: Int
     /// The most requests a second from one client address, on average; `nil`: no limit.
     ///
     /// A client may send a second's worth at once; past that, its requests are answered 429 with a `Retry-After`
     /// until its allowance refills. Other clients are not held up.
-    public var requestsPerSecond: Double?
+    package var requestsPerSecond: Double?
+
+    /// The largest request body taken, but an edit's (``LiveService/maximumEditSize``): the API has no use for any.
+    package static let maximumBodySize = 64 * 1024
 
     /// The defaults: no limit on connections or request rates, 30 s to send a request, URLs of 8 KiB, 64 query
     /// parameters, 16 KiB of headers.
-    public init(
+    package init(
         maximumConnections: Int? = nil, requestTimeout: Duration = .seconds(30), maximumURLLength: Int = 8_192,
         maximumQueryParameters: Int = 64, maximumHeaderBytes: Int = 16_384, requestsPerSecond: Double? = nil
     ) {
@@ -84,16 +87,16 @@ struct RequestLimitsMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 /// The context of the server's requests: Hummingbird's, and the client's address (for the rate limit).
-public struct ServerRequestContext: RequestContext, RemoteAddressRequestContext {
+package struct ServerRequestContext: RequestContext, RemoteAddressRequestContext {
     /// What every request context has.
-    public var coreContext: CoreRequestContextStorage
+    package var coreContext: CoreRequestContextStorage
     /// The address the request came from; `nil` off a socket (in the router's tests).
-    public let remoteAddress: SocketAddress?
+    package let remoteAddress: SocketAddress?
     /// The connection: what a stopping server closes under a change stream whose client doesn't read.
     let channel: any Channel
 
     /// The context of a request arriving on a channel.
-    public init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
         channel = source.channel

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MapClusterServer
+import MapClusterStore
 
 /// `mapcluster bench`: the standard workloads on seeded data, with medians.
 struct BenchCommand: AsyncParsableCommand {
@@ -29,8 +30,8 @@ struct BenchCommand: AsyncParsableCommand {
         if let workload, !names.contains(workload) {
             throw ValidationError("unknown workload '\(workload)'; the workloads are \(names.joined(separator: ", "))")
         }
-        if workload == "live-1M-postgres" && !PostgreSQLStore.isBuilt {
-            throw ValidationError(PostgreSQLStore.unavailable("--workload live-1M-postgres"))
+        if workload == "live-1M-postgres" && !StoreLocation.hasPostgreSQL {
+            throw ValidationError(StoreLocation.postgreSQLUnavailable("--workload live-1M-postgres"))
         }
     }
 

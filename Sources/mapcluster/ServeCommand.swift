@@ -4,10 +4,8 @@ import Hummingbird
 import Logging
 import MapCluster
 import MapClusterIO
-import MapClusterLive
 import MapClusterServer
 import MapClusterStore
-import MapClusterTiles
 
 /// `mapcluster serve`: the web map and the cluster API over point files.
 struct ServeCommand: AsyncParsableCommand {
@@ -131,8 +129,8 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError("--tiles-from serves an archive's tiles: it takes no --writable or --store")
             }
         }
-        if let store, PostgreSQLStore.isLocation(store), !PostgreSQLStore.isBuilt {
-            throw ValidationError(PostgreSQLStore.unavailable("--store postgres://…"))
+        if let store, StoreLocation.isPostgreSQL(store), !StoreLocation.hasPostgreSQL {
+            throw ValidationError(StoreLocation.postgreSQLUnavailable("--store postgres://…"))
         }
         if tokenFile != nil && !writable {
             throw ValidationError("--token-file is the token of edits: give it with --writable")
@@ -165,114 +163,45 @@ struct ServeCommand: AsyncParsableCommand {
         logger.logLevel = .info
         // Before the data, which can take a while to load: a port someone else has.
         if let problem = PortCheck.problem(host: host, port: port) { throw InputError(problem) }
-        let limits = ServerLimits(
-            maximumConnections: maxConnections, requestTimeout: .seconds(requestTimeout), requestsPerSecond: rateLimit)
-        let router: Router<ServerRequestContext>
-        var live: LiveService?
-        let mapLibre = maplibre ?? MapClusterServer.localMapLibre()
-        let corsOrigin = corsOrigin == "none" ? nil : corsOrigin
+        var configuration = ServerConfiguration()
         if let tilesFrom {
-            let archive: any TileArchive
-            do {
-                archive = try TileArchiveFormat.open(URL(fileURLWithPath: tilesFrom))
-            } catch {
-                throw InputError("--tiles-from \(error)")
-            }
-            let zooms = "\(archive.metadata.minimumZoom)–\(archive.metadata.maximumZoom)"
-            logger.info("serving the tiles of \(tilesFrom), zooms \(zooms)")
-            router = try MapClusterServer.router(
-                archive: archive, mapLibreDirectory: mapLibre, corsOrigin: corsOrigin, limits: limits)
+            configuration.source = .archive(URL(fileURLWithPath: tilesFrom))
         } else if writable || store != nil {
-            let service = try await liveService(logger: logger)
-            router = try MapClusterServer.router(
-                service: service.base, live: service, mapLibreDirectory: mapLibre, corsOrigin: corsOrigin,
-                limits: limits)
-            live = service
-        } else {
-            router = try MapClusterServer.router(
-                service: try service(logger: logger), mapLibreDirectory: mapLibre, corsOrigin: corsOrigin,
-                limits: limits)
-        }
-        let application = MapClusterServer.application(
-            router: router, host: host, port: port, logger: logger, limits: limits
-        ) {
-            [host] port in
-            // Written at once, not buffered: whoever started the server may be waiting for this line.
-            FileHandle.standardOutput.write(Data("serving the map on http://\(host):\(port)/  (Ctrl-C stops)\n".utf8))
-        }
-        guard let live else { return try await MapClusterServer.run(application, live: nil, logger: logger) }
-        // Idle change streams hear from the server every 15 seconds.
-        let reminders = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(15))
-                live.live.remind()
+            var token: String?
+            if writable {
+                let made = try Self.token(file: tokenFile)
+                token = made
+                if tokenFile == nil {
+                    FileHandle.standardOutput.write(Data("edits need the header  Authorization: Bearer \(made)\n".utf8))
+                }
             }
+            configuration.source = .store(location: store ?? "points.sqlite", token: token)
         }
-        defer { reminders.cancel() }
-        try await MapClusterServer.run(application, live: live, logger: logger)
-        await live.writer.stop()
-        await live.writer.store.close()
-    }
-
-    /// The points of the store (seeded with the input's if it is empty), their writer, and the service of both.
-    private func liveService(logger: Logger) async throws -> LiveService {
-        let location = store ?? "points.sqlite"
-        let pointStore: any PointStore
+        let input = input
+        configuration.load = { try input.load() }
+        configuration.files = input.files
+        configuration.aggregation = try input.aggregation()
+        configuration.host = host
+        configuration.port = port
+        configuration.limits = ServerLimits(
+            maximumConnections: maxConnections, requestTimeout: .seconds(requestTimeout), requestsPerSecond: rateLimit)
+        configuration.corsOrigin = corsOrigin == "none" ? nil : corsOrigin
+        configuration.tileURL = tiles
+        configuration.nameColumn = nameColumn
+        configuration.cellSize = cellSize
+        configuration.mapLibreDirectory = maplibre ?? PageFiles.localMapLibre()
         do {
-            if location == "memory" {
-                pointStore = MemoryPointStore()
-            } else if PostgreSQLStore.isLocation(location) {
-                pointStore = try await PostgreSQLStore.open(url: location, logger: logger)
-            } else {
-                pointStore = try SQLitePointStore(path: location)
+            let server = try await buildApplication(configuration, logger: logger) { [host] port in
+                // Written at once, not buffered: whoever started the server may be waiting for this line.
+                FileHandle.standardOutput.write(
+                    Data("serving the map on http://\(host):\(port)/  (Ctrl-C stops)\n".utf8))
             }
-        } catch {
-            throw InputError("--store \(error)")
-        }
-        let aggregation = try input.aggregation()
-        let clock = ContinuousClock()
-        let start = clock.now
-        let opened: (index: LiveIndex, seeded: Int?)
-        do {
-            opened = try await LiveIndex.open(pointStore, aggregation: aggregation) { try input.load() }
+            try await server.run(logger: logger)
+        } catch let error as ServerSetupError {
+            throw InputError(error.description)
         } catch let error as PointFileError {
             throw InputError("\(error)")
-        } catch let error as InputError {
-            throw error
-        } catch {
-            throw InputError("--store \(pointStore.description): \(error)")
         }
-        let live = opened.index
-        let state = live.current
-        if let seeded = opened.seeded {
-            logger.info("\(pointStore.description) was empty: seeded it with \(seeded) points")
-        } else if !input.files.isEmpty {
-            let files = input.files.joined(separator: ", ")
-            logger.notice(
-                "\(pointStore.description) holds points already: \(files) not loaded (files seed an empty store only)")
-        }
-        if let nameColumn, !state.points.propertyNames.contains(nameColumn) {
-            throw InputError(
-                "--name-column: the points have no column '\(nameColumn)'; they have "
-                    + state.points.propertyNames.joined(separator: ", "))
-        }
-        var clustering = ClusterService.defaultClustering
-        clustering.cellSize = cellSize
-        let base = ClusterService(
-            points: state.points, index: state.index, buildTime: clock.now - start, aggregation: aggregation,
-            tileURL: tiles, nameColumn: nameColumn, clustering: clustering)
-        let writer = LiveWriter(live: live, store: pointStore)
-        await writer.startFollowing()
-        var token: String?
-        if writable {
-            let made = try Self.token(file: tokenFile)
-            token = made
-            if tokenFile == nil {
-                FileHandle.standardOutput.write(Data("edits need the header  Authorization: Bearer \(made)\n".utf8))
-            }
-        }
-        logger.info("\(state.index.count) live points in \(pointStore.description)\(writable ? ", taking edits" : "")")
-        return LiveService(writer: writer, base: base, token: token)
     }
 
     /// The token of edits: the first line of `file`, or a random one.
@@ -292,29 +221,6 @@ struct ServeCommand: AsyncParsableCommand {
         return token
     }
 
-    /// The points of the input, indexed.
-    private func service(logger: Logger) throws -> ClusterService {
-        let points = try input.load()
-        if let nameColumn, !points.propertyNames.contains(nameColumn) {
-            throw InputError(
-                "--name-column: the points have no column '\(nameColumn)'; they have "
-                    + points.propertyNames.joined(separator: ", "))
-        }
-        let service: ClusterService
-        var clustering = ClusterService.defaultClustering
-        clustering.cellSize = cellSize
-        do {
-            service = try ClusterService(
-                points: points, aggregation: try input.aggregation(), tileURL: tiles, nameColumn: nameColumn,
-                clustering: clustering)
-        } catch let error as PointFileError {
-            throw InputError("\(error)")
-        }
-        logger.info(
-            "indexed \(points.records.count) points in \(service.buildTime.formatted(.units(allowed: [.milliseconds])))"
-        )
-        return service
-    }
 }
 
 /// Whether the server could listen where it is asked to, found out before anything else takes time.

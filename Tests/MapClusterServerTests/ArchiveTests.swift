@@ -236,7 +236,7 @@ struct ArchiveTests {
         let url = Self.temporaryURL("cities.pmtiles")
         defer { try? FileManager.default.removeItem(at: url) }
         try TilePyramid(tiles: tiles, zooms: 0...4).write(to: url, format: .pmtiles)
-        let router = try MapClusterServer.router(archive: try TileArchiveFormat.open(url))
+        let router = buildRouter(archive: try TileArchiveFormat.open(url), files: try PageFiles())
         let client = RouterClient(router)
         let (status, json, _) = try await ServerTests.get(client, "/tiles.json")
         #expect(status == .ok && json["minzoom"] as? Int == 0 && json["maxzoom"] as? Int == 4)

@@ -40,7 +40,7 @@ struct LiveServiceTests {
         let base = ClusterService(
             points: state.points, index: state.index, buildTime: .zero, aggregation: aggregation)
         let service = LiveService(writer: LiveWriter(live: live, store: store), base: base, token: token)
-        try await body(RouterClient(try MapClusterServer.router(service: base, live: service)), service, path)
+        try await body(RouterClient(buildRouter(service: base, live: service, files: try PageFiles())), service, path)
         store.close()
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
@@ -186,7 +186,7 @@ struct LiveServiceTests {
     }
 
     @Test func aReadOnlyServerRefusesEdits() async throws {
-        let client = RouterClient(try MapClusterServer.router(service: try ServerTests.loaded.get()))
+        let client = RouterClient(buildRouter(service: try ServerTests.loaded.get(), files: try PageFiles()))
         let (status, answer) = try await Self.send(client, .post, "/api/points", Self.feature("x", 1, 1))
         #expect(status == .forbidden)
         #expect((answer["error"] as? String)?.contains("--writable") == true)

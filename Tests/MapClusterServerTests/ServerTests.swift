@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import MapCluster
 import MapClusterIO
+import MapClusterLive
 import MapClusterManager
 import MapClusterServer
 import NIOCore
@@ -22,7 +23,7 @@ struct ServerTests {
     }
 
     static func withClient(_ body: @escaping @Sendable (RouterClient) async throws -> Void) async throws {
-        try await body(RouterClient(try MapClusterServer.router(service: try loaded.get())))
+        try await body(RouterClient(buildRouter(service: try loaded.get(), files: try PageFiles())))
     }
 
     static func get(_ client: RouterClient, _ uri: String) async throws -> (
@@ -143,12 +144,70 @@ struct ServerTests {
             }
             // Leaflet: the local Debian copy when installed, the CDN otherwise.
             try await client.execute(uri: "/leaflet/leaflet.js", method: .get) { response in
-                if FileManager.default.fileExists(atPath: "\(MapClusterServer.localLeaflet)/leaflet.js") {
+                if FileManager.default.fileExists(atPath: "\(PageFiles.localLeaflet)/leaflet.js") {
                     #expect(response.status == .ok)
                 } else {
                     #expect(response.status == .found)
-                    #expect(response.headers[.location] == "\(MapClusterServer.leafletCDN)/leaflet.js")
+                    #expect(response.headers[.location] == "\(PageFiles.leafletCDN)/leaflet.js")
                 }
+            }
+        }
+    }
+
+    /// The one function that chooses and wires what a configuration asks for: points, a store seeded with them, or an
+    /// archive; and a bad option is an error that names it, before anything listens.
+    @Test func buildApplicationWiresWhatTheConfigurationAsksFor() async throws {
+        let logger = Logger(label: "test")
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        let points = try await buildApplication(configuration, logger: logger)
+        #expect(points.live == nil)
+
+        configuration.source = .store(location: "memory", token: "0123456789abcdef")
+        let live = try #require(try await buildApplication(configuration, logger: logger).live)
+        #expect(live.live.current.index.count == 34_006, "the empty store is seeded with the points")
+        await live.writer.stop()
+
+        configuration.nameColumn = "no such column"
+        await #expect {
+            _ = try await buildApplication(configuration, logger: logger)
+        } throws: { error in
+            "\(error)".hasPrefix("--name-column: the points have no column 'no such column'")
+        }
+        configuration.nameColumn = nil
+        configuration.source = .archive(URL(fileURLWithPath: "/nonexistent/tiles.pmtiles"))
+        await #expect {
+            _ = try await buildApplication(configuration, logger: logger)
+        } throws: { error in
+            "\(error)".hasPrefix("--tiles-from")
+        }
+    }
+
+    /// Every file the pages load (the modules app.js imports too) is served with a validator: asked again with it, the
+    /// answer is 304 and empty; the pages' own files are revalidated on each use.
+    @Test func thePagesFilesCarryAnETagAndAreAnswered304WhenUnchanged() async throws {
+        let modules = ["geo", "ids", "hash", "style", "markers", "outline", "spider", "draw", "scheduler", "live"]
+        try await Self.withClient { client in
+            var tags: Set<String> = []
+            for path in ["/", "/app.js", "/maplibre.js", "/maplibre.html"] + modules.map({ "/\($0).js" }) {
+                let tag = try await client.execute(uri: path, method: .get) { response in
+                    #expect(response.status == .ok, "\(path)")
+                    #expect(response.headers[.cacheControl] == "no-cache", "\(path)")
+                    return try #require(response.headers[.eTag], "\(path)")
+                }
+                tags.insert(tag)
+                try await client.execute(uri: path, method: .get, headers: [.ifNoneMatch: tag]) { response in
+                    #expect(response.status == .notModified, "\(path)")
+                    #expect(response.body.readableBytes == 0, "\(path)")
+                }
+                try await client.execute(uri: path, method: .get, headers: [.ifNoneMatch: "W/\"0-0\""]) { response in
+                    #expect(response.status == .ok, "another tag: the file, \(path)")
+                }
+            }
+            #expect(tags.count == modules.count + 4, "each file its own tag")
+            // The package.json that lets node read the modules is not served.
+            try await client.execute(uri: "/package.json", method: .get) { response in
+                #expect(response.status == .notFound)
             }
         }
     }
@@ -244,7 +303,7 @@ struct ServerTests {
 
     @Test func requestBodiesAreBounded() async throws {
         try await Self.withClient { client in
-            let body = ByteBuffer(repeating: 0x41, count: MapClusterServer.maximumBodySize + 1)
+            let body = ByteBuffer(repeating: 0x41, count: ServerLimits.maximumBodySize + 1)
             try await client.execute(uri: "/api/stats", method: .get, body: body) { response in
                 #expect(response.status == .contentTooLarge)
             }

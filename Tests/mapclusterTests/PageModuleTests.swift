@@ -17,7 +17,9 @@ struct PageModuleTests {
         let run = try await onOwnThread { try CommandLineTests.run(node, ["--test", tests]) }
         #expect(run.status == 0, "node --test Tests/page:\n\(run.output)\(run.error)")
         // The runner's summary: the tests ran, and none failed.
-        let passed = run.output.split(separator: "\n").first { $0.hasPrefix("# pass ") }.flatMap { Int($0.dropFirst(7)) }
+        let passed = run.output.split(separator: "\n").first { $0.hasPrefix("# pass ") }.flatMap {
+            Int($0.dropFirst(7))
+        }
         #expect((passed ?? 0) >= 15, "\(run.output)")
         #expect(run.output.contains("# fail 0"), "\(run.output)")
     }

@@ -130,7 +130,7 @@ struct LiveBench {
                     "live-1M-postgres needs MAPCLUSTER_POSTGRES_URL (scripts/postgres.sh start prints one); its "
                         + "mapcluster tables are emptied")
             }
-            return try await PostgreSQLStore.open(url: url, logger: Logger(label: "mapcluster.bench"), emptied: true)
+            return try await StoreLocation.open(url, logger: Logger(label: "mapcluster.bench"), emptied: true)
         }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent(
             "mapcluster-bench-\(ProcessInfo.processInfo.processIdentifier).sqlite"

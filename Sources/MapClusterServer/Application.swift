@@ -1,0 +1,54 @@
+package import Hummingbird
+package import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// The application: `router` on a host and port, shutting down cleanly on SIGINT and SIGTERM when run with
+/// `runService()`.
+///
+/// `limits` bounds connections, the time a request may take to arrive, and its headers; the router's middleware
+/// bounds its URL and query (``ServerLimits``).
+package func buildApplication(
+    router: Router<ServerRequestContext>, host: String, port: Int, logger: Logger,
+    limits: ServerLimits = ServerLimits(), onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) -> some ApplicationProtocol {
+    Application(
+        router: router,
+        server: limits.server,
+        configuration: .init(
+            address: .hostname(host, port: port), serverName: "mapcluster",
+            availableConnectionsDelegate: limits.connections),
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+        logger: logger)
+}
+
+/// The longest a stop may take before what still runs is cancelled.
+let serverStopLimit = Duration.seconds(7)
+
+/// Runs `application` until SIGINT or SIGTERM, then stops it, whatever its clients do.
+///
+/// With `live`, the change streams end first (each with a last event; a client that doesn't read is disconnected,
+/// ``LiveService/stop(grace:)``); then the server takes no new connection, finishes the requests under way and
+/// returns. Whatever still runs 7 seconds after the signal is cancelled. The caller then stops the live writer,
+/// which commits or refuses the edits it was given.
+package func runServer(_ application: some ApplicationProtocol, live: LiveService?, logger: Logger) async throws {
+    // A service group stops its services last to first: the streams' stop runs before the server's, which waits
+    // for every open request, a change stream's too, to end.
+    var services: [any Service] = [application]
+    if let live { services.append(ChangeStreamsStop(live: live)) }
+    var configuration = ServiceGroupConfiguration(
+        services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+    configuration.maximumGracefulShutdownDuration = serverStopLimit
+    try await ServiceGroup(configuration: configuration).run()
+}
+
+/// Ends a live server's change streams once the server is asked to stop.
+private struct ChangeStreamsStop: Service {
+    let live: LiveService
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await live.stop()
+    }
+}
+

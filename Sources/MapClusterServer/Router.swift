@@ -1,0 +1,114 @@
+import Foundation
+package import Hummingbird
+package import MapClusterTiles
+
+/// The routes, with one log line per request and JSON bodies for every error.
+///
+/// Every route answers GET and HEAD; another method is 405 with an `Allow` header (OPTIONS: 204 with it). With a
+/// `corsOrigin` (`*` for any), GET answers carry CORS headers, so that a map on another origin can call the API.
+/// Answers are gzip-compressed for a client that accepts it.
+///
+/// With `live`, the points are its current ones, and edits (`POST /api/points`, `POST /api/points/delete`,
+/// `DELETE /api/points/{id}`, with its bearer token), a point by id (`GET /api/points/{id}`) and the changes of a
+/// viewport (`GET /api/changes`, Server-Sent Events) are answered; without, writes are 403.
+///
+/// `limits` bounds each request's URL and query, and each client's rate of requests; the application bounds the
+/// rest (``buildApplication(router:host:port:logger:limits:onServerRunning:)``).
+package func buildRouter(
+    service: ClusterService, live: LiveService? = nil, files: PageFiles, corsOrigin: String? = "*",
+    limits: ServerLimits = ServerLimits()
+) -> Router<ServerRequestContext> {
+    let routes = Routes(corsOrigin: corsOrigin, writable: live != nil, limits: limits)
+    let current: @Sendable () -> ClusterService = { live?.current ?? service }
+    routes.get("/api/clusters") { request, context in
+        let query = try request.uri.decodeQuery(as: ClustersQuery.self, context: context)
+        return try current().clusters(bbox: query.bbox, zoom: query.zoom, categories: query.categories)
+    }
+    routes.get("/api/clusters/:id/leaves") { request, context in
+        let query = try request.uri.decodeQuery(as: LeavesQuery.self, context: context)
+        return try current().leaves(
+            of: try context.parameters.require("id"), limit: query.limit, offset: query.offset)
+    }
+    routes.get("/api/clusters/:id/children") { _, context in
+        try current().children(of: try context.parameters.require("id"))
+    }
+    routes.get("/api/clusters/:id/expansion-zoom") { _, context in
+        try current().expansionZoom(of: try context.parameters.require("id"))
+    }
+    routes.get("/api/stats") { _, _ in current().stats() }
+    routes.get("/api/config") { _, _ in live?.configuration() ?? service.configuration() }
+    routes.tiles(
+        tile: { address, categories throws(RequestError) in
+            TileAnswer(bytes: try current().tile(address, categories: categories))
+        },
+        tileJSON: { current().tileJSON(baseURL: $0) })
+    if let live {
+        liveRoutes(live, on: routes)
+    } else {
+        let readOnly = RequestError(
+            .forbidden, "this server's points are read-only: start it with --writable to edit them")
+        routes.route("/api/points", [.post: { _, _ in throw readOnly }])
+        routes.route("/api/points/delete", [.post: { _, _ in throw readOnly }])
+        routes.route("/api/points/:id", [.delete: { _, _ in throw readOnly }])
+    }
+    routes.files(files, paths: files.pagePaths)
+    return routes.router
+}
+
+/// The routes of edits, points and changes.
+private func liveRoutes(_ live: LiveService, on routes: Routes) {
+    routes.route(
+        "/api/points",
+        [
+            .post: { request, context in
+                try live.authorize(request)
+                let body = try await Routes.editBody(of: request)
+                return try await live.put(body).response(from: request, context: context)
+            }
+        ])
+    routes.route(
+        "/api/points/delete",
+        [
+            .post: { request, context in
+                try live.authorize(request)
+                let body = try await Routes.editBody(of: request)
+                return try await live.delete(list: body).response(from: request, context: context)
+            }
+        ])
+    routes.route(
+        "/api/points/:id",
+        [
+            .get: { request, context in
+                try live.point(id: try context.parameters.require("id")).response(from: request, context: context)
+            },
+            .delete: { request, context in
+                try live.authorize(request)
+                return try await live.delete(id: try context.parameters.require("id"))
+                    .response(from: request, context: context)
+            },
+        ])
+    routes.get("/api/changes") { request, context in
+        let query = try request.uri.decodeQuery(as: ClustersQuery.self, context: context)
+        return try live.changes(
+            bbox: query.bbox, zoom: query.zoom, categories: query.categories, channel: context.channel)
+    }
+}
+
+/// The routes of a server of a tile archive: `/tiles`, `/tiles.json` and the MapLibre page (at `/` too), without
+/// points and so without `/api`.
+///
+package func buildRouter(
+    archive: any TileArchive, files: PageFiles, corsOrigin: String? = "*", limits: ServerLimits = ServerLimits()
+) -> Router<ServerRequestContext> {
+    let routes = Routes(corsOrigin: corsOrigin, limits: limits)
+    let service = ArchiveService(archive: archive)
+    routes.tiles(tile: service.tile(_:categories:), tileJSON: service.tileJSON(baseURL:))
+    // The pages' files but the Leaflet page, which needs /api: `/` is the MapLibre page.
+    routes.files(files, paths: files.pagePaths.filter { $0 != "/" })
+    routes.get("/") { _, _ in Response(status: .found, headers: [.location: "/maplibre.html"]) }
+    routes.get("/api/**") { request, _ -> Response in
+        throw RequestError(
+            .notFound, "\(request.uri.path): this server serves a tile archive; /api needs a server of points")
+    }
+    return routes.router
+}

@@ -1,0 +1,193 @@
+package import Foundation
+package import Hummingbird
+package import Logging
+package import MapCluster
+package import MapClusterIO
+import MapClusterLive
+import MapClusterStore
+package import MapClusterTiles
+
+/// What a server serves and how: what `mapcluster serve` takes from its options, checked already.
+package struct ServerConfiguration: Sendable {
+    /// Where the points come from.
+    package enum Source: Sendable {
+        /// Points loaded once, from files or the bundled sample.
+        case points
+        /// The points of a store at a location (``MapClusterStore/StoreLocation``), seeded with the loaded ones if it
+        /// is empty; with a `token`, taking edits that carry it.
+        case store(location: String, token: String?)
+        /// The tiles of an archive written by `mapcluster tiles`, without points or `/api`.
+        case archive(URL)
+    }
+
+    package var source: Source = .points
+    /// The points a server of points serves, or seeds an empty store with; `files` names them in messages.
+    package var load: @Sendable () throws -> PointSet = {
+        try PointFileReader().read(contentsOf: [SampleData.worldCitiesURL])
+    }
+    package var files: [String] = []
+    /// The aggregates the clusters carry.
+    package var aggregation = PointAggregation()
+    package var host = "127.0.0.1"
+    /// The port to listen on; 0 for any free one.
+    package var port = 8080
+    package var limits = ServerLimits()
+    /// The origin allowed to call the API from another site's page; `nil` for none.
+    package var corsOrigin: String? = "*"
+    /// A raster tile URL template for the page's basemap.
+    package var tileURL: String?
+    /// The property that titles a point's popup (default: `name` if there is one).
+    package var nameColumn: String?
+    package var cellSize = ClusterService.defaultCellSize
+    /// Where Leaflet's and MapLibre GL JS's local copies are.
+    package var leafletDirectory = PageFiles.localLeaflet
+    package var mapLibreDirectory: String? = PageFiles.localMapLibre()
+
+    package init() {}
+}
+
+/// A server built from a configuration, ready to run.
+package struct MapServer<Application: ApplicationProtocol> {
+    package let application: Application
+    /// The live points, for a server of a store.
+    package let live: LiveService?
+
+    /// Runs until SIGINT or SIGTERM, then stops (``runServer(_:live:logger:)``): a live server's edits under way are
+    /// committed or refused, and its store closed.
+    package func run(logger: Logger) async throws {
+        guard let live else { return try await runServer(application, live: nil, logger: logger) }
+        // Idle change streams hear from the server every 15 seconds.
+        let reminders = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(15))
+                live.live.remind()
+            }
+        }
+        defer { reminders.cancel() }
+        try await runServer(application, live: live, logger: logger)
+        await live.writer.stop()
+        await live.writer.store.close()
+    }
+}
+
+/// Why a server could not be built: a sentence that names the option or file at fault.
+package struct ServerSetupError: Error, CustomStringConvertible {
+    package let description: String
+
+    init(_ description: String) { self.description = description }
+}
+
+/// Builds the server a configuration describes: opens the archive or the store, loads and indexes the points, reads
+/// the pages' files, and wires the routes and the application. `onServerRunning` gets the port it listens on.
+///
+/// - Throws: ``ServerSetupError`` for an archive or store that can't be opened, a name column the points don't have;
+///   ``MapClusterIO/PointFileError`` for points that can't be read.
+package func buildApplication(
+    _ configuration: ServerConfiguration, logger: Logger,
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) async throws -> MapServer<some ApplicationProtocol> {
+    let files = try PageFiles(
+        leafletDirectory: configuration.leafletDirectory, mapLibreDirectory: configuration.mapLibreDirectory)
+    let router: Router<ServerRequestContext>
+    var live: LiveService?
+    switch configuration.source {
+    case .archive(let url):
+        let archive: any TileArchive
+        do {
+            archive = try TileArchiveFormat.open(url)
+        } catch {
+            throw ServerSetupError("--tiles-from \(error)")
+        }
+        let zooms = "\(archive.metadata.minimumZoom)–\(archive.metadata.maximumZoom)"
+        logger.info("serving the tiles of \(url.path), zooms \(zooms)")
+        router = buildRouter(
+            archive: archive, files: files, corsOrigin: configuration.corsOrigin, limits: configuration.limits)
+    case .store(let location, let token):
+        let service = try await liveService(configuration, location: location, token: token, logger: logger)
+        router = buildRouter(
+            service: service.base, live: service, files: files, corsOrigin: configuration.corsOrigin,
+            limits: configuration.limits)
+        live = service
+    case .points:
+        router = buildRouter(
+            service: try service(configuration, logger: logger), files: files, corsOrigin: configuration.corsOrigin,
+            limits: configuration.limits)
+    }
+    let application = buildApplication(
+        router: router, host: configuration.host, port: configuration.port, logger: logger,
+        limits: configuration.limits, onServerRunning: onServerRunning)
+    return MapServer(application: application, live: live)
+}
+
+/// The clustering options of a configuration: the server's defaults, its cell size.
+private func clustering(_ configuration: ServerConfiguration) -> ClusterOptions<Int> {
+    var clustering = ClusterService.defaultClustering
+    clustering.cellSize = configuration.cellSize
+    return clustering
+}
+
+/// Checks that the points have the configuration's name column.
+private func checkNameColumn(_ configuration: ServerConfiguration, of points: PointSet) throws(ServerSetupError) {
+    guard let nameColumn = configuration.nameColumn, !points.propertyNames.contains(nameColumn) else { return }
+    throw ServerSetupError(
+        "--name-column: the points have no column '\(nameColumn)'; they have "
+            + points.propertyNames.joined(separator: ", "))
+}
+
+/// The points of the configuration, indexed.
+private func service(_ configuration: ServerConfiguration, logger: Logger) throws -> ClusterService {
+    let points = try configuration.load()
+    try checkNameColumn(configuration, of: points)
+    let service = try ClusterService(
+        points: points, aggregation: configuration.aggregation, tileURL: configuration.tileURL,
+        nameColumn: configuration.nameColumn, clustering: clustering(configuration))
+    logger.info(
+        "indexed \(points.records.count) points in \(service.buildTime.formatted(.units(allowed: [.milliseconds])))")
+    return service
+}
+
+/// Why the points meant to seed a store could not be loaded.
+private struct SeedFailure: Error {
+    let error: any Error
+}
+
+/// The points of the store (seeded with the configuration's if it is empty), their writer, and the service of both.
+private func liveService(
+    _ configuration: ServerConfiguration, location: String, token: String?, logger: Logger
+) async throws -> LiveService {
+    let store: any PointStore
+    do {
+        store = try await StoreLocation.open(location, logger: logger)
+    } catch {
+        throw ServerSetupError("--store \(error)")
+    }
+    let clock = ContinuousClock()
+    let start = clock.now
+    let opened: (index: LiveIndex, seeded: Int?)
+    do {
+        opened = try await LiveIndex.open(store, aggregation: configuration.aggregation) {
+            do { return try configuration.load() } catch { throw SeedFailure(error: error) }
+        }
+    } catch let failure as SeedFailure {
+        throw failure.error  // the points' own error, as a server of points gives it
+    } catch let error as PointFileError {
+        throw error
+    } catch {
+        throw ServerSetupError("--store \(store.description): \(error)")
+    }
+    let state = opened.index.current
+    if let seeded = opened.seeded {
+        logger.info("\(store.description) was empty: seeded it with \(seeded) points")
+    } else if !configuration.files.isEmpty {
+        let files = configuration.files.joined(separator: ", ")
+        logger.notice("\(store.description) holds points already: \(files) not loaded (files seed an empty store only)")
+    }
+    try checkNameColumn(configuration, of: state.points)
+    let base = ClusterService(
+        points: state.points, index: state.index, buildTime: clock.now - start, aggregation: configuration.aggregation,
+        tileURL: configuration.tileURL, nameColumn: configuration.nameColumn, clustering: clustering(configuration))
+    let writer = LiveWriter(live: opened.index, store: store)
+    await writer.startFollowing()
+    logger.info("\(state.index.count) live points in \(store.description)\(token != nil ? ", taking edits" : "")")
+    return LiveService(writer: writer, base: base, token: token)
+}
