@@ -97,7 +97,8 @@ let package = Package(
             exclude: ["vector_tile.proto"],
             swiftSettings: strictSettings
         ),
-        // The HTTP API (cluster ids in URLs, JSON answers) and the web map page.
+        // The HTTP API (cluster ids in URLs, JSON answers), vector tiles and the web pages: the tool's server, `package`
+        // access only, so not a product.
         .target(
             name: "MapClusterServer",
             dependencies: [

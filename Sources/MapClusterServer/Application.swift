@@ -51,4 +51,3 @@ private struct ChangeStreamsStop: Service {
         await live.stop()
     }
 }
-

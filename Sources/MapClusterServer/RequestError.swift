@@ -55,6 +55,13 @@ struct RequestErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch let error as RequestError {
             throw error
+        } catch let error as HTTPError {
+            // Hummingbird's own errors (a query it could not decode, a body past a limit) say what was wrong: kept.
+            let status = error.status
+            let fallback = status == .notFound ? "no such path: \(request.uri.path)" : status.reasonPhrase
+            var headers = error.headers
+            headers[.contentType] = nil
+            throw RequestError(status, error.body ?? fallback, headers: headers)
         } catch let error as any HTTPResponseError {
             let status = error.status
             throw RequestError(status, status == .notFound ? "no such path: \(request.uri.path)" : status.reasonPhrase)

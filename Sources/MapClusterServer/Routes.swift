@@ -8,6 +8,8 @@ import NIOCore
 /// A router being filled: the middleware every server has, and the ways its routes are added.
 struct Routes {
     let router = Router(context: ServerRequestContext.self, options: .autoGenerateHeadEndpoints)
+    /// The methods each path takes, filled as routes are added: what answers the others.
+    private let methods = AllowedMethods()
 
     /// What a route's method answers.
     typealias Handler = @Sendable (Request, ServerRequestContext) async throws -> Response
@@ -26,6 +28,7 @@ struct Routes {
                     allowHeaders: writable ? [.accept, .authorization, .contentType, .origin] : [.accept, .origin],
                     allowMethods: writable ? [.get, .head, .options, .post, .delete] : [.get, .head, .options]))
         }
+        router.add(middleware: AllowedMethodsMiddleware(methods: methods))
     }
 
     /// A GET route (HEAD comes with it); the other methods are 405, OPTIONS says which are allowed.
@@ -43,25 +46,10 @@ struct Routes {
     }
 
     /// A route with a handler for each of `methods` (HEAD comes with GET); the other methods are 405, OPTIONS says
-    /// which are allowed.
+    /// which are allowed (``AllowedMethodsMiddleware``).
     func route(_ path: String, _ methods: [HTTPRequest.Method: Handler]) {
         for (method, handler) in methods { router.on(RouterPath(path), method: method, use: handler) }
-        var allowed = [HTTPRequest.Method.get, .post, .delete].filter { methods[$0] != nil }.map(\.rawValue)
-        if methods[.get] != nil { allowed.insert("HEAD", at: 1) }
-        let list = allowed.joined(separator: ", ")
-        let spoken =
-            allowed.count == 1
-            ? "\(list) is" : allowed.dropLast().joined(separator: ", ") + " and \(allowed[allowed.count - 1]) are"
-        // What HTTP asks for the other methods: which ones the path takes.
-        for method in [HTTPRequest.Method.get, .post, .put, .delete, .patch, .trace, .connect]
-        where methods[method] == nil {
-            router.on(RouterPath(path), method: method) { _, _ -> Response in
-                throw RequestError(.methodNotAllowed, "\(method.rawValue) is not allowed here; \(spoken)")
-            }
-        }
-        router.on(RouterPath(path), method: .options) { _, _ in
-            Response(status: .noContent, headers: [.allow: list + ", OPTIONS"])
-        }
+        self.methods.add(path, Set(methods.keys))
     }
 
     /// The body of an edit, up to ``LiveService/maximumEditSize``.

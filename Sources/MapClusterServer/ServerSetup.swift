@@ -77,8 +77,10 @@ package struct ServerSetupError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Builds the server a configuration describes: opens the archive or the store, loads and indexes the points, reads
-/// the pages' files, and wires the routes and the application. `onServerRunning` gets the port it listens on.
+/// Builds the server a configuration describes.
+///
+/// It opens the archive or the store, loads and indexes the points, reads the pages' files, and wires the routes and
+/// the application. `onServerRunning` gets the port it listens on.
 ///
 /// - Throws: ``ServerSetupError`` for an archive or store that can't be opened, a name column the points don't have;
 ///   ``MapClusterIO/PointFileError`` for points that can't be read.
