@@ -48,8 +48,9 @@ final class AllowedMethods: Sendable {
     }
 }
 
-/// What HTTP asks of a method a path doesn't take: 405 with the path's `Allow`, and OPTIONS answered 204 with it. One
-/// answer for every route, from the table the routes fill (``AllowedMethods``).
+/// What HTTP asks of a method a path doesn't take: 405 with the path's `Allow`.
+///
+/// OPTIONS is answered 204 with it. One answer for every route, from the table the routes fill (``AllowedMethods``).
 struct AllowedMethodsMiddleware<Context: RequestContext>: RouterMiddleware {
     let methods: AllowedMethods
 

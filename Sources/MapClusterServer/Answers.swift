@@ -122,19 +122,6 @@ package struct ConfigurationAnswer: ResponseEncodable, Sendable {
     }
 }
 
-/// The query of `/api/clusters`: every parameter as text, checked by ``ClusterService`` with messages that name it.
-struct ClustersQuery: Decodable {
-    var bbox: String?
-    var zoom: String?
-    var categories: String?
-}
-
-/// The query of `/api/clusters/{id}/leaves`.
-struct LeavesQuery: Decodable {
-    var limit: String?
-    var offset: String?
-}
-
 /// A vector tile: its bytes (gzip-compressed for a client that takes it), or 204 with no body for a tile without a
 /// feature, which is what MapLibre expects of an empty tile.
 package struct TileAnswer: ResponseGenerator, Sendable {

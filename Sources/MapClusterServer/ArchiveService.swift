@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 import HTTPTypes
 package import MapClusterTiles
 
@@ -15,7 +15,7 @@ package struct ArchiveService: Sendable {
     /// The archive's tile at `address`, as stored; no content where it has none.
     ///
     /// An archive's tiles are clustered once, with every category: a `categories` parameter is a 400.
-    package func tile(_ address: TileAddress, categories: String?) throws(RequestError) -> TileAnswer {
+    package func tile(_ address: TileAddress, categories: [String]?) throws(RequestError) -> TileAnswer {
         guard categories == nil else {
             throw RequestError(.badRequest, "categories: the tiles come from an archive, clustered with all of them")
         }
@@ -45,10 +45,10 @@ extension TileAddress {
         guard y.hasSuffix(".mvt") else {
             throw RequestError(.badRequest, "tile '\(z)/\(x)/\(y)': the path ends in .mvt (/tiles/{z}/{x}/{y}.mvt)")
         }
-        let zoom = try ClusterService.integer(z, name: "z", default: 0, range: 0...TileAddress.maximumZoom)
+        let zoom = try RequestValue.integer(z, name: "z", default: 0, range: 0...TileAddress.maximumZoom)
         let last = (1 << zoom) - 1
-        let column = try ClusterService.integer(x, name: "x", default: 0, range: 0...last)
-        let row = try ClusterService.integer(String(y.dropLast(4)), name: "y", default: 0, range: 0...last)
+        let column = try RequestValue.integer(x, name: "x", default: 0, range: 0...last)
+        let row = try RequestValue.integer(String(y.dropLast(4)), name: "y", default: 0, range: 0...last)
         guard let address = TileAddress(z: zoom, x: column, y: row) else {
             throw RequestError(.badRequest, "tile \(z)/\(x)/\(y) is not a tile")
         }

@@ -152,25 +152,15 @@ package struct ClusterService: Sendable {
     ///
     /// `categories`, a comma-separated list of the index's categories, shows only the points of those categories, and
     /// their clusters (with ids of their own).
-    package func clusters(bbox: String?, zoom: String?, categories: String? = nil) throws(RequestError) -> GeoJSONAnswer
-    {
-        let (rect, zoom, categories) = try view(bbox: bbox, zoom: zoom, categories: categories)
+    package func clusters(_ query: ViewQuery) throws(RequestError) -> GeoJSONAnswer {
+        let (rect, zoom, categories) = try view(query)
         return GeoJSONAnswer(text: featureCollection(in: rect, zoom: zoom, categories: categories))
     }
 
-    /// The area, zoom and categories of a request for clusters, each checked.
-    func view(bbox: String?, zoom: String?, categories: String?) throws(RequestError) -> (
-        rect: MapRect, zoom: Double, categories: Set<String>?
-    ) {
-        let zoom = try Self.zoom(zoom)
-        let categories = try self.categories(categories)
-        guard let bbox else { throw RequestError(.badRequest, "bbox is missing (bbox=west,south,east,north)") }
-        let rect: MapRect
-        do {
-            rect = try MapRect(boundingBox: bbox)
-        } catch {
-            throw RequestError(.badRequest, "bbox \(error)")
-        }
+    /// The area, zoom and categories of a request for clusters, checked against these points.
+    func view(_ query: ViewQuery) throws(RequestError) -> (rect: MapRect, zoom: Double, categories: Set<String>?) {
+        let (rect, zoom) = (query.rect, query.zoom)
+        let categories = try self.categories(query.categories)
         let size = ViewSize(showing: rect, atZoom: zoom)
         guard size.width <= Self.maximumViewSide && size.height <= Self.maximumViewSide else {
             throw RequestError(
@@ -192,10 +182,9 @@ package struct ClusterService: Sendable {
     }
 
     /// A page of a cluster's points (a merged marker's, cluster by cluster), as a GeoJSON FeatureCollection.
-    package func leaves(of id: String, limit: String?, offset: String?) throws(RequestError) -> GeoJSONAnswer {
+    func leaves(of id: String, _ query: LeavesQuery) throws(RequestError) -> GeoJSONAnswer {
         let (snapshot, marker) = try self.marker(id)
-        let limit = try Self.integer(limit, name: "limit", default: 10, range: 0...Self.maximumLimit)
-        let offset = try Self.integer(offset, name: "offset", default: 0, range: 0...Int(Int32.max))
+        let (limit, offset) = (query.limit, query.offset)
         let page = snapshot.members(of: marker, offset: offset, limit: limit)
         return GeoJSONAnswer(text: writer.clusters.featureCollection(records: page))
     }
@@ -215,7 +204,7 @@ package struct ClusterService: Sendable {
 
     /// The vector tile at `address`, of the points in `categories` (all when `nil`); `nil` for a tile without a
     /// feature.
-    package func tile(_ address: TileAddress, categories: String? = nil) throws(RequestError) -> Data? {
+    package func tile(_ address: TileAddress, categories: [String]? = nil) throws(RequestError) -> Data? {
         tiles.tile(address, categories: try self.categories(categories))
     }
 
@@ -256,10 +245,10 @@ package struct ClusterService: Sendable {
 
     // MARK: - Checking input
 
-    /// The categories of a `categories` parameter, `nil` when it is absent; an empty list selects nothing.
-    private func categories(_ text: String?) throws(RequestError) -> Set<String>? {
-        guard let text else { return nil }
-        let names = text.split(separator: ",", omittingEmptySubsequences: true).map(String.init)
+    /// The categories of a `categories` parameter, checked against the points' own; `nil` when it is absent, and an
+    /// empty list selects nothing.
+    private func categories(_ names: [String]?) throws(RequestError) -> Set<String>? {
+        guard let names else { return nil }
         guard let schema = index.schema, !schema.categories.isEmpty else {
             if names.isEmpty { return [] }
             throw RequestError(.badRequest, "categories: the points have none (serve them with --category COLUMN)")
@@ -291,28 +280,5 @@ package struct ClusterService: Sendable {
             throw RequestError(.notFound, "no cluster has the id '\(text)'")
         }
         return (snapshot, marker)
-    }
-
-    static func zoom(_ text: String?) throws(RequestError) -> Double {
-        guard let text else { throw RequestError(.badRequest, "zoom is missing") }
-        guard let zoom = Double(text), zoom.isFinite else {
-            throw RequestError(.badRequest, "zoom '\(text)' is not a number")
-        }
-        guard zoomRange.contains(zoom) else {
-            throw RequestError(
-                .badRequest, "zoom \(text) is outside \(Int(zoomRange.lowerBound))...\(Int(zoomRange.upperBound))")
-        }
-        return zoom
-    }
-
-    static func integer(_ text: String?, name: String, default value: Int, range: ClosedRange<Int>)
-        throws(RequestError) -> Int
-    {
-        guard let text else { return value }
-        guard let number = Int(text) else { throw RequestError(.badRequest, "\(name) '\(text)' is not a whole number") }
-        guard range.contains(number) else {
-            throw RequestError(.badRequest, "\(name) \(number) is outside \(range.lowerBound)...\(range.upperBound)")
-        }
-        return number
     }
 }

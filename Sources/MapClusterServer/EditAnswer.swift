@@ -1,4 +1,4 @@
-package import Hummingbird
+import Hummingbird
 package import MapClusterIO
 import MapClusterLive
 

@@ -16,12 +16,10 @@ extension LiveService {
     /// the clusters again. A comment line every 15 seconds keeps an idle stream open.
     ///
     /// When the server stops (``stop(grace:)``), each stream gets a last event, `end`, and is closed.
-    package func changes(
-        bbox: String?, zoom: String?, categories: String?, channel: any Channel
-    ) throws(RequestError) -> Response {
+    package func changes(_ query: ViewQuery, channel: any Channel) throws(RequestError) -> Response {
         guard !streams.withLockedValue({ $0.stopping }) else { throw Self.stopping }
         let service = current
-        let (rect, zoom, categories) = try service.view(bbox: bbox, zoom: zoom, categories: categories)
+        let (rect, zoom, categories) = try service.view(query)
         var options = service.layout
         options.clustering.categories = categories
         // The markers of /api/clusters, which a client starts from: each at its own cluster's position.
@@ -116,12 +114,12 @@ extension LiveService {
         streams.withLockedValue { $0.stopping = true }
         live.finishSubscriptions()
         let deadline = ContinuousClock.now + grace
-        while streams.withLockedValue { $0.open.count } > 0 && ContinuousClock.now < deadline {
+        while streams.withLockedValue({ $0.open.count }) > 0 && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
         let stuck = streams.withLockedValue { Array($0.open.values) }
         for channel in stuck { channel.close(promise: nil) }
-        while streams.withLockedValue { $0.open.count } > 0 && ContinuousClock.now < deadline + grace {
+        while streams.withLockedValue({ $0.open.count }) > 0 && ContinuousClock.now < deadline + grace {
             try? await Task.sleep(for: .milliseconds(20))
         }
     }

@@ -1,12 +1,12 @@
 package import Foundation
 import HTTPTypes
-package import Hummingbird
-package import MapCluster
-package import MapClusterIO
+import Hummingbird
+import MapCluster
+import MapClusterIO
 package import MapClusterLive
 import MapClusterManager
 import NIOConcurrencyHelpers
-package import NIOCore
+import NIOCore
 
 /// What a live server answers beyond a ``ClusterService``: edits of its points, a point by id, and the changes of a
 /// viewport as they happen.

@@ -21,13 +21,11 @@ package func buildRouter(
     let routes = Routes(corsOrigin: corsOrigin, writable: live != nil, limits: limits)
     let current: @Sendable () -> ClusterService = { live?.current ?? service }
     routes.get("/api/clusters") { request, context in
-        let query = try request.uri.decodeQuery(as: ClustersQuery.self, context: context)
-        return try current().clusters(bbox: query.bbox, zoom: query.zoom, categories: query.categories)
+        try current().clusters(try request.uri.decodeQuery(as: ViewQuery.self, context: context))
     }
     routes.get("/api/clusters/:id/leaves") { request, context in
         let query = try request.uri.decodeQuery(as: LeavesQuery.self, context: context)
-        return try current().leaves(
-            of: try context.parameters.require("id"), limit: query.limit, offset: query.offset)
+        return try current().leaves(of: try context.parameters.require("id"), query)
     }
     routes.get("/api/clusters/:id/children") { _, context in
         try current().children(of: try context.parameters.require("id"))
@@ -88,9 +86,7 @@ private func liveRoutes(_ live: LiveService, on routes: Routes) {
             },
         ])
     routes.get("/api/changes") { request, context in
-        let query = try request.uri.decodeQuery(as: ClustersQuery.self, context: context)
-        return try live.changes(
-            bbox: query.bbox, zoom: query.zoom, categories: query.categories, channel: context.channel)
+        try live.changes(try request.uri.decodeQuery(as: ViewQuery.self, context: context), channel: context.channel)
     }
 }
 

@@ -66,11 +66,11 @@ struct Routes {
 
     /// `/tiles/{z}/{x}/{y}.mvt` and `/tiles.json`, answered by `tile` and `tileJSON`.
     func tiles(
-        tile: @escaping @Sendable (TileAddress, String?) throws(RequestError) -> TileAnswer,
+        tile: @escaping @Sendable (TileAddress, [String]?) throws(RequestError) -> TileAnswer,
         tileJSON: @escaping @Sendable (String) -> TileJSONAnswer
     ) {
         get("/tiles/:z/:x/:y") { request, context in
-            let query = try request.uri.decodeQuery(as: ClustersQuery.self, context: context)
+            let query = try request.uri.decodeQuery(as: CategoriesQuery.self, context: context)
             let address = try TileAddress(
                 z: try context.parameters.require("z"), x: try context.parameters.require("x"),
                 y: try context.parameters.require("y"))

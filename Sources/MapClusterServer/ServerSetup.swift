@@ -1,11 +1,11 @@
 package import Foundation
 package import Hummingbird
 package import Logging
-package import MapCluster
+import MapCluster
 package import MapClusterIO
 import MapClusterLive
 import MapClusterStore
-package import MapClusterTiles
+import MapClusterTiles
 
 /// What a server serves and how: what `mapcluster serve` takes from its options, checked already.
 package struct ServerConfiguration: Sendable {

@@ -97,7 +97,7 @@ struct LiveBench {
                         let south = min(max(-80.0, center.latitude - 1.5), 80.0)
                         let bbox = "\(west),\(south),\(west + 5),\(south + 3)"
                         let asked = ContinuousClock.now
-                        _ = try service.current.clusters(bbox: bbox, zoom: "8")
+                        _ = try service.current.clusters(ViewQuery(bbox: bbox, zoom: "8"))
                         latencies.append((ContinuousClock.now - asked).milliseconds)
                         // A busy map's reads, not as many as the machine can answer: 50 a second each.
                         try await Task.sleep(until: asked + .milliseconds(20), clock: .continuous)
