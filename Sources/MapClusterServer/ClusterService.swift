@@ -154,7 +154,7 @@ package struct ClusterService: Sendable {
     /// their clusters (with ids of their own).
     package func clusters(_ query: ViewQuery) throws(RequestError) -> GeoJSONAnswer {
         let (rect, zoom, categories) = try view(query)
-        return GeoJSONAnswer(text: featureCollection(in: rect, zoom: zoom, categories: categories))
+        return GeoJSONAnswer(text: try featureCollection(in: rect, zoom: zoom, categories: categories))
     }
 
     /// The area, zoom and categories of a request for clusters, checked against these points.
@@ -173,12 +173,26 @@ package struct ClusterService: Sendable {
 
     /// The markers of an area at a zoom, as a GeoJSON FeatureCollection, without the API's limit on the size of the
     /// area: what `mapcluster cluster --format geojson` prints.
-    package func featureCollection(in rect: MapRect, zoom: Double, categories: Set<String>? = nil) -> String {
+    ///
+    /// - Throws: A 500 ``RequestError`` if the service's options fail ``MapClusterManager/ClusterManagerOptions/validate()``,
+    ///   which ``buildApplication(_:logger:onServerRunning:)`` checks before a server starts.
+    package func featureCollection(in rect: MapRect, zoom: Double, categories: Set<String>? = nil) throws(RequestError)
+        -> String
+    {
         var layout = layout
         layout.clustering.categories = categories
         let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: zoom))
-        return writer.featureCollection(
-            index.markers(in: viewport, options: layout), crossesAntimeridian: rect.crossesAntimeridian)
+        do {
+            return writer.featureCollection(
+                try index.markers(in: viewport, options: layout), crossesAntimeridian: rect.crossesAntimeridian)
+        } catch {
+            throw Self.badOptions(error)
+        }
+    }
+
+    /// The answer to a query of a service whose own options can't be used.
+    private static func badOptions(_ error: OptionError) -> RequestError {
+        RequestError(.internalServerError, "the server's clustering options can't be used: \(error)")
     }
 
     /// A page of a cluster's points (a merged marker's, cluster by cluster), as a GeoJSON FeatureCollection.
@@ -274,7 +288,13 @@ package struct ClusterService: Sendable {
                 "'\(text)' is not a cluster id (such as c12.2200.1343, l48.85_2.35, f6-c12.2200.1343 or "
                     + "mc9.261.176~p1204)")
         }
-        guard let snapshot = index.marker(id: id, options: layout), let marker = snapshot.markers.first,
+        let found: ClusterSnapshot<Int>?
+        do {
+            found = try index.marker(id: id, options: layout)
+        } catch {
+            throw Self.badOptions(error)
+        }
+        guard let snapshot = found, let marker = snapshot.markers.first,
             marker.isCluster
         else {
             throw RequestError(.notFound, "no cluster has the id '\(text)'")

@@ -29,7 +29,8 @@ package struct ViewQuery: Decodable, Sendable {
     package init(from decoder: any Decoder) throws {
         let values = try decoder.container(keyedBy: QueryKey.self)
         try self.init(
-            bbox: values.decodeIfPresent(String.self, forKey: .bbox), zoom: values.decodeIfPresent(String.self, forKey: .zoom),
+            bbox: values.decodeIfPresent(String.self, forKey: .bbox),
+            zoom: values.decodeIfPresent(String.self, forKey: .zoom),
             categories: values.decodeIfPresent(String.self, forKey: .categories))
     }
 
@@ -52,7 +53,8 @@ struct CategoriesQuery: Decodable {
     let categories: [String]?
 
     init(from decoder: any Decoder) throws {
-        categories = Self.names(try decoder.container(keyedBy: QueryKey.self).decodeIfPresent(String.self, forKey: .categories))
+        categories = Self.names(
+            try decoder.container(keyedBy: QueryKey.self).decodeIfPresent(String.self, forKey: .categories))
     }
 
     /// The names of a comma-separated list; an empty list selects nothing.

@@ -4,6 +4,7 @@ package import Logging
 import MapCluster
 package import MapClusterIO
 import MapClusterLive
+import MapClusterManager
 import MapClusterStore
 import MapClusterTiles
 
@@ -92,6 +93,7 @@ package func buildApplication(
         leafletDirectory: configuration.leafletDirectory, mapLibreDirectory: configuration.mapLibreDirectory)
     let router: Router<ServerRequestContext>
     var live: LiveService?
+    var service: ClusterService?
     switch configuration.source {
     case .archive(let url):
         let archive: any TileArchive
@@ -105,15 +107,24 @@ package func buildApplication(
         router = buildRouter(
             archive: archive, files: files, corsOrigin: configuration.corsOrigin, limits: configuration.limits)
     case .store(let location, let token):
-        let service = try await liveService(configuration, location: location, token: token, logger: logger)
+        let liveService = try await liveService(configuration, location: location, token: token, logger: logger)
         router = buildRouter(
-            service: service.base, live: service, files: files, corsOrigin: configuration.corsOrigin,
+            service: liveService.base, live: liveService, files: files, corsOrigin: configuration.corsOrigin,
             limits: configuration.limits)
-        live = service
+        live = liveService
+        service = liveService.base
     case .points:
+        let pointService = try pointService(configuration, logger: logger)
         router = buildRouter(
-            service: try service(configuration, logger: logger), files: files, corsOrigin: configuration.corsOrigin,
-            limits: configuration.limits)
+            service: pointService, files: files, corsOrigin: configuration.corsOrigin, limits: configuration.limits)
+        service = pointService
+    }
+    if let service {
+        do {
+            try service.layout.validate()
+        } catch {
+            throw ServerSetupError("--cell-size or the marker sizes: \(error)")
+        }
     }
     let application = buildApplication(
         router: router, host: configuration.host, port: configuration.port, logger: logger,
@@ -137,7 +148,7 @@ private func checkNameColumn(_ configuration: ServerConfiguration, of points: Po
 }
 
 /// The points of the configuration, indexed.
-private func service(_ configuration: ServerConfiguration, logger: Logger) throws -> ClusterService {
+private func pointService(_ configuration: ServerConfiguration, logger: Logger) throws -> ClusterService {
     let points = try configuration.load()
     try checkNameColumn(configuration, of: points)
     let service = try ClusterService(

@@ -106,7 +106,7 @@ struct ClusterCommand: ParsableCommand {
             } catch let error as PointFileError {
                 throw InputError("\(error)")
             }
-            print(service.featureCollection(in: rect, zoom: zoom))
+            print(try service.featureCollection(in: rect, zoom: zoom))
             return
         }
         let index = try input.index(of: points)

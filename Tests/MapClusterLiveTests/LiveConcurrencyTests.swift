@@ -84,7 +84,7 @@ struct LiveConcurrencyTests {
                             problems += Self.check(state)
                         } else {
                             // A query, as the API makes: its counts add up to every point.
-                            let markers = state.index.markers(in: viewport, options: options).markers
+                            let markers = try state.index.markers(in: viewport, options: options).markers
                             let total = markers.reduce(0) { $0 + $1.count }
                             if total != state.index.count { problems.append("markers hold \(total) points") }
                         }

@@ -6,10 +6,16 @@ extension ClusterIndex {
     ///
     /// For a stateless caller, such as a server that answers each request on its own; the snapshot asks the index for
     /// members, bounds, children and expansion zooms as a manager's does.
+    ///
+    /// - Throws: ``MapCluster/OptionError`` for options that fail ``ClusterManagerOptions/validate()``, as a
+    ///   ``ClusterManager`` refuses them: no pass is skipped without a word.
     @_specialize(exported:true,where Element == Int)
-    public func markers(in viewport: Viewport, options: ClusterManagerOptions<Element>) -> ClusterSnapshot<Element> {
+    public func markers(in viewport: Viewport, options: ClusterManagerOptions<Element>) throws(OptionError)
+        -> ClusterSnapshot<Element>
+    {
         // The attribute: a server's elements are record numbers, and its calls get a version specialized for them;
         // the generic one spent a sixth of a request looking up generic metadata.
+        try options.validate()
         guard !viewport.isEmpty else { return .empty(index: self) }
         let job = UpdateJob(
             viewport: viewport, index: self, dataVersion: 0, options: options, optionsVersion: 0,
@@ -24,9 +30,12 @@ extension ClusterIndex {
     ///
     /// A merged marker's expansion zoom is the one its parts give (see ``ClusterSnapshot/expansionZoom(of:)``), and it
     /// stands at their positions' mean weighted by count.
-    public func marker(id: ClusterMarker<Element>.ID, options: ClusterManagerOptions<Element>) -> ClusterSnapshot<
-        Element
-    >? {
+    ///
+    /// - Throws: ``MapCluster/OptionError`` for options that fail ``ClusterManagerOptions/validate()``.
+    public func marker(id: ClusterMarker<Element>.ID, options: ClusterManagerOptions<Element>) throws(OptionError)
+        -> ClusterSnapshot<Element>?
+    {
+        try options.validate()
         let ids: [ClusterID<Element>]
         switch id {
         case .cluster(let only): ids = [only]

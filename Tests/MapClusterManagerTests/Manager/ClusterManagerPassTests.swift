@@ -154,7 +154,7 @@ struct ClusterManagerPassTests {
         options.clustering.cellSize = 128
         options.overlap = .mergeCircles(diameters)
         let viewport = Viewport(center: .checked(48, 10), zoom: zoom, size: Self.screen)
-        let snapshot = index.markers(in: viewport, options: options)
+        let snapshot = try index.markers(in: viewport, options: options)
         let markers = snapshot.markers
         let plain = index.clusters(in: viewport, options: options.clustering)
         #expect(markers.map(\.count).reduce(0, +) == plain.map(\.count).reduce(0, +))
@@ -167,7 +167,7 @@ struct ClusterManagerPassTests {
                 #expect((dx * dx + dy * dy).squareRoot() > needed, "\(marker.id) and \(other.id) at zoom \(zoom)")
             }
             // A marker known only by its id is the same marker.
-            let known = try #require(index.marker(id: marker.id, options: options))
+            let known = try #require(try index.marker(id: marker.id, options: options))
             let again = try #require(known.markers.first)
             #expect(again.count == marker.count)
             #expect(Set(known.members(of: again)) == Set(snapshot.members(of: marker)))
@@ -178,8 +178,8 @@ struct ClusterManagerPassTests {
                 #expect(known.children(of: again).map(\.id) == marker.clusters.map(\.id))
             }
         }
-        #expect(index.marker(id: .merged([.element(0)]), options: options) == nil)
-        #expect(index.marker(id: .cluster(.element(-1)), options: options) == nil)
+        #expect(try index.marker(id: .merged([.element(0)]), options: options) == nil)
+        #expect(try index.marker(id: .cluster(.element(-1)), options: options) == nil)
     }
 
     // MARK: - Separating

@@ -95,7 +95,8 @@ struct OptionValidationTests {
         #expect(await manager.options.clustering.cellSize == 80)
     }
 
-    /// The engine's queries and a stateless caller's markers take whatever they are given without trapping.
+    /// The engine's queries take whatever they are given without trapping; a stateless caller's markers refuse options
+    /// a manager refuses, with the same error.
     @Test(arguments: badOptions)
     func noOptionValueCrashesAQuery(_ bad: BadOption) {
         var options = ClusterManagerOptions<Int>()
@@ -120,11 +121,12 @@ struct OptionValidationTests {
             }
             _ = index.revealingZoom(of: 0, options: clustering)
             _ = index.cluster(holding: 1, in: viewport, options: clustering)
-            let snapshot = index.markers(in: viewport, options: options)
-            // The passes whose options fail are skipped; the clustering still accounts for every element it shows.
-            let shown: Int = snapshot.markers.reduce(0) { $0 + $1.count }
-            let clustered: Int = clusters.reduce(0) { $0 + $1.count }
-            #expect(shown == clustered)
+            #expect {
+                try index.markers(in: viewport, options: options)
+            } throws: { error in
+                (error as? OptionError)?.option == bad.name
+            }
+            #expect(throws: OptionError.self) { try index.marker(id: .cluster(.element(0)), options: options) }
         }
     }
 
