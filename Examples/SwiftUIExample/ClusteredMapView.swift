@@ -13,7 +13,7 @@ struct ClusteredMapView: View {
         GeometryReader { geometry in
             Map(initialPosition: .automatic) {
                 ForEach(model.markers) { marker in
-                    Annotation(marker.title ?? "", coordinate: marker.coordinate.clLocationCoordinate) {
+                    Annotation(model.title(of: marker) ?? "", coordinate: marker.coordinate.clLocationCoordinate) {
                         MarkerBadge(count: marker.count)
                     }
                 }

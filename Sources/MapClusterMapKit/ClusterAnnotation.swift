@@ -12,9 +12,9 @@
     public final class ClusterAnnotation: NSObject, MKAnnotation {
         /// Where MapKit draws it.
         @objc public dynamic var coordinate: CLLocationCoordinate2D
-        /// The title, from the manager's title function.
+        /// The title, from the manager's title function (``MapClusterManager/ClusterSnapshot/title(of:)``).
         @objc public dynamic var title: String?
-        /// The subtitle, from the manager's subtitle function.
+        /// The subtitle, from the manager's subtitle function (``MapClusterManager/ClusterSnapshot/subtitle(of:)``).
         @objc public dynamic var subtitle: String?
 
         /// How many elements it stands for.
@@ -54,15 +54,15 @@
         ) {
             self.coordinate = coordinate.clLocationCoordinate
             state = State(marker, of: snapshot)
-            title = marker.title
-            subtitle = marker.subtitle
+            title = snapshot.title(of: marker)
+            subtitle = snapshot.subtitle(of: marker)
         }
 
         /// Shows another state of the same marker (new members, new title).
         func refresh<Element>(with marker: ClusterMarker<Element>, of snapshot: ClusterSnapshot<Element>) {
             state = State(marker, of: snapshot)
-            title = marker.title
-            subtitle = marker.subtitle
+            title = snapshot.title(of: marker)
+            subtitle = snapshot.subtitle(of: marker)
         }
 
         /// The marker, if its elements are of this type.

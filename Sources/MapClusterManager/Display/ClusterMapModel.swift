@@ -7,7 +7,7 @@ public import Observation
 ///
 ///     Map {
 ///         ForEach(model.markers) { marker in
-///             Annotation(marker.title ?? "", coordinate: marker.coordinate.clLocationCoordinate) { … }
+///             Annotation(model.title(of: marker) ?? "", coordinate: marker.coordinate.clLocationCoordinate) { … }
 ///         }
 ///     }
 ///     .onMapCameraChange(frequency: .onEnd) { context in
@@ -27,6 +27,8 @@ public final class ClusterMapModel<Element: Hashable & Sendable> {
     /// The manager: the elements and options.
     @ObservationIgnored public let manager: ClusterManager<Element>
     @ObservationIgnored private var viewport: Viewport?
+    /// The snapshot the markers are of: what their titles are asked of.
+    @ObservationIgnored private var snapshot: ClusterSnapshot<Element>?
 
     /// A model with no elements and the default options.
     public init() {
@@ -49,8 +51,19 @@ public final class ClusterMapModel<Element: Hashable & Sendable> {
     public func update(for viewport: Viewport) async {
         self.viewport = viewport
         guard let update = try? await manager.update(for: viewport) else { return }
+        snapshot = update.snapshot
         markers = update.snapshot.markers
         gridCells = update.snapshot.gridCells
+    }
+
+    /// A marker's title, from the options of the update that made it (``ClusterSnapshot/title(of:)``).
+    public func title(of marker: ClusterMarker<Element>) -> String? {
+        snapshot?.title(of: marker) ?? ClusterManagerOptions<Element>().title(for: marker)
+    }
+
+    /// A marker's subtitle, from the options of the update that made it (``ClusterSnapshot/subtitle(of:)``).
+    public func subtitle(of marker: ClusterMarker<Element>) -> String? {
+        snapshot?.subtitle(of: marker) ?? ClusterManagerOptions<Element>().subtitle(for: marker)
     }
 
     /// Adds elements (or moves those already there) and re-clusters the last camera.

@@ -16,12 +16,12 @@ extension ClusterIndex {
         // The attribute: a server's elements are record numbers, and its calls get a version specialized for them;
         // the generic one spent a sixth of a request looking up generic metadata.
         try options.validate()
-        guard !viewport.isEmpty else { return .empty(index: self) }
+        guard !viewport.isEmpty else { return .empty(index: self, layout: options) }
         let job = UpdateJob(
             viewport: viewport, index: self, dataVersion: 0, options: options, optionsVersion: 0,
             previous: .empty(index: self), dirty: .all)
         // Nothing stops a job that is never cancelled: it always answers.
-        return job.run { false }?.snapshot ?? .empty(index: self)
+        return job.run { false }?.snapshot ?? .empty(index: self, layout: options)
     }
 
     /// A snapshot of the one marker an id names, as ``markers(in:options:)`` gives it out: a cluster's, or a merged
@@ -58,9 +58,9 @@ extension ClusterIndex {
         }
         let marker = ClusterMarker(
             id: id, cluster: first, mergedClusters: Array(parts.dropFirst()), coordinate: coordinate,
-            mergedExpansionZoom: mergedExpansionZoom, options: options)
+            mergedExpansionZoom: mergedExpansionZoom)
         return ClusterSnapshot(
-            viewport: nil, markers: [marker], region: nil, index: self, options: options.clustering, gridLevel: nil,
+            viewport: nil, markers: [marker], region: nil, index: self, layout: options, gridLevel: nil,
             dataVersion: 0, optionsVersion: 0, anchors: [:])
     }
 }

@@ -3,8 +3,8 @@ public import MapCluster
 /// One thing a map draws for a ``ClusterManager``: a cluster, a single element, a fanned-out member of a
 /// same-location group, or clusters merged because their markers overlapped, at the position to draw it.
 ///
-/// A marker is plain data. Its members, bounds, children and expansion zoom are asked of the ``ClusterSnapshot`` it
-/// came from.
+/// A marker is plain data. Its members, bounds, children, expansion zoom, title and subtitle are asked of the
+/// ``ClusterSnapshot`` it came from, which knows the options it was made with.
 public struct ClusterMarker<Element: Hashable & Sendable>: Identifiable, Sendable {
     /// The identity of a marker.
     public enum ID: Hashable, Sendable, CustomStringConvertible {
@@ -40,11 +40,10 @@ public struct ClusterMarker<Element: Hashable & Sendable>: Identifiable, Sendabl
     public let count: Int
     /// For a merged marker, the zoom at which its parts start to stand apart.
     let mergedExpansionZoom: Double?
-    let options: ClusterManagerOptions<Element>
 
     init(
         id: ID, cluster: Cluster<Element>, mergedClusters: [Cluster<Element>] = [], coordinate: Coordinate,
-        mergedExpansionZoom: Double? = nil, options: ClusterManagerOptions<Element>
+        mergedExpansionZoom: Double? = nil
     ) {
         self.id = id
         self.cluster = cluster
@@ -52,7 +51,6 @@ public struct ClusterMarker<Element: Hashable & Sendable>: Identifiable, Sendabl
         self.coordinate = coordinate
         count = mergedClusters.reduce(cluster.count) { $0 + $1.count }
         self.mergedExpansionZoom = mergedExpansionZoom
-        self.options = options
     }
 
     /// Whether it stands for more than one element.
@@ -70,15 +68,11 @@ public struct ClusterMarker<Element: Hashable & Sendable>: Identifiable, Sendabl
         guard !isMerged, case .element(let element) = cluster.id else { return nil }
         return element
     }
-    /// The title, from ``ClusterManagerOptions/title``, computed when asked.
-    public var title: String? { options.title(for: self) }
-    /// The subtitle, from ``ClusterManagerOptions/subtitle``, computed when asked.
-    public var subtitle: String? { options.subtitle(for: self) }
 
     func moved(to coordinate: Coordinate) -> ClusterMarker {
         ClusterMarker(
             id: id, cluster: cluster, mergedClusters: mergedClusters, coordinate: coordinate,
-            mergedExpansionZoom: mergedExpansionZoom, options: options)
+            mergedExpansionZoom: mergedExpansionZoom)
     }
 
     /// The key ranges of its members: one per cluster.
@@ -100,8 +94,10 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
     let region: CellRegion?
     /// The elements it was made from.
     public let index: ClusterIndex<Element>
+    /// The options it was made with: how it clustered, laid out and titles its markers.
+    public let layout: ClusterManagerOptions<Element>
     /// The clustering options it was made with.
-    public let options: ClusterOptions<Element>
+    public var options: ClusterOptions<Element> { layout.clustering }
 
     /// The grid level of its clusters, for telling whether the next update may reuse their markers.
     let gridLevel: Int?
@@ -118,12 +114,19 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
         var coordinate: Coordinate
     }
 
-    static func empty(index: ClusterIndex<Element>) -> ClusterSnapshot {
+    static func empty(index: ClusterIndex<Element>, layout: ClusterManagerOptions<Element> = .init()) -> ClusterSnapshot
+    {
         ClusterSnapshot(
-            viewport: nil, markers: [], region: nil, index: index, options: ClusterOptions(), gridLevel: nil,
+            viewport: nil, markers: [], region: nil, index: index, layout: layout, gridLevel: nil,
             dataVersion: 0,
             optionsVersion: 0, anchors: [:])
     }
+
+    /// A marker's title, from ``ClusterManagerOptions/title`` (or the default one), computed when asked.
+    public func title(of marker: ClusterMarker<Element>) -> String? { layout.title(for: marker) }
+
+    /// A marker's subtitle, from ``ClusterManagerOptions/subtitle`` (or the default one), computed when asked.
+    public func subtitle(of marker: ClusterMarker<Element>) -> String? { layout.subtitle(for: marker) }
 
     /// The marker with an id, if the snapshot has one.
     /// - Complexity: O(*m*) for *m* markers.

@@ -78,12 +78,11 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
         let markers = items.map {
             Marker(
                 id: $0.id, cluster: $0.cluster, mergedClusters: $0.mergedClusters, coordinate: $0.coordinate,
-                mergedExpansionZoom: $0.mergedExpansionZoom,
-                options: options)
+                mergedExpansionZoom: $0.mergedExpansionZoom)
         }
         let (kept, changes) = diff(markers, region: region)
         let snapshot = ClusterSnapshot(
-            viewport: viewport, markers: kept, region: region, index: index, options: clustering,
+            viewport: viewport, markers: kept, region: region, index: index, layout: options,
             gridLevel: region.level,
             dataVersion: dataVersion, optionsVersion: optionsVersion, anchors: anchors)
         return ClusterUpdate(snapshot: snapshot, changes: changes)

@@ -263,23 +263,27 @@ struct ClusterManagerPassTests {
             Placement(Place(name: "Versailles"), latitude: 48.80, longitude: 2.13),
         ])
         let viewport = Viewport(center: .checked(47, 3), zoom: 5, size: Self.screen)
-        let markers = try await manager.update(for: viewport).snapshot.markers
-        #expect(Set(markers.compactMap(\.title)) == ["Lyon", "2 items"])
-        #expect(markers.first { $0.count == 1 }?.subtitle == "a place")
-        #expect(markers.first { $0.count == 2 }?.subtitle == nil)
+        let snapshot = try await manager.update(for: viewport).snapshot
+        let markers = snapshot.markers
+        #expect(Set(markers.compactMap(snapshot.title(of:))) == ["Lyon", "2 items"])
+        #expect(markers.first { $0.count == 1 }.flatMap(snapshot.subtitle(of:)) == "a place")
+        #expect(markers.first { $0.count == 2 }.flatMap(snapshot.subtitle(of:)) == nil)
 
+        // Titles come from the options the snapshot was made with, asked when they are wanted.
         var options = ClusterManagerOptions<Place>()
         options.title = { marker in marker.isCluster ? "\(marker.count) towns" : marker.element?.name }
         options.subtitle = { _ in "France" }
         try await manager.setOptions(options)
-        let renamed = try await manager.reload()
-        #expect(Set(renamed.snapshot.markers.compactMap(\.title)) == ["Lyon", "2 towns"])
-        #expect(renamed.snapshot.markers.allSatisfy { $0.subtitle == "France" })
+        let renamed = try await manager.reload().snapshot
+        #expect(Set(renamed.markers.compactMap(renamed.title(of:))) == ["Lyon", "2 towns"])
+        #expect(renamed.markers.allSatisfy { renamed.subtitle(of: $0) == "France" })
+        #expect(Set(markers.compactMap(snapshot.title(of:))) == ["Lyon", "2 items"], "the earlier snapshot's own")
 
         // An element without a title of its own is described.
         let plain = ClusterManager<String>()
         try await plain.add([Placement("pin 7", latitude: 47, longitude: 3)])
-        #expect(try await plain.update(for: viewport).snapshot.markers.first?.title == "pin 7")
+        let single = try await plain.update(for: viewport).snapshot
+        #expect(single.markers.first.flatMap(single.title(of:)) == "pin 7")
     }
 
     // MARK: - Find and reveal
