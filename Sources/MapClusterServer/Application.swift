@@ -4,7 +4,7 @@ import ServiceLifecycle
 import UnixSignals
 
 /// The application: `router` on a host and port, shutting down cleanly on SIGINT and SIGTERM when run with
-/// `runService()`.
+/// ``runServer(_:live:logger:)``.
 ///
 /// `limits` bounds connections, the time a request may take to arrive, and its headers; the router's middleware
 /// bounds its URL and query (``ServerLimits``).
