@@ -5,8 +5,9 @@ public import MapCluster
 ///
 /// Each cluster is a Point feature. A cluster of several elements has the properties `cluster: true`, `cluster_id`,
 /// `point_count`, `point_count_abbreviated` and `expansion_zoom` (and, from an index with aggregates, each reduction by
-/// its name, `weight` and `categories`); a single element is its own feature: its id and properties as read. `cluster_id` is a string (see ``MapCluster/ClusterID/text``): cells deep in the grid don't fit in the
-/// 53 bits a JavaScript number holds exactly.
+/// its name, `weight` and `categories`); a single element is its own feature: its id and properties as read.
+/// `cluster_id` is a string (see ``MapCluster/ClusterIDText``): cells deep in the grid don't fit in the 53 bits a
+/// JavaScript number holds exactly.
 public struct ClusterGeoJSON: Sendable {
     /// The points the clusters' elements (indices into ``PointSet/records``) refer to.
     public let points: PointSet

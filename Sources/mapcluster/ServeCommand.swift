@@ -189,7 +189,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.tileURL = tiles
         configuration.nameColumn = nameColumn
         configuration.cellSize = cellSize
-        configuration.mapLibreDirectory = maplibre ?? PageFiles.localMapLibre()
+        if let maplibre { configuration.mapLibreDirectory = maplibre }
         do {
             let server = try await buildApplication(configuration, logger: logger) { [host] port in
                 // Written at once, not buffered: whoever started the server may be waiting for this line.
