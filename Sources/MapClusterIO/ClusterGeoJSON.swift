@@ -104,12 +104,9 @@ public struct ClusterGeoJSON: Sendable {
 
     /// A cluster's aggregates as properties: each reduction by its name (`population_sum`), `weight` when the index
     /// keeps weights, and `categories`, the count of each category that has members (`{"EU":31,"AS":4}`).
-    package static func write(_ aggregates: ClusterAggregates, weighted: Bool, into json: inout JSONText) {
-        write(aggregates, keys: AggregateKeys(of: aggregates, weighted: weighted), into: &json)
-    }
-
-    /// ``write(_:weighted:into:)`` with the properties' names already written as JSON, once for a whole answer.
-    package static func write(_ aggregates: ClusterAggregates, keys: AggregateKeys, into json: inout JSONText) {
+    ///
+    /// `keys` are the properties' names already written as JSON, once for a whole answer.
+    private static func write(_ aggregates: ClusterAggregates, keys: AggregateKeys, into json: inout JSONText) {
         for (position, key) in keys.reductions.enumerated() {
             json.raw(key)
             if let number = aggregates.number(at: position) {
@@ -169,11 +166,9 @@ public struct ClusterGeoJSON: Sendable {
     }
 
     private func geometry(_ coordinate: Coordinate, into json: inout JSONText) {
-        json.raw(#""geometry":{"type":"Point","coordinates":["#)
-        json.number(coordinate.longitude)
-        json.raw(",")
-        json.number(coordinate.latitude)
-        json.raw("]}")
+        json.raw(#""geometry":{"type":"Point","coordinates":"#)
+        json.position(coordinate)
+        json.raw("}")
     }
 
     /// A count as supercluster abbreviates it: `950`, `1.2k`, `12k`.

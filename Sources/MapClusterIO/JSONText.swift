@@ -1,4 +1,4 @@
-import MapCluster
+package import MapCluster
 
 /// JSON text built by appending, with strings escaped as RFC 8259 asks.
 package struct JSONText {
@@ -7,6 +7,16 @@ package struct JSONText {
     package init() {}
 
     package mutating func raw(_ fragment: String) { text += fragment }
+
+    /// A GeoJSON position, `[longitude,latitude]`; `null` for none.
+    package mutating func position(_ coordinate: Coordinate?) {
+        guard let coordinate else { return raw("null") }
+        raw("[")
+        number(coordinate.longitude)
+        raw(",")
+        number(coordinate.latitude)
+        raw("]")
+    }
 
     package mutating func number(_ value: Double) {
         text += value.isFinite ? value.shortestText : "null"

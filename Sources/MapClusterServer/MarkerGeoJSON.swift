@@ -48,7 +48,7 @@ struct MarkerGeoJSON: Sendable {
         json.raw(#","insertions":"#)
         features(of: changes.insertions.map(\.marker), in: update.snapshot, into: &json) { position, json in
             json.raw(#","splitFrom":"#)
-            Self.position(changes.insertions[position].splitFrom, into: &json)
+            json.position(changes.insertions[position].splitFrom)
         }
         json.raw(#","removals":["#)
         for (offset, removal) in changes.removals.enumerated() {
@@ -63,7 +63,7 @@ struct MarkerGeoJSON: Sendable {
                 json.raw(#","cluster":true"#)
             }
             json.raw(#","mergesInto":"#)
-            Self.position(removal.mergesInto, into: &json)
+            json.position(removal.mergesInto)
             json.raw("}")
         }
         json.raw(#"],"updates":"#)
@@ -106,16 +106,6 @@ struct MarkerGeoJSON: Sendable {
                 json.raw("}")
             }
         }
-        json.raw("]")
-    }
-
-    /// `[longitude,latitude]`, or `null`.
-    private static func position(_ coordinate: Coordinate?, into json: inout JSONText) {
-        guard let coordinate else { return json.raw("null") }
-        json.raw("[")
-        json.number(coordinate.longitude)
-        json.raw(",")
-        json.number(coordinate.latitude)
         json.raw("]")
     }
 }
