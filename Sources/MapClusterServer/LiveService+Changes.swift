@@ -47,6 +47,8 @@ extension LiveService {
                     continue
                 }
                 let keys = live.changedKeys(after: follower.version, through: state.version)
+                // The writer of this version: its changes' features, and the removals' points of the next event.
+                let current = MarkerGeoJSON(points: state.points, index: state.index, options: options.clustering)
                 var event: String?
                 if let keys, state.version - follower.version <= Self.maximumLag {
                     let update = follower.update(index: state.index, version: state.version, changedKeys: keys)
@@ -55,11 +57,9 @@ extension LiveService {
                     if count > Self.maximumChanges {
                         event = nil
                     } else if count > 0 {
-                        let writer = MarkerGeoJSON(
-                            points: state.points, index: state.index, options: options.clustering)
                         event =
                             "event: changes\ndata: "
-                            + writer.changes(update, version: state.version, previous: previous) + "\n\n"
+                            + current.changes(update, version: state.version, previous: previous) + "\n\n"
                     } else {
                         event = ""
                     }
@@ -69,7 +69,7 @@ extension LiveService {
                         viewport: viewport, options: options, index: state.index, version: state.version)
                     event = "event: resync\ndata: {\"version\":\(state.version)}\n\n"
                 }
-                previous = MarkerGeoJSON(points: state.points, index: state.index, options: options.clustering)
+                previous = current
                 if let event, !event.isEmpty { try await writer.write(ByteBuffer(string: event)) }
             }
             // The versions end when the server stops.
