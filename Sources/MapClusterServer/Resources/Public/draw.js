@@ -2,7 +2,7 @@
 // and glided where they split from or merge into (a zoom's parent cell, or what a live change says).
 
 import { nearestCopy, worldCopies } from "./geo.js";
-import { clusterHolds } from "./ids.js";
+import { clusterHolds, parseClusterId } from "./ids.js";
 import { count, key, markerHTML, popup, summary } from "./markers.js";
 import { createScheduler } from "./scheduler.js";
 import { diameter } from "./style.js";
@@ -49,10 +49,14 @@ export function createMarkers(map, config, hook, click) {
     });
   }
 
-  // The drawn cluster whose id holds a position, in the world copy near it.
+  // The drawn cluster whose id holds a position, in the world copy near it. Each entry's id is read once: a zoom
+  // step asks every new marker about every old one.
   function holder(entries, lat, lng) {
-    return entries.find((entry) => entry.feature.properties.cluster && Math.abs(entry.at.lng - lng) < 180 &&
-      clusterHolds(entry.feature.properties.cluster_id, lat, lng));
+    return entries.find((entry) => {
+      if (!entry.feature.properties.cluster || Math.abs(entry.at.lng - lng) >= 180) return false;
+      if (entry.id === undefined) entry.id = parseClusterId(entry.feature.properties.cluster_id);
+      return clusterHolds(entry.id, lat, lng);
+    });
   }
 
   /// Draws `features` over `area`'s unwrapped west…east. `zoomedIn`/`zoomedOut` glide markers out of and into the

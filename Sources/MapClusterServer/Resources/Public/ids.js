@@ -52,6 +52,7 @@ function parsePart(text) {
 
 /// Whether the members of the cluster an id names may lie at a position: the cell of a cell's cluster holds it, a
 /// location's cluster stands on it, a merged one's parts do either. What a zoom's markers split out of or merge into.
+/// `id` is the text, or what parseClusterId read from it.
 export function clusterHolds(id, lat, lon) {
   const parsed = typeof id === "string" ? parseClusterId(id) : id;
   if (!parsed) return false;
