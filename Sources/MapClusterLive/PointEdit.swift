@@ -1,4 +1,4 @@
-public import MapCluster
+import MapCluster
 public import MapClusterIO
 
 /// One edit of a live server's points, checked and ready to commit: points to put (add, or move and give new

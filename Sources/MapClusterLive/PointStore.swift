@@ -1,5 +1,5 @@
-public import Foundation
-public import MapCluster
+import Foundation
+import MapCluster
 public import MapClusterIO
 
 /// Where a live server keeps its points, so that an edit it has acknowledged outlives the process: SQLite or

@@ -1,4 +1,4 @@
-package import HummingbirdCore
+import HummingbirdCore
 import NIOCore
 
 /// What the server bounds, so that no client can hold or swamp it: open connections, the time a request may take to
