@@ -147,8 +147,14 @@ public final class MapMarkerController<View: ClusterMapView> {
         guard let reveal = await manager.reveal(element, in: size) else { throw .notManaged }
         view.show(reveal.viewport, animated: animated)
         // The view reports its new region itself; refreshing for the revealed viewport here makes the selection
-        // independent of when it does.
+        // independent of when it does. If it reports it while this refresh runs, its refresh supersedes this one:
+        // the selection waits for what the map then shows, so that it never selects a marker of the wider map.
         await refresh(for: reveal.viewport)
+        var awaited: Task<Void, Never>?
+        while let newest = refreshTask, newest != awaited {
+            awaited = newest
+            await newest.value
+        }
         if let marker = await manager.marker(holding: element) { view.select(marker) }
         return reveal
     }

@@ -18,6 +18,9 @@ final class FakeMapView: ClusterMapView {
     var selected: [ClusterMarker<Int>] = []
     var grid: [GridCell] = []
     var mistakes: [String] = []
+    /// Called after each move, once the current main-actor job is done, as MapKit tells its delegate that the region
+    /// changed.
+    var regionDidChange: (@MainActor () -> Void)?
 
     init(_ viewport: Viewport?) {
         visibleViewport = viewport
@@ -40,6 +43,7 @@ final class FakeMapView: ClusterMapView {
     func show(_ viewport: Viewport, animated: Bool) {
         requestedViewports.append((viewport, animated))
         visibleViewport = viewport
+        if let regionDidChange { Task { regionDidChange() } }
     }
 
     func select(_ marker: ClusterMarker<Int>) { selected.append(marker) }
@@ -148,6 +152,22 @@ struct MapMarkerControllerTests {
         #expect(view.requestedViewports.last?.viewport == reveal.viewport)
         #expect(view.requestedViewports.last?.animated == true)
         let selected = try #require(view.selected.last)
+        let members = await controller.manager.snapshot.members(of: selected)
+        #expect(selected.element == 42 || (selected.isSameLocation && members.contains(42)))
+        Self.expectInStep(controller, view)
+    }
+
+    @Test func selectAndRevealSelectsWhatTheMapShowsWhenTheMapReportsItsMove() async throws {
+        // MapKit tells the app that the region changed, and the app asks for a refresh, while the reveal's own refresh
+        // is still running: the selection must be of a marker the map shows after both, not of the wide map's cluster.
+        let viewport = Viewport(center: .checked(48.8, 2.3), zoom: 3, size: Self.screen)
+        let (controller, view) = try await Self.controller(at: viewport)
+        view.regionDidChange = { [weak controller] in controller?.regionDidChange() }
+        let wide = try #require(await controller.marker(holding: 42))
+        #expect(wide.count > 1)
+        try await controller.selectAndReveal(42)
+        let selected = try #require(view.selected.last)
+        #expect(view.shown[selected.id] != nil, "selected \(selected.id), which the map doesn't show")
         let members = await controller.manager.snapshot.members(of: selected)
         #expect(selected.element == 42 || (selected.isSameLocation && members.contains(42)))
         Self.expectInStep(controller, view)
