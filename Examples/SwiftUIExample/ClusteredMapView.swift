@@ -39,10 +39,10 @@ private struct MarkerBadge: View {
                 .font(.caption.bold())
                 .foregroundStyle(.white)
                 .frame(width: 28 + 6 * log10(Double(count)), height: 28 + 6 * log10(Double(count)))
-                .background(Circle().fill(count < 100 ? .blue : count < 1_000 ? .orange : .red))
-                .overlay(Circle().stroke(.white, lineWidth: 2))
+                .background { Circle().fill(count < 100 ? .blue : count < 1_000 ? .orange : .red) }
+                .overlay { Circle().stroke(.white, lineWidth: 2) }
         } else {
-            Circle().fill(.blue).frame(width: 10, height: 10).overlay(Circle().stroke(.white, lineWidth: 1.5))
+            Circle().fill(.blue).frame(width: 10, height: 10).overlay { Circle().stroke(.white, lineWidth: 1.5) }
         }
     }
 }

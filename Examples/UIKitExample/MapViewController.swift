@@ -21,7 +21,12 @@ final class MapViewController: UIViewController, MKMapViewDelegate {
         options.clustering.cellSize = 80
         options.overlap = .merge(markerSize: ViewSize(width: 44, height: 44))
         options.sameLocation = SameLocationFanOut(radius: 24)
-        clusters.setOptions(options)
+        do {
+            try clusters.setOptions(options)
+        } catch {
+            // Constant options: one that `validate()` refuses is a programming error.
+            assertionFailure("\(error)")
+        }
         navigationItem.rightBarButtonItems = [
             UIBarButtonItem(title: "Grid", style: .plain, target: self, action: #selector(toggleGrid)),
             UIBarButtonItem(title: "Paris", style: .plain, target: self, action: #selector(revealParis)),

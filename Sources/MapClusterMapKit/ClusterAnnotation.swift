@@ -1,21 +1,25 @@
 #if canImport(MapKit)
-    public import MapCluster
+    import MapCluster
     public import MapClusterManager
     public import MapKit
 
     /// What a ``MKMapViewAdapter`` adds to the map for each marker: a cluster, or a single element.
     ///
-    /// Its coordinate is observable by MapKit (`@objc dynamic`), so changing it inside an animation block moves its
-    /// view: that is how markers split out of and merge into their neighbours. The class is not generic (Objective-C
-    /// sees it); ``marker(of:)`` and ``members(of:offset:limit:)`` give back the typed marker.
+    /// Its coordinate is observable by MapKit (`dynamic`, and `@objc` as every witness of an Objective-C protocol's
+    /// requirement is), so changing it inside an animation block moves its view: that is how markers split out of and
+    /// merge into their neighbours. The class is not generic (Objective-C sees it); ``marker(of:)`` and
+    /// ``members(of:offset:limit:)`` give back the typed marker.
+    ///
+    /// MapKit declares `MKAnnotation` without an actor, and reads annotations on the main thread; the conformance is
+    /// `@preconcurrency`, so Swift checks that at run time rather than refuse a main-actor class.
     @MainActor
-    public final class ClusterAnnotation: NSObject, MKAnnotation {
+    public final class ClusterAnnotation: NSObject, @preconcurrency MKAnnotation {
         /// Where MapKit draws it.
-        @objc public dynamic var coordinate: CLLocationCoordinate2D
+        public dynamic var coordinate: CLLocationCoordinate2D
         /// The title, from the manager's title function (``MapClusterManager/ClusterSnapshot/title(of:)``).
-        @objc public dynamic var title: String?
+        public dynamic var title: String?
         /// The subtitle, from the manager's subtitle function (``MapClusterManager/ClusterSnapshot/subtitle(of:)``).
-        @objc public dynamic var subtitle: String?
+        public dynamic var subtitle: String?
 
         /// How many elements it stands for.
         public var count: Int { state.count }
@@ -66,12 +70,16 @@
         }
 
         /// The marker, if its elements are of this type.
-        public func marker<Element>(of type: Element.Type = Element.self) -> ClusterMarker<Element>? {
+        public func marker<Element: Hashable & Sendable>(of type: Element.Type = Element.self) -> ClusterMarker<
+            Element
+        >? {
             state.marker as? ClusterMarker<Element>
         }
 
         /// A page of its members, if they are of this type.
-        public func members<Element>(of type: Element.Type, offset: Int = 0, limit: Int = .max) -> [Element] {
+        public func members<Element: Hashable & Sendable>(of type: Element.Type, offset: Int = 0, limit: Int = .max)
+            -> [Element]
+        {
             guard let marker = marker(of: type), let snapshot = state.snapshot as? ClusterSnapshot<Element> else {
                 return []
             }

@@ -98,11 +98,15 @@
             mapView.removeOverlays(gridOverlays)
             gridOverlays = cells.map { cell in
                 let rect = cell.rect
-                var corners = [
+                let corners = [
                     MKMapPoint(x: rect.minX, y: rect.minY), MKMapPoint(x: rect.maxX, y: rect.minY),
                     MKMapPoint(x: rect.maxX, y: rect.maxY), MKMapPoint(x: rect.minX, y: rect.maxY),
                 ]
-                let polygon = MKPolygon(points: &corners, count: corners.count)
+                // An explicit buffer rather than `&corners`: the Linux typecheck (scripts/check-mapkit.sh) has no
+                // Objective-C standard library for implicit pointer conversions.
+                let polygon = corners.withUnsafeBufferPointer { buffer in
+                    buffer.baseAddress.map { MKPolygon(points: $0, count: buffer.count) } ?? MKPolygon()
+                }
                 polygon.title = ClusterGrid.overlayTitle
                 return polygon
             }

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The MapKit adapter meets a compiler on Linux, against a mirror of the Apple API it uses (Tests/AppleSDKMirror: each
+# declaration as Apple documents it, with its page's URL):
+#   1. builds the mirror package: the engine, the manager and IO, the mirror's iOS modules, the adapter's own files
+#      against them (without Objective-C interoperability, which needs a runtime Linux lacks), and the behaviour tests;
+#   2. typechecks, with Objective-C interoperability on, in Swift 6 language mode (complete concurrency checking) and
+#      with warnings as errors, every file of Sources/MapClusterMapKit unchanged, then the example apps and the
+#      README's quick start against that adapter: once for iOS (canImport(UIKit)) and once for macOS
+#      (canImport(AppKit));
+#   3. runs the behaviour tests, which drive MKMapViewAdapter through the mirror's recording MKMapView;
+#   4. checks that every .swift file under Sources/MapClusterMapKit and Examples/ was compiled.
+# Each compile names its files. Needs the Swift toolchain only; .ci/run runs it, and a failure fails CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mirror=Tests/AppleSDKMirror
+scratch=${MAPCLUSTER_MIRROR_SCRATCH:-.build-mirror}
+work=$scratch/typecheck
+rm -rf "$work"
+mkdir -p "$work/engine"
+
+# Which example app builds for which platform: a folder of Examples/ not listed here fails the check below.
+declare -A example_platforms=([UIKitExample]="ios" [SwiftUIExample]="ios macos")
+
+echo "== the mirror package: the engine, the mirror's iOS modules, the adapter against them, its behaviour tests"
+swift build --build-tests --package-path "$mirror" --scratch-path "$scratch"
+bin=$(swift build --package-path "$mirror" --scratch-path "$scratch" --show-bin-path)
+# The engine's modules, alone: the package's own mirror modules (built without Objective-C) must not be found.
+for module in MapCluster MapClusterManager MapClusterIO; do cp "$bin/Modules/$module.swiftmodule" "$work/engine/"; done
+
+# What the files of the adapter and of a user's app are compiled with, beside the mirror.
+common=(-swift-version 6 -Xfrontend -enable-objc-interop -warnings-as-errors -parse-as-library -wmo
+    -I "$mirror/Sources/CoreLocation/include" -I "$work/engine")
+adapter_features=(-enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
+    -enable-upcoming-feature MemberImportVisibility)
+
+compiled=()
+# Typechecks files, bodies and all, into a module's interface, naming each file. (Code generation with Objective-C
+# interoperability needs the Objective-C runtime's standard library; the package build of step 1 generates the
+# adapter's code, with the compiler's flow analyses and warnings as errors, for iOS.)
+compile() {
+    local platform=$1 module=$2
+    shift 2
+    local dir=$work/$platform
+    echo "-- $platform: $module"
+    printf '   %s\n' "$@"
+    swiftc "${common[@]}" -I "$dir" -module-name "$module" -package-name AppleSDKMirror \
+        -emit-module -emit-module-path "$dir/$module.swiftmodule" "$@"
+}
+
+# The README's MapKit quick start, as a file of its own.
+readme_quick_start=$work/QuickStart.swift
+scripts/readme-quick-start.sh >"$readme_quick_start"
+
+for platform in ios macos; do
+    echo "== typecheck for $platform, with Objective-C interoperability, Swift 6"
+    mkdir -p "$work/$platform"
+    ui=UIKit
+    [ "$platform" = macos ] && ui=AppKit
+    compile "$platform" ObjectiveC "$mirror/Sources/ObjectiveC/"*.swift
+    compile "$platform" CoreGraphics "$mirror/Sources/CoreGraphics/"*.swift
+    compile "$platform" QuartzCore "$mirror/Sources/QuartzCore/"*.swift
+    compile "$platform" "$ui" "$mirror/Sources/$ui/"*.swift
+    compile "$platform" MapKit "$mirror/Sources/MapKit/"*.swift
+    compile "$platform" SwiftUI "$mirror/Sources/SwiftUI/"*.swift
+
+    mapfile -t adapter < <(find Sources/MapClusterMapKit -name '*.swift' | sort)
+    compile "$platform" MapClusterMapKit "${adapter_features[@]}" "${adapter[@]}"
+    compiled+=("${adapter[@]}")
+    # What MapKit needs of the adapter beyond its types: the properties it observes are Objective-C's.
+    compile "$platform" AdapterChecks "$mirror/Checks/"*.swift
+
+    examples=()
+    for app in "${!example_platforms[@]}"; do
+        [[ " ${example_platforms[$app]} " == *" $platform "* ]] || continue
+        mapfile -t -O "${#examples[@]}" examples < <(find "Examples/$app" -name '*.swift' | sort)
+    done
+    compile "$platform" Examples "${examples[@]}"
+    compiled+=("${examples[@]}")
+    # An app target of its own, as a migrating app's code would be.
+    [ "$platform" = ios ] && compile "$platform" QuickStart "$readme_quick_start"
+done
+
+echo "== the adapter's behaviour through the mirror"
+swift test --skip-build --package-path "$mirror" --scratch-path "$scratch"
+
+echo "== every file compiled"
+mapfile -t expected < <(find Sources/MapClusterMapKit Examples -name '*.swift' | sort)
+mapfile -t seen < <(printf '%s\n' "${compiled[@]}" | sort -u)
+missing=$(comm -23 <(printf '%s\n' "${expected[@]}") <(printf '%s\n' "${seen[@]}"))
+if [ -n "$missing" ]; then
+    echo "not compiled (an example folder must be listed in example_platforms):" >&2
+    echo "$missing" >&2
+    exit 1
+fi
+echo "${#expected[@]} files, each compiled for at least one platform:"
+printf '   %s\n' "${expected[@]}"
