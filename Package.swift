@@ -64,8 +64,9 @@ let package = Package(
             resources: [.copy("Resources/world-cities-15000.csv"), .copy("Resources/world-110m.geojson")],
             swiftSettings: strictSettings
         ),
-        // The MapKit and SwiftUI adapter: thin, every file inside #if canImport(MapKit), so empty on Linux. Its
-        // decisions live in MapClusterManager's MarkerTransitionController, where Linux tests reach them.
+        // The MapKit and SwiftUI adapter: thin, every file inside #if canImport(MapKit), so empty here on Linux, where
+        // scripts/check-mapkit.sh compiles and drives it against the Apple SDK mirror of Tests/AppleSDKMirror. Its
+        // decisions live in MapClusterManager's MapMarkerController, where Linux tests reach them.
         .target(
             name: "MapClusterMapKit", dependencies: ["MapCluster", "MapClusterManager"], swiftSettings: strictSettings),
         // Live points: the index that edits change while readers query it, the writer that commits edits to a store

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The MapKit adapter meets a compiler on Linux, against a mirror of the Apple API it uses (Tests/AppleSDKMirror: each
 # declaration as Apple documents it, with its page's URL):
+#   0. checks that every public declaration of the mirror names its Apple documentation page (check-urls.py);
 #   1. builds the mirror package: the engine, the manager and IO, the mirror's iOS modules, the adapter's own files
 #      against them (without Objective-C interoperability, which needs a runtime Linux lacks), and the behaviour tests;
 #   2. typechecks, with Objective-C interoperability on, in Swift 6 language mode (complete concurrency checking) and
@@ -9,7 +10,7 @@
 #      (canImport(AppKit));
 #   3. runs the behaviour tests, which drive MKMapViewAdapter through the mirror's recording MKMapView;
 #   4. checks that every .swift file under Sources/MapClusterMapKit and Examples/ was compiled.
-# Each compile names its files. Needs the Swift toolchain only; .ci/run runs it, and a failure fails CI.
+# Each compile names its files. Needs the Swift toolchain and python3; .ci/run runs it, and a failure fails CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +22,9 @@ mkdir -p "$work/engine"
 
 # Which example app builds for which platform: a folder of Examples/ not listed here fails the check below.
 declare -A example_platforms=([UIKitExample]="ios" [SwiftUIExample]="ios macos")
+
+echo "== every declaration of the mirror with its documentation URL"
+python3 "$mirror/check-urls.py"
 
 echo "== the mirror package: the engine, the mirror's iOS modules, the adapter against them, its behaviour tests"
 swift build --build-tests --package-path "$mirror" --scratch-path "$scratch"

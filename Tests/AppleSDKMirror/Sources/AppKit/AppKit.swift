@@ -151,7 +151,9 @@ open class NSColor: NSObject, @unchecked Sendable {
 ///
 /// https://developer.apple.com/documentation/appkit/nsfont
 open class NSFont: NSObject, @unchecked Sendable {
-    /// The point size: the mirror's stored value.
+    /// The point size.
+    ///
+    /// https://developer.apple.com/documentation/appkit/nsfont/pointsize
     public let pointSize: CGFloat
 
     private init(pointSize: CGFloat) {

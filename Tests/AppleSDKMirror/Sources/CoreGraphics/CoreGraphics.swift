@@ -9,7 +9,7 @@
 ///
 /// https://developer.apple.com/documentation/coregraphics/cgcolor
 public final class CGColor: @unchecked Sendable {
-    /// Red, green, blue and alpha, 0 to 1: what a test reads back.
+    /// Red, green, blue and alpha, 0 to 1: the mirror's own, for a test to read back.
     public let components: [CGFloat]?
 
     package init(red: CGFloat, green: CGFloat, blue: CGFloat, alpha: CGFloat) {

@@ -19,19 +19,19 @@
 
 #if canImport(UIKit)
     @_exported import UIKit
-    /// The platform's view: UIKit's on iOS.
+    /// The mirror's own name for the platform's view: UIKit's on iOS.
     public typealias MirrorPlatformView = UIView
-    /// The platform's colour: UIKit's on iOS.
+    /// The mirror's own name for the platform's colour: UIKit's on iOS.
     public typealias MirrorPlatformColor = UIColor
-    /// The platform's edge insets: UIKit's on iOS.
+    /// The mirror's own name for the platform's edge insets: UIKit's on iOS.
     public typealias MirrorPlatformEdgeInsets = UIEdgeInsets
 #elseif canImport(AppKit)
     @_exported import AppKit
-    /// The platform's view: AppKit's on macOS.
+    /// The mirror's own name for the platform's view: AppKit's on macOS.
     public typealias MirrorPlatformView = NSView
-    /// The platform's colour: AppKit's on macOS.
+    /// The mirror's own name for the platform's colour: AppKit's on macOS.
     public typealias MirrorPlatformColor = NSColor
-    /// The platform's edge insets: Foundation's on macOS.
+    /// The mirror's own name for the platform's edge insets: Foundation's on macOS.
     public typealias MirrorPlatformEdgeInsets = NSEdgeInsets
 #endif
 
@@ -140,9 +140,9 @@ public struct MKMapRect: Hashable, Sendable {
     }
 
     extension MKAnnotation {
-        /// An annotation without a title: what MapKit reads from one that doesn't implement the optional property.
+        /// The mirror's own default: what MapKit reads from an annotation that doesn't implement the optional title.
         public var title: String? { nil }
-        /// An annotation without a subtitle.
+        /// The mirror's own default: no subtitle.
         public var subtitle: String? { nil }
     }
 
@@ -161,6 +161,8 @@ open class MKShape: NSObject, MKAnnotation {
     // https://developer.apple.com/documentation/mapkit/mkshape/subtitle
     open var subtitle: String?
     /// Where the shape stands: each concrete shape's own.
+    ///
+    /// https://developer.apple.com/documentation/mapkit/mkannotation/coordinate
     open var coordinate: CLLocationCoordinate2D { shapeCoordinate }
     var shapeCoordinate = CLLocationCoordinate2D(latitude: 0, longitude: 0)
 
@@ -189,7 +191,7 @@ open class MKPointAnnotation: MKShape {
 ///
 /// https://developer.apple.com/documentation/mapkit/mkmultipoint
 open class MKMultiPoint: MKShape {
-    /// The shape's points: the mirror's stored copy of what `points()` points to.
+    /// The shape's points: the mirror's own copy of what `points()` points to.
     public fileprivate(set) var mirrorPoints: [MKMapPoint] = []
 
     // https://developer.apple.com/documentation/mapkit/mkmultipoint/pointcount
@@ -250,7 +252,9 @@ open class MKPolygonRenderer: MKOverlayPathRenderer {
 ///
 /// https://developer.apple.com/documentation/mapkit/mkfeaturedisplaypriority
 public struct MKFeatureDisplayPriority: RawRepresentable, Hashable, Sendable {
+    // https://developer.apple.com/documentation/mapkit/mkfeaturedisplaypriority/rawvalue
     public var rawValue: Float
+    // https://developer.apple.com/documentation/mapkit/mkfeaturedisplaypriority/init(rawvalue:)
     public init(rawValue: Float) { self.rawValue = rawValue }
 
     // https://developer.apple.com/documentation/mapkit/mkfeaturedisplaypriority/required
@@ -326,20 +330,20 @@ public protocol MKMapViewDelegate: NSObjectProtocol {
     func mapView(_ mapView: MKMapView, regionDidChangeAnimated animated: Bool)
     // https://developer.apple.com/documentation/mapkit/mkmapviewdelegate/mapview(_:viewfor:)-8humz
     func mapView(_ mapView: MKMapView, viewFor annotation: any MKAnnotation) -> MKAnnotationView?
-    // https://developer.apple.com/documentation/mapkit/mkmapviewdelegate/mapview(_:didselect:)-1rdqq
+    // https://developer.apple.com/documentation/mapkit/mkmapviewdelegate/mapview(_:didselect:)
     func mapView(_ mapView: MKMapView, didSelect view: MKAnnotationView)
     // https://developer.apple.com/documentation/mapkit/mkmapviewdelegate/mapview(_:rendererfor:)
     func mapView(_ mapView: MKMapView, rendererFor overlay: any MKOverlay) -> MKOverlayRenderer
 }
 
 extension MKMapViewDelegate {
-    /// Nothing: a delegate that doesn't implement it isn't told.
+    /// The mirror's own default, for a delegate without the optional method: it isn't told.
     public func mapView(_ mapView: MKMapView, regionDidChangeAnimated animated: Bool) {}
-    /// `nil`: MapKit then draws its standard marker.
+    /// The mirror's own default, for a delegate without the optional method: `nil`, and the standard marker.
     public func mapView(_ mapView: MKMapView, viewFor annotation: any MKAnnotation) -> MKAnnotationView? { nil }
-    /// Nothing: a delegate that doesn't implement it isn't told.
+    /// The mirror's own default, for a delegate without the optional method: it isn't told.
     public func mapView(_ mapView: MKMapView, didSelect view: MKAnnotationView) {}
-    /// A renderer that draws nothing.
+    /// The mirror's own default, for a delegate without the optional method: a renderer that draws nothing.
     public func mapView(_ mapView: MKMapView, rendererFor overlay: any MKOverlay) -> MKOverlayRenderer {
         MKOverlayRenderer(overlay: overlay)
     }
@@ -461,12 +465,12 @@ open class MKMapView: MirrorPlatformView {
 
     // MARK: The mirror's own: what a test reads back
 
-    /// Each `addAnnotations` call's annotations, with the coordinate each had when it was added.
+    /// The mirror's own record: each `addAnnotations` call's annotations, with the coordinate each had when it was added.
     public private(set) var mirrorAddedBatches: [[(annotation: any MKAnnotation, coordinate: CLLocationCoordinate2D)]] =
         []
-    /// Each `removeAnnotations` call's annotations.
+    /// The mirror's own record: each `removeAnnotations` call's annotations.
     public private(set) var mirrorRemovedBatches: [[any MKAnnotation]] = []
-    /// Every visible rectangle the map was moved to, in order.
+    /// The mirror's own record: every visible rectangle the map was moved to, in order.
     public private(set) var mirrorVisibleMapRectChanges: [MKMapRect] = []
     private var telling = true
 

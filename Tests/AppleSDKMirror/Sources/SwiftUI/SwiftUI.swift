@@ -27,6 +27,7 @@ public protocol View {
 
 // https://developer.apple.com/documentation/swift/never
 extension Never: View {
+    // https://developer.apple.com/documentation/swift/never/body
     public var body: Never { unreachable() }
 }
 
@@ -41,7 +42,7 @@ public struct ViewBuilder {
     public static func buildBlock() -> EmptyView { EmptyView() }
     // https://developer.apple.com/documentation/swiftui/viewbuilder/buildblock(_:)
     public static func buildBlock<Content: View>(_ content: Content) -> Content { content }
-    // https://developer.apple.com/documentation/swiftui/viewbuilder/buildblock(_:)-4p8sd
+    // https://developer.apple.com/documentation/swiftui/viewbuilder/buildblock(_:)
     public static func buildBlock<each Content: View>(_ content: repeat each Content) -> TupleView<
         (repeat each Content)
     > {
@@ -65,7 +66,9 @@ public struct ViewBuilder {
 ///
 /// https://developer.apple.com/documentation/swiftui/emptyview
 public struct EmptyView: View {
+    // https://developer.apple.com/documentation/swiftui/emptyview/init()
     nonisolated public init() {}
+    // https://developer.apple.com/documentation/swiftui/emptyview/body
     public var body: Never { unreachable() }
 }
 
@@ -73,7 +76,9 @@ public struct EmptyView: View {
 ///
 /// https://developer.apple.com/documentation/swiftui/tupleview
 public struct TupleView<T>: View {
+    // https://developer.apple.com/documentation/swiftui/tupleview/init(_:)
     nonisolated public init(_ value: T) {}
+    // https://developer.apple.com/documentation/swiftui/tupleview/body
     public var body: Never { unreachable() }
 }
 
@@ -82,12 +87,14 @@ public struct TupleView<T>: View {
 /// https://developer.apple.com/documentation/swiftui/_conditionalcontent
 public struct _ConditionalContent<TrueContent, FalseContent>: View where TrueContent: View, FalseContent: View {
     nonisolated init() {}
+    // https://developer.apple.com/documentation/swiftui/_conditionalcontent/body
     public var body: Never { unreachable() }
 }
 
-/// A view whose body the mirror never computes: what its modifiers return.
+/// The mirror's own view, whose body is never computed: what its modifiers return.
 public struct ModifiedView<Content>: View {
     nonisolated init() {}
+    // https://developer.apple.com/documentation/swiftui/modifiedview/body
     public var body: Never { unreachable() }
 }
 
@@ -129,6 +136,7 @@ public struct GeometryReader<Content: View>: View {
         self.content = content
     }
 
+    // https://developer.apple.com/documentation/swiftui/geometryreader/body
     public var body: Never { unreachable() }
 }
 
@@ -176,7 +184,7 @@ public struct Text: View, Equatable, Sendable {
     nonisolated public init(
         _ key: LocalizedStringKey, tableName: String? = nil, bundle: Bundle? = nil, comment: StaticString? = nil
     ) {}
-    // https://developer.apple.com/documentation/swiftui/text/init(_:)-9d1g4
+    // https://developer.apple.com/documentation/swiftui/text/init(_:)
     nonisolated public init<S: StringProtocol>(_ content: S) {}
 
     // https://developer.apple.com/documentation/swiftui/text/font(_:)
@@ -184,6 +192,7 @@ public struct Text: View, Equatable, Sendable {
     // https://developer.apple.com/documentation/swiftui/text/foregroundstyle(_:)
     nonisolated public func foregroundStyle<S: ShapeStyle>(_ style: S) -> Text { self }
 
+    // https://developer.apple.com/documentation/swiftui/text/body
     public var body: Never { unreachable() }
 }
 
@@ -208,6 +217,7 @@ public protocol ShapeStyle: Sendable {}
 public struct Color: Hashable, ShapeStyle, View {
     private let name: String
     nonisolated private init(name: String) { self.name = name }
+    // https://developer.apple.com/documentation/swiftui/color/body
     public var body: Never { unreachable() }
 
     // https://developer.apple.com/documentation/swiftui/color/blue
@@ -236,6 +246,7 @@ extension ShapeStyle where Self == Color {
 ///
 /// https://developer.apple.com/documentation/swiftui/foregroundstyle
 public struct ForegroundStyle: ShapeStyle {
+    // https://developer.apple.com/documentation/swiftui/foregroundstyle/init()
     public init() {}
 }
 
@@ -259,6 +270,7 @@ public struct FillStyle: Equatable, Sendable {
 public protocol Shape: Sendable, View {}
 
 extension Shape {
+    // https://developer.apple.com/documentation/swiftui/shape/body
     public var body: Never { unreachable() }
 
     // https://developer.apple.com/documentation/swiftui/shape/fill(_:style:)
@@ -360,13 +372,14 @@ public struct ForEach<Data: RandomAccessCollection, ID: Hashable, Content> {
 // https://developer.apple.com/documentation/swiftui/foreach
 @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
 extension ForEach: MapContent where Content: MapContent {
-    // https://developer.apple.com/documentation/swiftui/foreach/init(_:content:)-2d6jm
+    // https://developer.apple.com/documentation/swiftui/foreach/init(_:content:)
     public init(_ data: Data, @MapContentBuilder content: @escaping (Data.Element) -> Content)
     where ID == Data.Element.ID, Data.Element: Identifiable {
         self.data = data
         self.content = content
     }
 
+    // https://developer.apple.com/documentation/swiftui/foreach/body
     public var body: Never { unreachable() }
 }
 
@@ -405,12 +418,13 @@ public struct MapContentBuilder {
 /// https://developer.apple.com/documentation/mapkit/annotation
 @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
 public struct Annotation<Label: View, Content: View>: MapContent {
-    // https://developer.apple.com/documentation/mapkit/annotation/init(_:coordinate:anchor:content:)-7vd0g
+    // https://developer.apple.com/documentation/mapkit/annotation/init(_:coordinate:anchor:content:)-6wnoh
     public init<S: StringProtocol>(
         _ title: S, coordinate: CLLocationCoordinate2D, anchor: UnitPoint = .center,
         @ViewBuilder content: () -> Content
     ) where Label == Text {}
 
+    // https://developer.apple.com/documentation/mapkit/annotation/body
     public var body: Never { unreachable() }
 }
 
@@ -419,6 +433,7 @@ public struct Annotation<Label: View, Content: View>: MapContent {
 /// https://developer.apple.com/documentation/mapkit/mapcontentview
 @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
 public struct MapContentView<SelectionValue: Hashable, Content: MapContent>: View {
+    // https://developer.apple.com/documentation/mapkit/mapcontentview/body
     public var body: Never { unreachable() }
 }
 
@@ -444,6 +459,7 @@ public struct Map<Content: View>: View {
         scope: Namespace.ID? = nil, @MapContentBuilder content: () -> C
     ) where Content == MapContentView<Never, C> {}
 
+    // https://developer.apple.com/documentation/mapkit/map/body
     public var body: Never { unreachable() }
 }
 
@@ -458,7 +474,9 @@ public struct MapCameraBounds: Sendable {}
 /// https://developer.apple.com/documentation/mapkit/mapinteractionmodes
 @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
 public struct MapInteractionModes: OptionSet, Sendable {
+    // https://developer.apple.com/documentation/mapkit/mapinteractionmodes/rawvalue
     public let rawValue: Int
+    // https://developer.apple.com/documentation/mapkit/mapinteractionmodes/init(rawvalue:)
     public init(rawValue: Int) { self.rawValue = rawValue }
     // https://developer.apple.com/documentation/mapkit/mapinteractionmodes/all
     public static let all = MapInteractionModes(rawValue: 0xF)

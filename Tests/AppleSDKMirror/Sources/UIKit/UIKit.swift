@@ -88,7 +88,9 @@ open class UIView: UIResponder {
 extension UIView {
     // https://developer.apple.com/documentation/uikit/uiview/autoresizingmask-swift.struct
     public struct AutoresizingMask: OptionSet, Sendable {
+        // https://developer.apple.com/documentation/uikit/uiview/autoresizingmask-swift.struct/rawvalue
         public let rawValue: UInt
+        // https://developer.apple.com/documentation/uikit/uiview/autoresizingmask-swift.struct/init(rawvalue:)
         public init(rawValue: UInt) { self.rawValue = rawValue }
         // https://developer.apple.com/documentation/uikit/uiview/autoresizingmask-swift.struct/flexiblewidth
         public static let flexibleWidth = AutoresizingMask(rawValue: 1 << 1)
@@ -98,7 +100,9 @@ extension UIView {
 
     // https://developer.apple.com/documentation/uikit/uiview/animationoptions
     public struct AnimationOptions: OptionSet, Sendable {
+        // https://developer.apple.com/documentation/uikit/uiview/animationoptions/rawvalue
         public let rawValue: UInt
+        // https://developer.apple.com/documentation/uikit/uiview/animationoptions/init(rawvalue:)
         public init(rawValue: UInt) { self.rawValue = rawValue }
         // https://developer.apple.com/documentation/uikit/uiview/animationoptions/beginfromcurrentstate
         public static let beginFromCurrentState = AnimationOptions(rawValue: 1 << 2)
@@ -190,7 +194,9 @@ open class UIColor: NSObject, @unchecked Sendable {
 ///
 /// https://developer.apple.com/documentation/uikit/uifont
 open class UIFont: NSObject, @unchecked Sendable {
-    /// The point size: the mirror's stored value.
+    /// The point size.
+    ///
+    /// https://developer.apple.com/documentation/uikit/uifont/pointsize
     public let pointSize: CGFloat
 
     private init(pointSize: CGFloat) {
@@ -207,7 +213,14 @@ open class UIFont: NSObject, @unchecked Sendable {
 ///
 /// https://developer.apple.com/documentation/uikit/uiedgeinsets
 public struct UIEdgeInsets: Hashable, Sendable {
-    public var top: CGFloat, left: CGFloat, bottom: CGFloat, right: CGFloat
+    // https://developer.apple.com/documentation/uikit/uiedgeinsets/top
+    public var top: CGFloat
+    // https://developer.apple.com/documentation/uikit/uiedgeinsets/left
+    public var left: CGFloat
+    // https://developer.apple.com/documentation/uikit/uiedgeinsets/bottom
+    public var bottom: CGFloat
+    // https://developer.apple.com/documentation/uikit/uiedgeinsets/right
+    public var right: CGFloat
 
     // https://developer.apple.com/documentation/uikit/uiedgeinsets/init()
     public init() {
