@@ -70,16 +70,14 @@
         }
 
         /// The marker, if its elements are of this type.
-        public func marker<Element: Hashable & Sendable>(of type: Element.Type = Element.self) -> ClusterMarker<
-            Element
-        >? {
+        public func marker<Element>(of type: Element.Type = Element.self) -> ClusterMarker<Element>?
+        where Element: Hashable & Sendable {
             state.marker as? ClusterMarker<Element>
         }
 
         /// A page of its members, if they are of this type.
-        public func members<Element: Hashable & Sendable>(of type: Element.Type, offset: Int = 0, limit: Int = .max)
-            -> [Element]
-        {
+        public func members<Element>(of type: Element.Type, offset: Int = 0, limit: Int = .max) -> [Element]
+        where Element: Hashable & Sendable {
             guard let marker = marker(of: type), let snapshot = state.snapshot as? ClusterSnapshot<Element> else {
                 return []
             }

@@ -300,9 +300,14 @@ final class MapApp {
             if condition() { return }
             try await Task.sleep(for: .milliseconds(1))
         }
-        Issue.record("never true: \(what)")
-        throw CancellationError()
+        throw NeverTrue(what: what)
     }
+}
+
+/// A condition a test waited for in vain.
+struct NeverTrue: Error, CustomStringConvertible {
+    let what: String
+    var description: String { "never true: \(what)" }
 }
 
 /// 10,000 places over Europe, dense in a few cities and spread thinly between, the same on every run.
