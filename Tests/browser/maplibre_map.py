@@ -5,6 +5,8 @@ reports what MapLibre drew, as JSON.
     maplibre_map.py URL views       for each view (a tile zoom and the tile corner it is centred on), the distinct
                                     features MapLibre rendered, each with its count and where it is on the screen
     maplibre_map.py URL click       clicks the largest cluster in a view: the zoom it asked for and the zoom reached
+    maplibre_map.py URL offline     the page as it is with no MapLibre GL JS to load (its requests fail, as without a
+                                    copy beside the server and offline): the message it shows, and its links
 
 The page is 1024 × 1024 pixels, so that at a whole zoom centred on a tile corner it shows exactly 2 × 2 tiles. The
 Swift test (Tests/mapclusterTests/MapLibreTests.swift) checks the report. WebGL runs on SwiftShader
@@ -91,6 +93,19 @@ def click(page, url):
             "features": rendered(page)}
 
 
+def offline(page, url):
+    # No copy beside the server and no network: every request for MapLibre GL JS fails.
+    page.route("**/maplibre/**", lambda route: route.abort())
+    page.route("https://unpkg.com/**", lambda route: route.abort())
+    page.goto(url + "maplibre.html")
+    page.wait_for_selector("#status.problem", timeout=30000)
+    return page.evaluate("""() => {
+        const status = document.getElementById("status");
+        return { text: status.textContent, links: [...status.querySelectorAll("a")].map((a) => a.getAttribute("href")),
+                 map: !!(window.mapclusterTest && window.mapclusterTest.map) };
+    }""")
+
+
 def main():
     url, command = sys.argv[1], sys.argv[2]
     with sync_playwright() as playwright:
@@ -105,13 +120,18 @@ def main():
 
         def console(message):
             # A server of an archive has no /api/config: the page asks, and gets the 404 it expects.
-            if message.type == "error" and not message.location.get("url", "").endswith("/api/config"):
+            # Offline, the requests for MapLibre GL JS fail, as the test means them to.
+            source = message.location.get("url", "")
+            expected = source.endswith("/api/config") or (command == "offline" and "/maplibre/" in source)
+            if message.type == "error" and not expected:
                 errors.append(f"{message.text} ({message.location.get('url', '')})")
         page.on("console", console)
         if command == "views":
             result = views(page, url)
         elif command == "click":
             result = click(page, url)
+        elif command == "offline":
+            result = offline(page, url)
         else:
             raise SystemExit(f"unknown command {command}")
         browser.close()

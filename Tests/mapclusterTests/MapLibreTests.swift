@@ -73,6 +73,20 @@ struct MapLibreTests {
     }
 
     @Test(.enabled(if: WebMapTests.enabled, WebMapTests.needs))
+    func withoutMapLibreThePageSaysHowToGetItAndLinksToTheLeafletPage() async throws {
+        let server = try ServeAndRenderTests.Server()
+        defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
+        let page = try #require(try await Self.drive(server, "offline") as? [String: Any])
+        let text = try #require(page["text"] as? String)
+        #expect(text.contains("MapLibre GL JS could not be loaded"))
+        #expect(text.contains("pip install maplibre"))
+        #expect(text.contains("--maplibre DIR"))
+        #expect(text.contains("online"))
+        #expect(page["links"] as? [String] == ["/"], "a link to the Leaflet page")
+        #expect(page["map"] as? Bool == false)
+    }
+
+    @Test(.enabled(if: WebMapTests.enabled, WebMapTests.needs))
     func theCountsMapLibreDrawsAddUpToThePointsInView() async throws {
         let server = try ServeAndRenderTests.Server()
         defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }

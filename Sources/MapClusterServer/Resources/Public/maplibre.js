@@ -6,11 +6,25 @@
 
 import { COUNT_STEPS, DEFAULT_SIZES, POINT_COLOUR, escape } from "./style.js";
 
+// What the page says when MapLibre GL JS didn't load: the server has no copy of it (it redirects to the CDN then), and
+// the browser can't reach the CDN.
+const MISSING_MAPLIBRE =
+  "<strong>MapLibre GL JS could not be loaded</strong>: this server has no copy of it, and the browser could not " +
+  "reach its CDN. Any one of these brings it: <code>pip install maplibre</code> where the server runs (the server " +
+  "finds the package at its next start), <code>mapcluster serve --maplibre DIR</code> with a folder that holds " +
+  "<code>maplibre-gl.js</code> and <code>maplibre-gl.css</code>, or a browser that is online.";
+
 (async () => {
   const status = document.getElementById("status");
-  const tileJSON = await (await fetch("/tiles.json")).json();
-  // The Leaflet page's marker sizes, when the server has points (a server of an archive has no /api).
+  // The Leaflet page's marker sizes, when the server has points (a server of an archive has no /api, nor a Leaflet
+  // page).
   const config = await fetch("/api/config").then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  if (typeof maplibregl === "undefined") {
+    status.classList.add("problem");
+    status.innerHTML = MISSING_MAPLIBRE + (config ? ' The <a href="/">Leaflet page</a> needs none of it.' : "");
+    return;
+  }
+  const tileJSON = await (await fetch("/tiles.json")).json();
   const sizes = (config && config.markers) || DEFAULT_SIZES;
   const layer = tileJSON.vector_layers[0].id;
   const count = ["coalesce", ["get", "point_count"], 1];
