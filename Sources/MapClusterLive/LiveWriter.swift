@@ -25,6 +25,12 @@ public actor LiveWriter {
     private var stopped = false
     /// Whoever waits in ``stop()`` for the edits under way.
     private var waitingForDrain: [CheckedContinuation<Void, Never>] = []
+    /// The error of the store's last commit or catch-up, if it failed: the store doesn't answer.
+    ///
+    /// Nil once one succeeds.
+    public private(set) var storeProblem: String?
+    /// Whether the points are being loaded again from the store (a catch-up that found batches it no longer keeps).
+    public private(set) var reloading = false
 
     /// The most points one transaction commits; edits beyond wait for the next.
     static let largestGroup = 100_000
@@ -112,7 +118,9 @@ public actor LiveWriter {
             let commit: StoreCommit
             do {
                 commit = try await store.commit(group.map(\.edit.storeBatch), after: live.current.sequence)
+                storeProblem = nil
             } catch {
+                storeProblem = "\(error)"
                 for pending in group { pending.continuation.resume(throwing: StoreFailure(store: store, error: error)) }
                 continue
             }
@@ -136,15 +144,21 @@ public actor LiveWriter {
         let sequence = live.current.sequence
         do {
             if let batches = try await store.batches(after: sequence) {
+                storeProblem = nil
                 guard !batches.isEmpty else { return }
                 live.apply(batches.map { (PointEdit($0), $0.sequence) })
             } else {
+                // The store no longer knows every batch since: everything again, while which the server isn't ready.
+                reloading = true
+                defer { reloading = false }
                 let contents = try await store.load()
                 let batch = PointEdit(StoreBatch(sequence: contents.sequence, puts: contents.points, deletes: []))
                 try live.reload(batch.puts, sequence: contents.sequence)
+                storeProblem = nil
             }
         } catch {
             // The next notice or poll tries again.
+            storeProblem = "\(error)"
         }
     }
 }

@@ -4,7 +4,7 @@ import ServiceLifecycle
 import UnixSignals
 
 /// The application: `router` on a host and port, shutting down cleanly on SIGINT and SIGTERM when run with
-/// ``runServer(_:live:logger:)``.
+/// ``runServer(_:points:logger:)``.
 ///
 /// `limits` bounds connections, the time a request may take to arrive, and its headers; the router's middleware
 /// bounds its URL and query (``ServerLimits``).
@@ -27,15 +27,15 @@ let serverStopLimit = Duration.seconds(7)
 
 /// Runs `application` until SIGINT or SIGTERM, then stops it, whatever its clients do.
 ///
-/// With `live`, the change streams end first (each with a last event; a client that doesn't read is disconnected,
+/// With live points (`points` of a store, once loaded), the change streams end first (each with a last event; a client that doesn't read is disconnected,
 /// ``LiveService/stop(grace:)``); then the server takes no new connection, finishes the requests under way and
 /// returns. Whatever still runs 7 seconds after the signal is cancelled. The caller then stops the live writer,
 /// which commits or refuses the edits it was given.
-package func runServer(_ application: some ApplicationProtocol, live: LiveService?, logger: Logger) async throws {
+package func runServer(_ application: some ApplicationProtocol, points: ServedPoints?, logger: Logger) async throws {
     // A service group stops its services last to first: the streams' stop runs before the server's, which waits
     // for every open request, a change stream's too, to end.
     var services: [any Service] = [application]
-    if let live { services.append(ChangeStreamsStop(live: live)) }
+    if let points { services.append(ChangeStreamsStop(points: points)) }
     var configuration = ServiceGroupConfiguration(
         services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
     configuration.maximumGracefulShutdownDuration = serverStopLimit
@@ -44,10 +44,10 @@ package func runServer(_ application: some ApplicationProtocol, live: LiveServic
 
 /// Ends a live server's change streams once the server is asked to stop.
 private struct ChangeStreamsStop: Service {
-    let live: LiveService
+    let points: ServedPoints
 
     func run() async throws {
         try? await gracefulShutdown()
-        await live.stop()
+        await points.live?.stop()
     }
 }

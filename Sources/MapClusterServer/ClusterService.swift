@@ -94,13 +94,20 @@ package struct ClusterService: Sendable {
         self.aggregation = aggregation
         self.markerDiameters = markerDiameters
         self.nameColumn = nameColumn ?? (points.propertyNames.contains("name") ? "name" : nil)
-        var layout = ClusterManagerOptions<Int>()
-        layout.clustering = clustering
-        layout.overlap = .mergeCircles(markerDiameters)
-        self.layout = layout
+        layout = Self.layout(clustering: clustering, markerDiameters: markerDiameters)
         bounds = Self.boundingBox(of: points.records.lazy.map(\.coordinate))
         writer = MarkerGeoJSON(points: points, index: index, options: layout.clustering)
         tiles = ClusterTiles(points: points, index: index, options: layout.clustering)
+    }
+
+    /// How the markers are laid out: `clustering`, with markers of `markerDiameters` merged where they would overlap.
+    package static func layout(
+        clustering: ClusterOptions<Int>, markerDiameters: MarkerDiameters = defaultMarkerDiameters
+    ) -> ClusterManagerOptions<Int> {
+        var layout = ClusterManagerOptions<Int>()
+        layout.clustering = clustering
+        layout.overlap = .mergeCircles(markerDiameters)
+        return layout
     }
 
     /// The service of another version of the same kind of points (a live server's): `base`'s options, these points.

@@ -52,14 +52,18 @@ final class RateLimiter: Sendable {
     }
 }
 
-/// Answers 429, with a `Retry-After`, a client past its allowance of requests (``ServerLimits/requestsPerSecond``).
+/// Answers 429, with a `Retry-After`, a client past its allowance of requests (``ServerLimits/requestsPerSecond``);
+/// probes are exempt.
 struct RateLimitMiddleware<Context: RemoteAddressRequestContext>: RouterMiddleware {
     let limiter: RateLimiter
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        guard let address = context.remoteAddress?.ipAddress, let wait = limiter.take(for: address) else {
+        // A probe (/healthz, /readyz) is never refused: a load balancer would take a busy server for a dead one.
+        guard !Probes.paths.contains(request.uri.path), let address = context.remoteAddress?.ipAddress,
+            let wait = limiter.take(for: address)
+        else {
             return try await next(request, context)
         }
         let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18

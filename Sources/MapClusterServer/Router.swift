@@ -18,30 +18,43 @@ package func buildRouter(
     service: ClusterService, live: LiveService? = nil, files: PageFiles, corsOrigin: String? = "*",
     limits: ServerLimits = ServerLimits()
 ) -> Router<ServerRequestContext> {
-    let routes = Routes(corsOrigin: corsOrigin, writable: live != nil, limits: limits)
-    let current: @Sendable () -> ClusterService = { live?.current ?? service }
+    buildRouter(
+        points: ServedPoints(service: service, live: live), writable: live != nil, files: files,
+        corsOrigin: corsOrigin, limits: limits)
+}
+
+/// The routes of a server of points that may still be loading (``ServedPoints``).
+///
+/// Until the points are loaded, the routes that answer from them are 503, `/healthz` is 200 and `/readyz` 503.
+/// `writable` says whether the edit routes take edits (a server of a store) or are 403.
+package func buildRouter(
+    points: ServedPoints, writable: Bool, files: PageFiles, corsOrigin: String? = "*",
+    limits: ServerLimits = ServerLimits()
+) -> Router<ServerRequestContext> {
+    let routes = Routes(corsOrigin: corsOrigin, writable: writable, limits: limits)
+    routes.probes { await points.unreadiness() }
     routes.get("/api/clusters") { request, context in
-        try current().clusters(try request.uri.decodeQuery(as: ViewQuery.self, context: context))
+        try points.service().clusters(try request.uri.decodeQuery(as: ViewQuery.self, context: context))
     }
     routes.get("/api/clusters/:id/leaves") { request, context in
         let query = try request.uri.decodeQuery(as: LeavesQuery.self, context: context)
-        return try current().leaves(of: try context.parameters.require("id"), query)
+        return try points.service().leaves(of: try context.parameters.require("id"), query)
     }
     routes.get("/api/clusters/:id/children") { _, context in
-        try current().children(of: try context.parameters.require("id"))
+        try points.service().children(of: try context.parameters.require("id"))
     }
     routes.get("/api/clusters/:id/expansion-zoom") { _, context in
-        try current().expansionZoom(of: try context.parameters.require("id"))
+        try points.service().expansionZoom(of: try context.parameters.require("id"))
     }
-    routes.get("/api/stats") { _, _ in current().stats() }
-    routes.get("/api/config") { _, _ in live?.configuration() ?? service.configuration() }
+    routes.get("/api/stats") { _, _ in try points.service().stats() }
+    routes.get("/api/config") { _, _ in try points.configuration() }
     routes.tiles(
         tile: { address, categories throws(RequestError) in
-            TileAnswer(bytes: try current().tile(address, categories: categories))
+            TileAnswer(bytes: try points.service().tile(address, categories: categories))
         },
-        tileJSON: { current().tileJSON(baseURL: $0) })
-    if let live {
-        liveRoutes(live, on: routes)
+        tileJSON: { baseURL throws(RequestError) in try points.service().tileJSON(baseURL: baseURL) })
+    if writable {
+        liveRoutes(points, on: routes)
     } else {
         let readOnly = RequestError(
             .forbidden, "this server's points are read-only: start it with --writable to edit them")
@@ -54,11 +67,12 @@ package func buildRouter(
 }
 
 /// The routes of edits, points and changes.
-private func liveRoutes(_ live: LiveService, on routes: Routes) {
+private func liveRoutes(_ points: ServedPoints, on routes: Routes) {
     routes.route(
         "/api/points",
         [
             .post: { request, context in
+                let live = try points.requireLive()
                 try live.authorize(request)
                 let body = try await Routes.editBody(of: request)
                 return try await live.put(body).response(from: request, context: context)
@@ -68,6 +82,7 @@ private func liveRoutes(_ live: LiveService, on routes: Routes) {
         "/api/points/delete",
         [
             .post: { request, context in
+                let live = try points.requireLive()
                 try live.authorize(request)
                 let body = try await Routes.editBody(of: request)
                 return try await live.delete(list: body).response(from: request, context: context)
@@ -77,16 +92,19 @@ private func liveRoutes(_ live: LiveService, on routes: Routes) {
         "/api/points/:id",
         [
             .get: { request, context in
-                try live.point(id: try context.parameters.require("id")).response(from: request, context: context)
+                try points.requireLive().point(id: try context.parameters.require("id")).response(
+                    from: request, context: context)
             },
             .delete: { request, context in
+                let live = try points.requireLive()
                 try live.authorize(request)
                 return try await live.delete(id: try context.parameters.require("id"))
                     .response(from: request, context: context)
             },
         ])
     routes.get("/api/changes") { request, context in
-        try live.changes(try request.uri.decodeQuery(as: ViewQuery.self, context: context), channel: context.channel)
+        try points.requireLive().changes(
+            try request.uri.decodeQuery(as: ViewQuery.self, context: context), channel: context.channel)
     }
 }
 
@@ -97,6 +115,8 @@ package func buildRouter(
     archive: any TileArchive, files: PageFiles, corsOrigin: String? = "*", limits: ServerLimits = ServerLimits()
 ) -> Router<ServerRequestContext> {
     let routes = Routes(corsOrigin: corsOrigin, limits: limits)
+    // The archive was opened before the server listens: ready from the start.
+    routes.probes { nil }
     let service = ArchiveService(archive: archive)
     routes.tiles(tile: service.tile(_:categories:), tileJSON: service.tileJSON(baseURL:))
     // The pages' files but the Leaflet page, which needs /api: `/` is the MapLibre page.

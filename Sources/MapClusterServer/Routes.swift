@@ -15,7 +15,7 @@ struct Routes {
     typealias Handler = @Sendable (Request, ServerRequestContext) async throws -> Response
 
     init(corsOrigin: String?, writable: Bool = false, limits: ServerLimits) {
-        router.add(middleware: LogRequestsMiddleware(.info))
+        router.add(middleware: LogRequests())
         router.add(middleware: RequestErrorMiddleware())
         if let rate = limits.requestsPerSecond {
             router.add(middleware: RateLimitMiddleware(limiter: RateLimiter(requestsPerSecond: rate)))
@@ -67,7 +67,7 @@ struct Routes {
     /// `/tiles/{z}/{x}/{y}.mvt` and `/tiles.json`, answered by `tile` and `tileJSON`.
     func tiles(
         tile: @escaping @Sendable (TileAddress, [String]?) throws(RequestError) -> TileAnswer,
-        tileJSON: @escaping @Sendable (String) -> TileJSONAnswer
+        tileJSON: @escaping @Sendable (String) throws(RequestError) -> TileJSONAnswer
     ) {
         get("/tiles/:z/:x/:y") { request, context in
             let query = try request.uri.decodeQuery(as: CategoriesQuery.self, context: context)
@@ -80,7 +80,7 @@ struct Routes {
             // The tiles' URLs are absolute, on the host and scheme the client reached (a TLS proxy says which).
             let forwarded = HTTPField.Name("X-Forwarded-Proto").flatMap { request.headers[$0] }
             let scheme = forwarded == "https" ? "https" : "http"
-            return tileJSON("\(scheme)://\(request.head.authority ?? "localhost")")
+            return try tileJSON("\(scheme)://\(request.head.authority ?? "localhost")")
         }
     }
 

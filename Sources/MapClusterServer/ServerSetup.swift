@@ -47,27 +47,97 @@ package struct ServerConfiguration: Sendable {
     package init() {}
 }
 
-/// A server built from a configuration, ready to run.
-package struct MapServer<Application: ApplicationProtocol> {
+/// A server built from a configuration, ready to run: listening at once, its points loaded while it listens.
+package struct MapServer<Application: ApplicationProtocol>: Sendable {
     package let application: Application
-    /// The live points, for a server of a store.
-    package let live: LiveService?
+    /// What a server of points answers from, filled by ``load(logger:)``; nil for a server of an archive.
+    package let points: ServedPoints?
+    /// Loads the points, or opens the store and loads its points; nil for a server of an archive.
+    let loader: (@Sendable (Logger) async throws -> (service: ClusterService, live: LiveService?))?
+    /// Tells the caller's `onServerRunning` the port once the server both listens and has loaded its points.
+    let startup: Startup
 
-    /// Runs until SIGINT or SIGTERM, then stops (``runServer(_:live:logger:)``): a live server's edits under way are
-    /// committed or refused, and its store closed.
-    package func run(logger: Logger) async throws {
-        guard let live else { return try await runServer(application, live: nil, logger: logger) }
-        // Idle change streams hear from the server every 15 seconds.
-        let reminders = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(15))
-                live.live.remind()
-            }
+    /// The live points, for a server of a store, once loaded.
+    package var live: LiveService? { points?.live }
+
+    /// Loads the points (a store's, for a server of a store) and makes the routes answer from them.
+    ///
+    /// ``run(logger:)`` calls it while the server listens; a test may call it alone.
+    ///
+    /// - Throws: ``ServerSetupError`` for a store that can't be opened, a name column the points don't have;
+    ///   ``MapClusterIO/PointFileError`` for points that can't be read. `/readyz` then says why until the server stops.
+    package func load(logger: Logger) async throws {
+        guard let points, let loader else { return }
+        do {
+            let loaded = try await loader(logger)
+            points.load(service: loaded.service, live: loaded.live)
+        } catch {
+            points.fail("the points could not be loaded: \(error)")
+            throw error
         }
-        defer { reminders.cancel() }
-        try await runServer(application, live: live, logger: logger)
+    }
+
+    /// Listens, loads the points meanwhile, and runs until SIGINT or SIGTERM, then stops (``runServer(_:points:logger:)``):
+    /// a live server's edits under way are committed or refused, and its store closed.
+    ///
+    /// Until the points are loaded, `/healthz` is 200 and `/readyz` and the routes that need the points are 503. A load
+    /// that fails stops the server with its error.
+    package func run(logger: Logger) async throws {
+        do {
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    try await runServer(application, points: points, logger: logger)
+                    return true
+                }
+                group.addTask {
+                    try await load(logger: logger)
+                    await startup.loaded()
+                    // Idle change streams hear from the server every 15 seconds.
+                    while let live, !Task.isCancelled {
+                        try? await Task.sleep(for: .seconds(15))
+                        live.live.remind()
+                    }
+                    return false
+                }
+                // The server's end ends the reminders; a failed load ends the server (its error, thrown here).
+                while let serverEnded = try await group.next() {
+                    if serverEnded { group.cancelAll() }
+                }
+            }
+        } catch {
+            await stopLive()
+            throw error
+        }
+        await stopLive()
+    }
+
+    /// Stops a live server's writer (committing or refusing what it was given) and closes its store.
+    private func stopLive() async {
+        guard let live else { return }
         await live.writer.stop()
         await live.writer.store.close()
+    }
+}
+
+/// Tells whoever started a server its port, once: when it listens and has loaded its points, whichever comes last.
+actor Startup {
+    private let onServerRunning: @Sendable (Int) async -> Void
+    private var port: Int?
+    private var isLoaded: Bool
+
+    init(loaded: Bool, onServerRunning: @escaping @Sendable (Int) async -> Void) {
+        self.onServerRunning = onServerRunning
+        isLoaded = loaded
+    }
+
+    func listening(on port: Int) async {
+        self.port = port
+        if isLoaded { await onServerRunning(port) }
+    }
+
+    func loaded() async {
+        isLoaded = true
+        if let port { await onServerRunning(port) }
     }
 }
 
@@ -80,20 +150,18 @@ package struct ServerSetupError: Error, CustomStringConvertible {
 
 /// Builds the server a configuration describes.
 ///
-/// It opens the archive or the store, loads and indexes the points, reads the pages' files, and wires the routes and
-/// the application. `onServerRunning` gets the port it listens on.
+/// It reads the pages' files and opens the archive of a server of an archive; a server of points loads and indexes
+/// them (a store's, for a server of a store) once it listens, in ``MapServer/run(logger:)``. `onServerRunning` gets
+/// the port it listens on, once its points are loaded.
 ///
-/// - Throws: ``ServerSetupError`` for an archive or store that can't be opened, a name column the points don't have;
-///   ``MapClusterIO/PointFileError`` for points that can't be read.
+/// - Throws: ``ServerSetupError`` for an archive that can't be opened, or a cell size the markers can't use.
 package func buildApplication(
     _ configuration: ServerConfiguration, logger: Logger,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> MapServer<some ApplicationProtocol> {
     let files = try PageFiles(
         leafletDirectory: configuration.leafletDirectory, mapLibreDirectory: configuration.mapLibreDirectory)
-    let router: Router<ServerRequestContext>
-    var live: LiveService?
-    var service: ClusterService?
+    let loader: (@Sendable (Logger) async throws -> (service: ClusterService, live: LiveService?))?
     switch configuration.source {
     case .archive(let url):
         let archive: any TileArchive
@@ -104,32 +172,37 @@ package func buildApplication(
         }
         let zooms = "\(archive.metadata.minimumZoom)–\(archive.metadata.maximumZoom)"
         logger.info("serving the tiles of \(url.path), zooms \(zooms)")
-        router = buildRouter(
+        let router = buildRouter(
             archive: archive, files: files, corsOrigin: configuration.corsOrigin, limits: configuration.limits)
+        return MapServer(
+            application: buildApplication(
+                router: router, host: configuration.host, port: configuration.port, logger: logger,
+                limits: configuration.limits, onServerRunning: onServerRunning),
+            points: nil, loader: nil, startup: Startup(loaded: true, onServerRunning: onServerRunning))
     case .store(let location, let token):
-        let liveService = try await liveService(configuration, location: location, token: token, logger: logger)
-        router = buildRouter(
-            service: liveService.base, live: liveService, files: files, corsOrigin: configuration.corsOrigin,
-            limits: configuration.limits)
-        live = liveService
-        service = liveService.base
-    case .points:
-        let pointService = try pointService(configuration, logger: logger)
-        router = buildRouter(
-            service: pointService, files: files, corsOrigin: configuration.corsOrigin, limits: configuration.limits)
-        service = pointService
-    }
-    if let service {
-        do {
-            try service.layout.validate()
-        } catch {
-            throw ServerSetupError("--cell-size or the marker sizes: \(error)")
+        loader = { logger in
+            let live = try await liveService(configuration, location: location, token: token, logger: logger)
+            return (live.base, live)
         }
+    case .points:
+        loader = { logger in (try pointService(configuration, logger: logger), nil) }
     }
+    do {
+        try ClusterService.layout(clustering: clustering(configuration)).validate()
+    } catch {
+        throw ServerSetupError("--cell-size or the marker sizes: \(error)")
+    }
+    let points = ServedPoints()
+    var writable = false
+    if case .store = configuration.source { writable = true }
+    let router = buildRouter(
+        points: points, writable: writable, files: files, corsOrigin: configuration.corsOrigin,
+        limits: configuration.limits)
+    let startup = Startup(loaded: false, onServerRunning: onServerRunning)
     let application = buildApplication(
         router: router, host: configuration.host, port: configuration.port, logger: logger,
-        limits: configuration.limits, onServerRunning: onServerRunning)
-    return MapServer(application: application, live: live)
+        limits: configuration.limits, onServerRunning: { await startup.listening(on: $0) })
+    return MapServer(application: application, points: points, loader: loader, startup: startup)
 }
 
 /// The clustering options of a configuration: the server's defaults, its cell size.

@@ -166,6 +166,11 @@ struct LiveIndexTests {
         }
         #expect(live.current.version == 0)
         #expect(live.point(PointKey(id: "b", isNumber: false)) == nil)
+        // The server's /readyz says the store doesn't answer, until a commit succeeds again.
+        #expect(await writer.storeProblem != nil)
+        await store.accept()
+        _ = try await writer.write(PointEdit(puts: try points([("b", 2, 2, [:])])))
+        #expect(await writer.storeProblem == nil)
     }
 
     @Test func aFollowerGetsTheChangesOfItsViewport() async throws {
@@ -245,7 +250,7 @@ struct LiveIndexTests {
     }
 }
 
-/// A store whose commits fail once told to: what a database that went away does to the writer.
+/// A store whose commits fail while told to: what a database that went away does to the writer.
 actor RefusingStore: PointStore {
     private let memory = MemoryPointStore()
     private var refusing = false
@@ -253,6 +258,8 @@ actor RefusingStore: PointStore {
     nonisolated var description: String { "a store that refuses" }
 
     func refuse() { refusing = true }
+
+    func accept() { refusing = false }
 
     func load() async throws -> StoreContents { await memory.load() }
 

@@ -155,22 +155,26 @@ struct ServerTests {
     }
 
     /// The one function that chooses and wires what a configuration asks for: points, a store seeded with them, or an
-    /// archive; and a bad option is an error that names it, before anything listens.
+    /// archive; and a bad option is an error that names it.
     @Test func buildApplicationWiresWhatTheConfigurationAsksFor() async throws {
         let logger = Logger(label: "test")
         var configuration = ServerConfiguration()
         configuration.port = 0
         let points = try await buildApplication(configuration, logger: logger)
+        try await points.load(logger: logger)
         #expect(points.live == nil)
 
         configuration.source = .store(location: "memory", token: "0123456789abcdef")
-        let live = try #require(try await buildApplication(configuration, logger: logger).live)
+        let store = try await buildApplication(configuration, logger: logger)
+        try await store.load(logger: logger)
+        let live = try #require(store.live)
         #expect(live.live.current.index.count == 34_006, "the empty store is seeded with the points")
         await live.writer.stop()
 
+        // A bad option of the points is found as they load, which the server does while it listens.
         configuration.nameColumn = "no such column"
         await #expect {
-            _ = try await buildApplication(configuration, logger: logger)
+            try await buildApplication(configuration, logger: logger).load(logger: logger)
         } throws: { error in
             "\(error)".hasPrefix("--name-column: the points have no column 'no such column'")
         }

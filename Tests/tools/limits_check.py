@@ -11,8 +11,8 @@ checks:
 - with 4 connections held open, a fifth is answered only once one of them closes;
 - a URL over 8 KiB is a 414, a query of 65 parameters a 400, both JSON; headers over 16 KiB are refused (a 4xx or a
   closed connection, never a 5xx) and the server goes on answering;
-- a client's burst past its five requests a second is answered 429 with a Retry-After, while another client (from
-  127.0.0.2) is answered, and the first is answered again a second later.
+- a client's burst past its five requests a second is answered 429 with a Retry-After (its /healthz and /readyz
+  still 200), while another client (from 127.0.0.2) is answered, and the first is answered again a second later.
 Prints one JSON line of what it measured; exits 1 with the reason on the first failed check.
 """
 
@@ -227,6 +227,11 @@ def rate_limit(port):
     retry = re.search(rb"(?i)\r\nretry-after: *(\d+)", head)
     if not retry or int(retry.group(1)) < 1:
         fail(f"a 429 without a Retry-After: {head!r}")
+    # Probes are never limited: a load balancer would take a busy server for a dead one.
+    for probe in ("/healthz", "/readyz"):
+        status, _ = exchange(port, get(probe))
+        if status != 200:
+            fail(f"{probe} got {status} while 127.0.0.1 was limited: probes are exempt")
     status, _ = exchange(port, get("/api/stats"), source="127.0.0.2")
     if status != 200:
         fail(f"another client (127.0.0.2) got {status} while 127.0.0.1 was limited")
