@@ -140,7 +140,8 @@ let package = Package(
         // What the fuzz targets do with an input (the libFuzzer executables of Fuzz/Package.swift, built by
         // scripts/fuzz.sh), shared with the test that replays the inputs they found.
         .target(
-            name: "MapClusterFuzzing", dependencies: ["MapCluster", "MapClusterIO", "MapClusterManager"],
+            name: "MapClusterFuzzing",
+            dependencies: ["MapCluster", "MapClusterIO", "MapClusterManager", "MapClusterTiles"],
             swiftSettings: strictSettings),
         // Seeded test data shared by the test targets.
         .target(

@@ -86,7 +86,9 @@ enum Probes {
 }
 
 extension Routes {
-    /// `/healthz`: 200 while the process serves. `/readyz`: 200 once `unreadiness` is nil, else 503 with why.
+    /// The probes' routes.
+    ///
+    /// `/healthz` is 200 while the process serves; `/readyz` is 200 once `unreadiness` is nil, else 503 with why.
     func probes(unreadiness: @escaping @Sendable () async -> String?) {
         get("/healthz") { _, _ in Probes.Answer(status: "ok") }
         get("/readyz") { _, _ in

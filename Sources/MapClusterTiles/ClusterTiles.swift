@@ -80,6 +80,25 @@ public struct ClusterTiles: Sendable {
     /// `categories`, when given, shows only the points of those categories and their clusters (see
     /// ``MapCluster/ClusterOptions/categories``).
     public func tile(_ address: TileAddress, categories: Set<String>? = nil) -> Data? {
+        let (clusters, aggregates, options) = clusters(of: address, categories: categories)
+        return encode(clusters.indices, of: clusters, aggregates: aggregates, in: address, options: options)
+    }
+
+    /// What the tile at `address` holds, feature by feature, as ``tile(_:categories:)`` encodes them: for a check of
+    /// what a decoder reads back (the tile fuzz target's).
+    package func features(of address: TileAddress, categories: Set<String>? = nil) -> [TileFeature] {
+        let (clusters, aggregates, options) = clusters(of: address, categories: categories)
+        var features: [TileFeature] = []
+        forEachFeature(clusters.indices, of: clusters, aggregates: aggregates, in: address, options: options) {
+            features.append(TileFeature(id: $1, properties: $0, x: $2, y: $3))
+        }
+        return features
+    }
+
+    /// The clusters of the tile at `address` and its buffer, their aggregates, and the options that made them.
+    private func clusters(of address: TileAddress, categories: Set<String>?) -> (
+        [Cluster<Int>], ClusterAggregateTable?, ClusterOptions<Int>
+    ) {
         var options = options
         options.categories = categories
         let tile = address.rect
@@ -90,8 +109,7 @@ public struct ClusterTiles: Sendable {
             maxX: (tile.origin.x + tile.size.width + margin).nextDown,
             maxY: min(tile.origin.y + tile.size.height + margin, MapSize.worldWidth).nextDown)
         let clusters = index.clusters(in: Self.viewport(of: area, tileZoom: address.z), options: options)
-        let aggregates = index.aggregates(of: clusters, options: options)
-        return encode(clusters.indices, of: clusters, aggregates: aggregates, in: address, options: options)
+        return (clusters, index.aggregates(of: clusters, options: options), options)
     }
 
     /// The viewport that clusters `area` as tiles of zoom `tileZoom` do.
@@ -124,17 +142,29 @@ public struct ClusterTiles: Sendable {
         in address: TileAddress, options: ClusterOptions<Int>
     ) -> Data? {
         var layer = LayerBuilder()
-        for member in members {
-            let cluster = clusters[member]
-            guard let (x, y) = Self.position(of: cluster.coordinate.mapPoint, in: address) else { continue }
-            layer.add(
-                properties(of: cluster, aggregates: aggregates?[member], options: options), id: featureID(of: cluster),
-                x: x, y: y)
+        forEachFeature(members, of: clusters, aggregates: aggregates, in: address, options: options) {
+            layer.add($0, id: $1, x: $2, y: $3)
         }
         guard !layer.isEmpty else { return nil }
         var message = VectorTile_Tile()
         message.layers = [layer.layer(name: Self.layerName, extent: Self.extent)]
         return try? message.serializedData()
+    }
+
+    /// Calls `body` with the properties, feature id and tile position of each of `clusters` at `members` that lies in
+    /// the tile at `address` or its buffer.
+    private func forEachFeature(
+        _ members: some Sequence<Int>, of clusters: [Cluster<Int>], aggregates: ClusterAggregateTable?,
+        in address: TileAddress, options: ClusterOptions<Int>,
+        _ body: ([(String, PropertyValue)], UInt64?, Int64, Int64) -> Void
+    ) {
+        for member in members {
+            let cluster = clusters[member]
+            guard let (x, y) = Self.position(of: cluster.coordinate.mapPoint, in: address) else { continue }
+            body(
+                properties(of: cluster, aggregates: aggregates?[member], options: options), featureID(of: cluster), x,
+                y)
+        }
     }
 
     /// The layer's fields and what each holds, as TileJSON lists them: the properties features carry.
@@ -279,4 +309,13 @@ struct LayerBuilder {
     static func command(_ id: UInt32, count: UInt32) -> UInt32 { (id & 0x7) | (count << 3) }
 
     static func zigzag(_ value: Int64) -> UInt32 { UInt32(truncatingIfNeeded: (value << 1) ^ (value >> 63)) }
+}
+
+/// One feature of a tile, as the encoder writes it: its properties in order (a null one is left out of the tile), its
+/// feature id, and its position in the tile's coordinates.
+package struct TileFeature {
+    package let id: UInt64?
+    package let properties: [(String, PropertyValue)]
+    package let x: Int64
+    package let y: Int64
 }

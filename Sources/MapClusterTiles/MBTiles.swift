@@ -93,14 +93,19 @@ public final class MBTilesReader: TileArchive {
             database = try DatabaseQueue(path: url.path, configuration: configuration)
             metadata = try database.read { db in
                 var values: [String: String] = [:]
-                for row in try Row.fetchAll(db, sql: "SELECT name, value FROM metadata") {
-                    if let name: String = row["name"], let value: String = row["value"] { values[name] = value }
+                // Each column cast to what is read from it: a hostile file's values may be of any type, and GRDB
+                // traps on a value it can't convert.
+                for row in try Row.fetchAll(db, sql: "SELECT CAST(name AS TEXT), CAST(value AS TEXT) FROM metadata") {
+                    if let name: String = row[0], let value: String = row[1] { values[name] = value }
                 }
                 if let format = values["format"], format != "pbf" {
                     throw TileArchiveError.unsupported("\(url.path): tiles of format \(format), not vector tiles (pbf)")
                 }
                 let zooms = try Row.fetchOne(
-                    db, sql: "SELECT min(zoom_level) AS low, max(zoom_level) AS high FROM tiles")
+                    db,
+                    sql:
+                        "SELECT CAST(min(zoom_level) AS INTEGER) AS low, CAST(max(zoom_level) AS INTEGER) AS high FROM tiles"
+                )
                 let low = values["minzoom"].flatMap(Int.init) ?? zooms?["low"] ?? 0
                 let high = values["maxzoom"].flatMap(Int.init) ?? zooms?["high"] ?? 0
                 let bounds = values["bounds"].map { $0.split(separator: ",").compactMap { Double($0) } }
@@ -122,7 +127,9 @@ public final class MBTilesReader: TileArchive {
         do {
             return try database.read { db in
                 try Data.fetchOne(
-                    db, sql: "SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
+                    db,
+                    sql:
+                        "SELECT CAST(tile_data AS BLOB) FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
                     arguments: [address.z, address.x, Self.row(of: address)])
             }
         } catch {

@@ -55,7 +55,9 @@ extension PMTiles {
             let value = try next()
             if value == 0 {
                 guard i > 0 else { throw .corrupt("\(path): a directory's first offset is missing") }
-                entries[i].offset = entries[i - 1].offset + UInt64(entries[i - 1].length)
+                let (next, overflow) = entries[i - 1].offset.addingReportingOverflow(UInt64(entries[i - 1].length))
+                guard !overflow else { throw .corrupt("\(path): a directory's offsets overflow") }
+                entries[i].offset = next
             } else {
                 entries[i].offset = value - 1
             }

@@ -32,13 +32,14 @@ public final class PMTilesReader: TileArchive, @unchecked Sendable {
         descriptor = open(url.path, O_RDONLY)
         guard descriptor >= 0 else { throw .io("\(url.path): cannot be opened (\(String(cString: strerror(errno))))") }
         do {
-            header = try PMTiles.Header(Self.read(descriptor, at: 0, count: PMTiles.headerSize, path: path), path: path)
+            header = try PMTiles.Header(
+                Self.read(descriptor, at: 0, count: UInt64(PMTiles.headerSize), path: path), path: path)
             root = try PMTiles.deserialize(
                 Self.directoryBytes(
-                    Self.read(descriptor, at: header.rootOffset, count: Int(header.rootLength), path: path),
+                    Self.read(descriptor, at: header.rootOffset, count: header.rootLength, path: path),
                     header: header, path: path), path: path)
             let json = try Self.directoryBytes(
-                Self.read(descriptor, at: header.metadataOffset, count: Int(header.metadataLength), path: path),
+                Self.read(descriptor, at: header.metadataOffset, count: header.metadataLength, path: path),
                 header: header, path: path)
             let layers = TileArchiveMetadata.layers(fromJSON: json)
             let document = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any]
@@ -63,16 +64,18 @@ public final class PMTilesReader: TileArchive, @unchecked Sendable {
             guard let entry = PMTiles.entry(for: id, in: directory) else { return nil }
             guard entry.runLength == 0 else {
                 return try Self.read(
-                    descriptor, at: header.tilesOffset + entry.offset, count: Int(entry.length), path: path)
+                    descriptor, at: try Self.offset(header.tilesOffset, entry.offset, path: path),
+                    count: UInt64(entry.length), path: path)
             }
-            directory = try leaf(at: entry.offset, length: Int(entry.length))
+            directory = try leaf(at: entry.offset, length: UInt64(entry.length))
         }
         throw .corrupt("\(path): leaf directories nested deeper than the format allows")
     }
 
-    private func leaf(at offset: UInt64, length: Int) throws(TileArchiveError) -> [PMTiles.Entry] {
+    private func leaf(at offset: UInt64, length: UInt64) throws(TileArchiveError) -> [PMTiles.Entry] {
         if let leaf = lock.withLock({ leaves[offset] }) { return leaf }
-        let bytes = try Self.read(descriptor, at: header.leavesOffset + offset, count: length, path: path)
+        let bytes = try Self.read(
+            descriptor, at: try Self.offset(header.leavesOffset, offset, path: path), count: length, path: path)
         let leaf = try PMTiles.deserialize(Self.directoryBytes(bytes, header: header, path: path), path: path)
         lock.withLock {
             if leaves.count >= Self.cachedLeaves { leaves.removeAll(keepingCapacity: true) }
@@ -87,12 +90,19 @@ public final class PMTilesReader: TileArchive, @unchecked Sendable {
         header.internalCompression == .gzip ? try Gzip.decompress(bytes) : bytes
     }
 
+    /// A section's offset plus an offset in it, or an error for a sum past what a file can hold.
+    private static func offset(_ section: UInt64, _ offset: UInt64, path: String) throws(TileArchiveError) -> UInt64 {
+        let (sum, overflow) = section.addingReportingOverflow(offset)
+        guard !overflow else { throw .corrupt("\(path): an offset of \(offset) past a section at \(section)") }
+        return sum
+    }
+
     /// `count` bytes at `offset`, all of them.
-    private static func read(_ descriptor: Int32, at offset: UInt64, count: Int, path: String) throws(TileArchiveError)
-        -> Data
+    private static func read(_ descriptor: Int32, at offset: UInt64, count wanted: UInt64, path: String)
+        throws(TileArchiveError) -> Data
     {
-        guard count >= 0, count <= 1 << 30, let start = off_t(exactly: offset) else {
-            throw .corrupt("\(path): a part of \(count) bytes at \(offset) is out of range")
+        guard let count = Int(exactly: wanted), count <= 1 << 30, let start = off_t(exactly: offset) else {
+            throw .corrupt("\(path): a part of \(wanted) bytes at \(offset) is out of range")
         }
         var data = Data(count: count)
         var done = 0
@@ -103,7 +113,7 @@ public final class PMTilesReader: TileArchive, @unchecked Sendable {
             if read < 0 && errno == EINTR { continue }
             guard read > 0 else {
                 throw read == 0
-                    ? .corrupt("\(path): ends before the \(count) bytes at \(offset) its directory points to")
+                    ? .corrupt("\(path): ends before the \(wanted) bytes at \(offset) its directory points to")
                     : .io("\(path): \(String(cString: strerror(errno)))")
             }
             done += read

@@ -1,0 +1,9 @@
+import Foundation
+import MapClusterFuzzing
+
+/// libFuzzer's entry: one input, run through `FuzzTarget.pmtiles`.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    FuzzTarget.pmtiles.run(Data(bytes: bytes, count: count))
+    return 0
+}
