@@ -48,6 +48,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.25.0"),
         // Hummingbird's own: how the server stops, its change streams first.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        // The server's /metrics: swift-metrics' counters in a Prometheus registry, written in Prometheus' text format.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // The engine: geometry, the aggregate index and grid clustering; clusters as plain values. The standard
@@ -118,6 +121,8 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             resources: [.copy("Resources/Public")],
             swiftSettings: strictSettings

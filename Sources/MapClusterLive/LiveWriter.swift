@@ -31,6 +31,13 @@ public actor LiveWriter {
     public private(set) var storeProblem: String?
     /// Whether the points are being loaded again from the store (a catch-up that found batches it no longer keeps).
     public private(set) var reloading = false
+    private var commitObserver: (@Sendable (Duration, Int) -> Void)?
+
+    /// Calls `observer` after each commit of edits with how long the store took and how many points the edits
+    /// applied with it changed (the server's metrics).
+    public func observeCommits(_ observer: @escaping @Sendable (_ duration: Duration, _ changedPoints: Int) -> Void) {
+        commitObserver = observer
+    }
 
     /// The most points one transaction commits; edits beyond wait for the next.
     static let largestGroup = 100_000
@@ -116,6 +123,8 @@ public actor LiveWriter {
                 points += next.edit.count
             }
             let commit: StoreCommit
+            let clock = ContinuousClock()
+            let start = clock.now
             do {
                 commit = try await store.commit(group.map(\.edit.storeBatch), after: live.current.sequence)
                 storeProblem = nil
@@ -128,6 +137,7 @@ public actor LiveWriter {
             let own = edits.count
             for (pending, sequence) in zip(group, commit.sequences) { edits.append((pending.edit, sequence)) }
             let applied = live.apply(edits)
+            commitObserver?(clock.now - start, applied.counts.reduce(0) { $0 + $1.inserted + $1.moved + $1.deleted })
             for (position, pending) in group.enumerated() {
                 let count = applied.counts[own + position]
                 pending.continuation.resume(

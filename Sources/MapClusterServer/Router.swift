@@ -29,10 +29,11 @@ package func buildRouter(
 /// `writable` says whether the edit routes take edits (a server of a store) or are 403.
 package func buildRouter(
     points: ServedPoints, writable: Bool, files: PageFiles, corsOrigin: String? = "*",
-    limits: ServerLimits = ServerLimits()
+    limits: ServerLimits = ServerLimits(), metrics: ServerMetrics? = nil
 ) -> Router<ServerRequestContext> {
-    let routes = Routes(corsOrigin: corsOrigin, writable: writable, limits: limits)
+    let routes = Routes(corsOrigin: corsOrigin, writable: writable, limits: limits, metrics: metrics)
     routes.probes { await points.unreadiness() }
+    if let metrics { routes.metrics(metrics, points: points) }
     routes.get("/api/clusters") { request, context in
         try points.service().clusters(try request.uri.decodeQuery(as: ViewQuery.self, context: context))
     }
@@ -112,11 +113,13 @@ private func liveRoutes(_ points: ServedPoints, on routes: Routes) {
 /// points and so without `/api`.
 ///
 package func buildRouter(
-    archive: any TileArchive, files: PageFiles, corsOrigin: String? = "*", limits: ServerLimits = ServerLimits()
+    archive: any TileArchive, files: PageFiles, corsOrigin: String? = "*", limits: ServerLimits = ServerLimits(),
+    metrics: ServerMetrics? = nil
 ) -> Router<ServerRequestContext> {
-    let routes = Routes(corsOrigin: corsOrigin, limits: limits)
+    let routes = Routes(corsOrigin: corsOrigin, limits: limits, metrics: metrics)
     // The archive was opened before the server listens: ready from the start.
     routes.probes { nil }
+    if let metrics { routes.metrics(metrics, points: nil) }
     let service = ArchiveService(archive: archive)
     routes.tiles(tile: service.tile(_:categories:), tileJSON: service.tileJSON(baseURL:))
     // The pages' files but the Leaflet page, which needs /api: `/` is the MapLibre page.

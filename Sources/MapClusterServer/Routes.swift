@@ -14,8 +14,10 @@ struct Routes {
     /// What a route's method answers.
     typealias Handler = @Sendable (Request, ServerRequestContext) async throws -> Response
 
-    init(corsOrigin: String?, writable: Bool = false, limits: ServerLimits) {
+    init(corsOrigin: String?, writable: Bool = false, limits: ServerLimits, metrics: ServerMetrics? = nil) {
         router.add(middleware: LogRequests())
+        // Outside the errors' middleware, so that it counts what the client is answered.
+        if let metrics { router.add(middleware: MetricsMiddleware(metrics: metrics)) }
         router.add(middleware: RequestErrorMiddleware())
         if let rate = limits.requestsPerSecond {
             router.add(middleware: RateLimitMiddleware(limiter: RateLimiter(requestsPerSecond: rate)))

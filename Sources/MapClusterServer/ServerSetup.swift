@@ -43,6 +43,8 @@ package struct ServerConfiguration: Sendable {
     /// Where Leaflet's and MapLibre GL JS's local copies are.
     package var leafletDirectory = PageFiles.localLeaflet
     package var mapLibreDirectory: String? = PageFiles.localMapLibre()
+    /// Whether the server keeps metrics and answers them at `/metrics` (``ServerMetrics``).
+    package var metrics = true
 
     package init() {}
 }
@@ -162,6 +164,7 @@ package func buildApplication(
     let files = try PageFiles(
         leafletDirectory: configuration.leafletDirectory, mapLibreDirectory: configuration.mapLibreDirectory)
     let loader: (@Sendable (Logger) async throws -> (service: ClusterService, live: LiveService?))?
+    let metrics = configuration.metrics ? ServerMetrics() : nil
     switch configuration.source {
     case .archive(let url):
         let archive: any TileArchive
@@ -173,7 +176,8 @@ package func buildApplication(
         let zooms = "\(archive.metadata.minimumZoom)–\(archive.metadata.maximumZoom)"
         logger.info("serving the tiles of \(url.path), zooms \(zooms)")
         let router = buildRouter(
-            archive: archive, files: files, corsOrigin: configuration.corsOrigin, limits: configuration.limits)
+            archive: archive, files: files, corsOrigin: configuration.corsOrigin, limits: configuration.limits,
+            metrics: metrics)
         return MapServer(
             application: buildApplication(
                 router: router, host: configuration.host, port: configuration.port, logger: logger,
@@ -182,6 +186,7 @@ package func buildApplication(
     case .store(let location, let token):
         loader = { logger in
             let live = try await liveService(configuration, location: location, token: token, logger: logger)
+            await metrics?.watch(live.writer)
             return (live.base, live)
         }
     case .points:
@@ -197,7 +202,7 @@ package func buildApplication(
     if case .store = configuration.source { writable = true }
     let router = buildRouter(
         points: points, writable: writable, files: files, corsOrigin: configuration.corsOrigin,
-        limits: configuration.limits)
+        limits: configuration.limits, metrics: metrics)
     let startup = Startup(loaded: false, onServerRunning: onServerRunning)
     let application = buildApplication(
         router: router, host: configuration.host, port: configuration.port, logger: logger,

@@ -72,6 +72,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Whether to keep metrics and answer them at /metrics, in Prometheus' text format: 'on' or 'off'.",
+            valueName: "on|off"))
+    var metrics = "on"
+
+    @Option(
+        help: ArgumentHelp(
             "Serve the tiles of this archive (.pmtiles or .mbtiles, from `mapcluster tiles`) instead of points.",
             valueName: "archive"))
     var tilesFrom: String?
@@ -109,6 +115,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be within 0...65535, not \(port)") }
+        guard metrics == "on" || metrics == "off" else {
+            throw ValidationError("--metrics must be 'on' or 'off', not '\(metrics)'")
+        }
         try Self.validate(cellSize: cellSize)
         if let maxConnections, maxConnections < 1 {
             throw ValidationError("--max-connections must be at least 1, not \(maxConnections)")
@@ -186,6 +195,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.limits = ServerLimits(
             maximumConnections: maxConnections, requestTimeout: .seconds(requestTimeout), requestsPerSecond: rateLimit)
         configuration.corsOrigin = corsOrigin == "none" ? nil : corsOrigin
+        configuration.metrics = metrics == "on"
         configuration.tileURL = tiles
         configuration.nameColumn = nameColumn
         configuration.cellSize = cellSize

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import MapClusterServer
+import NIOCore
 import Testing
 
 /// `/healthz` and `/readyz`, as a load balancer and an orchestrator ask them: alive while the process serves; ready once
@@ -53,6 +54,30 @@ struct ProbeTests {
             let (ready, readyAnswer, _) = try await ServerTests.get(client, "/readyz")
             #expect(ready == .ok && readyAnswer["status"] as? String == "ready")
         }
+    }
+
+    /// `/metrics` counts each request by its route and status, in Prometheus' text format.
+    @Test func metricsCountRequestsByRouteAndStatus() async throws {
+        let points = ServedPoints(service: try ServerTests.loaded.get(), live: nil)
+        let metrics = ServerMetrics()
+        let client = RouterClient(
+            buildRouter(points: points, writable: false, files: try PageFiles(), metrics: metrics))
+        for _ in 0..<3 { _ = try await ServerTests.get(client, "/api/stats") }
+        _ = try await ServerTests.get(client, "/api/clusters?bbox=oops&zoom=3")
+        let text = try await client.execute(uri: "/metrics", method: .get) { response in
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType]?.hasPrefix("text/plain; version=0.0.4") == true)
+            return String(buffer: response.body)
+        }
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(
+            lines.contains {
+                $0.hasPrefix("mapcluster_http_requests_total{") && $0.contains("route=\"/api/stats\"")
+                    && $0.contains("status=\"200\"") && $0.hasSuffix(" 3")
+            })
+        #expect(lines.contains { $0.hasPrefix("mapcluster_rejected_requests_total{reason=\"bad_input\"} 1") })
+        #expect(lines.contains("mapcluster_points 34006.0"))
+        #expect(lines.contains { $0.hasPrefix("mapcluster_http_request_duration_seconds_bucket{") })
     }
 
     /// The server listens before it loads: `run` loads while it listens, and a test can load alone.

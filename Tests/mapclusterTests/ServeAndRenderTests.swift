@@ -135,6 +135,15 @@ struct ServeAndRenderTests {
         #expect((5...8).contains(result["rate_limited_answered_of_15"] as? Int ?? 0))
     }
 
+    /// What an operator's tools see (Tests/tools/operations_check.py): /healthz and /readyz, and /metrics as
+    /// prometheus-client's parser reads it, its request counts growing with the requests sent; off with --metrics off.
+    @Test func probesAndMetricsAnswerAsAnOperatorsToolsRead() async throws {
+        let result = try await LiveServerTests.check(
+            [CommandLineTests.executable.path], tool: "Tests/tools/operations_check.py")
+        #expect(result["stats_counted"] as? Int == 5)
+        #expect(result["points"] as? Double == 34_009)
+    }
+
     @Test func limitsThatCantBeUsedAreRefused() throws {
         for (arguments, message) in [
             (["--max-connections", "0"], "--max-connections must be at least 1, not 0"),
