@@ -124,7 +124,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            resources: [.copy("Resources/Public")],
+            resources: [.copy("Resources/Public"), .copy("Resources/openapi.json")],
             swiftSettings: strictSettings
         ),
         // The command-line tool: serve, cluster, render (SVG), bench.

@@ -29,9 +29,12 @@ final class AllowedMethods: Sendable {
     func allowed(for path: String) -> [String]? {
         let segments = path.split(separator: "/")
         let methods = entries.withLockedValue { entries in
-            entries.filter { Self.matches($0.pattern, segments) }.reduce(into: Set<HTTPRequest.Method>()) {
-                $0.formUnion($1.methods)
-            }
+            // As the router does: a path's literal segments win over captures (`/api/points/delete` is not
+            // `/api/points/:id`), so only the most literal patterns that match say what it takes.
+            let matching = entries.filter { Self.matches($0.pattern, segments) }
+            let literal = matching.map { $0.pattern.count { !$0.hasPrefix(":") && $0 != "**" } }.max() ?? 0
+            return matching.filter { $0.pattern.count { !$0.hasPrefix(":") && $0 != "**" } == literal }
+                .reduce(into: Set<HTTPRequest.Method>()) { $0.formUnion($1.methods) }
         }
         guard !methods.isEmpty else { return nil }
         var allowed = [HTTPRequest.Method.get, .post, .delete].filter(methods.contains).map(\.rawValue)
@@ -54,21 +57,15 @@ final class AllowedMethods: Sendable {
 struct AllowedMethodsMiddleware<Context: RequestContext>: RouterMiddleware {
     let methods: AllowedMethods
 
-    /// The methods HTTP defines that a route may not take.
-    static var standardMethods: Set<HTTPRequest.Method> {
-        [.get, .head, .post, .put, .delete, .patch, .trace, .connect, .options]
-    }
-
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
-            // The router found no route for the method: is there one for the path? (A method HTTP doesn't define stays
-            // a 404.)
-            guard Self.standardMethods.contains(request.method), let allowed = methods.allowed(for: request.uri.path)
-            else { throw error }
+            // The router found no route for the method: is there one for the path? Then any other method, one HTTP
+            // defines or not (QUERY, a client's own), is a 405 that says which the path takes.
+            guard let allowed = methods.allowed(for: request.uri.path) else { throw error }
             let list = allowed.joined(separator: ", ")
             if request.method == .options {
                 return Response(status: .noContent, headers: [.allow: list + ", OPTIONS"])

@@ -27,7 +27,7 @@ package struct PageFiles: Sendable {
 
     private var files: [String: File] = [:]
     /// The paths of the bundled pages, style sheets and modules, and of the basemap.
-    private(set) var pagePaths: [String] = []
+    package private(set) var pagePaths: [String] = []
     /// Whether Leaflet's files were found locally; without them, `/leaflet/…` redirects to the CDN.
     private(set) var hasLocalLeaflet = false
     /// Whether MapLibre GL JS was found locally; without it, `/maplibre/…` redirects to the CDN.
@@ -50,6 +50,12 @@ package struct PageFiles: Sendable {
         }
         try add("/basemap.geojson", url: SampleData.worldOutlineURL)
         pagePaths.append("/basemap.geojson")
+        // The API's OpenAPI document, its one description (Tests: OpenAPITests, and schemathesis in .ci/run).
+        guard let openAPI = Bundle.module.url(forResource: "openapi", withExtension: "json") else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "openapi.json"])
+        }
+        try add("/openapi.json", url: openAPI)
+        pagePaths.append("/openapi.json")
         let leaflet = URL(fileURLWithPath: leafletDirectory, isDirectory: true)
         if let walker = FileManager.default.enumerator(at: leaflet, includingPropertiesForKeys: [.isRegularFileKey]) {
             let root = leaflet.resolvingSymlinksInPath().path
@@ -99,6 +105,7 @@ package struct PageFiles: Sendable {
         case "js": "text/javascript; charset=utf-8"
         case "css": "text/css; charset=utf-8"
         case "geojson": "application/geo+json"
+        case "json": "application/json"
         case "png": "image/png"
         case "svg": "image/svg+xml"
         default: "application/octet-stream"

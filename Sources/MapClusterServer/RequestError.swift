@@ -65,6 +65,9 @@ struct RequestErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as any HTTPResponseError {
             let status = error.status
             throw RequestError(status, status == .notFound ? "no such path: \(request.uri.path)" : status.reasonPhrase)
+        } catch let error as URLEncodedFormError {
+            // A query Hummingbird's decoder could not read as parameters (a name given twice, bad percent-encoding).
+            throw RequestError(.badRequest, "the query: \(error.description)")
         } catch {
             context.logger.error("\(request.uri.path): \(error)")
             throw RequestError(.internalServerError, "the server could not answer this request")

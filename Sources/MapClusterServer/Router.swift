@@ -61,7 +61,15 @@ package func buildRouter(
             .forbidden, "this server's points are read-only: start it with --writable to edit them")
         routes.route("/api/points", [.post: { _, _ in throw readOnly }])
         routes.route("/api/points/delete", [.post: { _, _ in throw readOnly }])
-        routes.route("/api/points/:id", [.delete: { _, _ in throw readOnly }])
+        routes.route(
+            "/api/points/:id",
+            [
+                .delete: { _, _ in throw readOnly },
+                .get: { _, _ in
+                    throw RequestError(
+                        .notFound, "points by id are a live server's: start it with --writable (and a --store) to ask")
+                },
+            ])
     }
     routes.files(files, paths: files.pagePaths)
     return routes.router
