@@ -3,8 +3,10 @@ import Hummingbird
 import MapClusterServer
 import Testing
 
-/// The OpenAPI document (`/openapi.json`) is the API's one description: every route the server has is in it with its
-/// methods, and nothing else is. Schemathesis, in .ci/run, checks the answers against it.
+/// The OpenAPI document (`/openapi.json`) is the API's one description.
+///
+/// Every route the server has is in it with its methods, and nothing else is. Schemathesis, in .ci/run, checks the
+/// answers against it.
 struct OpenAPITests {
     @Test func theDocumentDescribesEveryRouteAndOnlyThem() async throws {
         let files = try PageFiles()
@@ -37,8 +39,12 @@ struct OpenAPITests {
                     "\($0.uppercased()) \(path)"
                 }
             })
-        #expect(served.subtracting(documented).isEmpty, "routes the document lacks: \(served.subtracting(documented).sorted())")
-        #expect(documented.subtracting(served).isEmpty, "documented, not served: \(documented.subtracting(served).sorted())")
+        #expect(
+            served.subtracting(documented).isEmpty,
+            "routes the document lacks: \(served.subtracting(documented).sorted())")
+        #expect(
+            documented.subtracting(served).isEmpty, "documented, not served: \(documented.subtracting(served).sorted())"
+        )
         #expect(served.count >= 17)
     }
 }
