@@ -49,7 +49,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "A raster tile URL template for the page's basemap, such as https://tile.openstreetmap.org/{z}/{x}/{y}.png."
+            """
+            A raster tile URL template for the page's basemap; 'none' for the bundled outline alone. Default: \
+            OpenStreetMap's standard tiles where the browser reaches them, else the outline.
+            """
     )
     var tiles: String?
 
@@ -147,7 +150,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let maplibre, !FileManager.default.fileExists(atPath: "\(maplibre)/maplibre-gl.js") {
             throw ValidationError("--maplibre: no maplibre-gl.js in '\(maplibre)'")
         }
-        if let tiles {
+        if let tiles, tiles != "none" {
             guard ["{z}", "{x}", "{y}"].allSatisfy(tiles.contains),
                 let url = URL(
                     string: tiles.replacingOccurrences(of: "{", with: "").replacingOccurrences(of: "}", with: "")),
@@ -155,7 +158,7 @@ struct ServeCommand: AsyncParsableCommand {
             else {
                 throw ValidationError(
                     "--tiles must be an http(s) URL with {z}, {x} and {y} in it, such as "
-                        + "https://tile.openstreetmap.org/{z}/{x}/{y}.png, not '\(tiles)'")
+                        + "https://tile.openstreetmap.org/{z}/{x}/{y}.png, or 'none', not '\(tiles)'")
             }
         }
     }

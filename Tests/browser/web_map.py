@@ -9,6 +9,7 @@ report: this script only acts and measures. It drives Debian's Chromium through 
     web_map.py URL open         where the page opens, and the hash it writes
     web_map.py URL click LAT LON ZOOM
                                 clicks the cluster at LAT LON seen at ZOOM: what opened (a ring or a list)
+    web_map.py URL basemap      what lies under the clusters, by default and with ?tiles=none
     web_map.py URL smooth       zoom steps and pans: the longest main-thread task of each
 
 Needs `pip install playwright` (no browser download: it runs /usr/bin/chromium).
@@ -154,6 +155,29 @@ def smooth(page, url):
     return steps
 
 
+def basemap(page, url):
+    """What the page shows under the clusters: by default (OpenStreetMap's tiles if the browser reaches them, else the
+    outline), then with ?tiles=none. For each: the basemap the page settled on, the attribution, whether the outline
+    is drawn, and how many requests went to OpenStreetMap."""
+    osm = []
+    page.on("request", lambda request: osm.append(request.url) if "tile.openstreetmap.org" in request.url else None)
+    report = {}
+    for name, address in (("default", url), ("none", url + "?tiles=none")):
+        osm.clear()
+        page.goto(address)
+        settled(page, 0)
+        page.wait_for_function("() => ['outline', 'osm'].includes(window.mapclusterTest.basemap)", timeout=60000)
+        if page.evaluate("() => window.mapclusterTest.basemap") == "outline":
+            page.wait_for_function("() => window.mapclusterTest.outline", timeout=15000)
+        report[name] = page.evaluate("""() => ({
+            basemap: window.mapclusterTest.basemap, outline: !!window.mapclusterTest.outline,
+            attribution: document.querySelector('.leaflet-control-attribution').textContent,
+            tileLayers: document.querySelectorAll('.leaflet-tile-pane .leaflet-layer').length,
+            markers: window.mapclusterTest.drawn })""")
+        report[name]["osmRequests"] = len(osm)
+    return report
+
+
 def main():
     url, command = sys.argv[1], sys.argv[2]
     with sync_playwright() as playwright:
@@ -172,6 +196,8 @@ def main():
             result = click(page, url, float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]))
         elif command == "smooth":
             result = smooth(page, url)
+        elif command == "basemap":
+            result = basemap(page, url)
         else:
             raise SystemExit(f"unknown command {command}")
         browser.close()

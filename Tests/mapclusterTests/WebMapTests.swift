@@ -159,6 +159,36 @@ struct WebMapTests {
         return try CommandLineTests.temporaryFile(lines.joined(separator: "\n") + "\n")
     }
 
+    /// Under the clusters: OpenStreetMap's tiles with their attribution where the browser reaches them, and the
+    /// bundled outline, nothing broken, where it doesn't (as here); with `?tiles=none`, the outline without a request
+    /// to OpenStreetMap.
+    @Test(.enabled(if: enabled, Self.needs))
+    func theBasemapIsOpenStreetMapsWhereReachableAndTheOutlineElseOrByChoice() async throws {
+        let server = try ServeAndRenderTests.Server()
+        defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
+        let report = try #require(try await Self.drive(server, "basemap") as? [String: [String: Any]])
+        let byDefault = try #require(report["default"])
+        let attribution = byDefault["attribution"] as? String ?? ""
+        #expect((byDefault["osmRequests"] as? Int ?? 0) > 0, "the page asks OpenStreetMap for its tiles")
+        #expect(byDefault["markers"] as? Int == 34_006)
+        switch byDefault["basemap"] as? String {
+        case "osm":
+            #expect(attribution.contains("OpenStreetMap contributors"))
+            #expect(byDefault["tileLayers"] as? Int == 1)
+        case "outline":
+            #expect(!attribution.contains("OpenStreetMap"), "no attribution for tiles that aren't shown")
+            #expect(byDefault["tileLayers"] as? Int == 0)
+            #expect(byDefault["outline"] as? Bool == true)
+        case let other:
+            Issue.record("the page settled on \(other ?? "nothing")")
+        }
+        let offline = try #require(report["none"])
+        #expect(offline["basemap"] as? String == "outline")
+        #expect(offline["osmRequests"] as? Int == 0)
+        #expect(offline["outline"] as? Bool == true)
+        #expect(offline["markers"] as? Int == 34_006)
+    }
+
     @Test(.enabled(if: enabled, Self.needs))
     func aUsersFileOpensWhereItsPointsAreAndPointsOnOneSpotOpen() async throws {
         let server = try ServeAndRenderTests.Server([try Self.parisFile()])

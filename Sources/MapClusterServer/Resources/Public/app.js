@@ -1,4 +1,5 @@
-// The MapCluster web map: clusters from /api/clusters, drawn with Leaflet over the bundled world outline.
+// The MapCluster web map: clusters from /api/clusters, drawn with Leaflet over OpenStreetMap's tiles, or the bundled
+// world outline where those can't be reached (basemap.js).
 //
 // The server keeps markers apart at the sizes /api/config gives, and this page draws them at exactly those sizes, in
 // every world copy in view. The view and the category filter live in the URL hash (#zoom/lat/lon&categories=…).
@@ -7,6 +8,7 @@
 
 import { bboxOf } from "./geo.js";
 import { categoriesQuery, hashOf, parseHash, toggledCategories } from "./hash.js";
+import { addBasemap } from "./basemap.js";
 import { applyChange, follow } from "./live.js";
 import { createMarkers } from "./draw.js";
 import { outlineLayer } from "./outline.js";
@@ -28,6 +30,8 @@ let lastZoom = null;
 let lastArea = null;
 let started = false;
 let outline = null;
+// Whether the outline is drawn: not under a tile layer that loaded.
+let outlineShown = true;
 let stream = null;
 let lastHash = null;
 
@@ -52,7 +56,7 @@ fetch("/basemap.geojson")
   .then((response) => response.json())
   .then((answer) => {
     outline = outlineLayer(answer, () => { hook.outline = true; });
-    if (started) outline.addTo(map);
+    if (started && outlineShown) outline.addTo(map);
   });
 
 // A click on a cluster zooms to where it splits; where it never does within the map's zooms (its points share a
@@ -226,10 +230,14 @@ fetch("/api/config")
     Object.assign(config, answer);
     map.setMaxZoom(config.max_zoom);
     const tiles = new URLSearchParams(location.search).get("tiles") || config.tiles;
-    if (tiles) L.tileLayer(tiles, { maxZoom: 19, attribution: "tiles: " + new URL(tiles.replace(/[{}]/g, "")).host }).addTo(map);
+    addBasemap(L, map, tiles, (shown) => {
+      hook.basemap = shown;
+      outlineShown = shown === "outline";
+      if (outline && !outlineShown && map.hasLayer(outline)) map.removeLayer(outline);
+    });
     startView();
     started = true;
-    if (outline) outline.addTo(map);
+    if (outline && outlineShown) outline.addTo(map);
     const hash = currentHash(selectedCategories());
     if (hash !== location.hash) history.replaceState(null, "", hash);
     lastHash = location.hash;
