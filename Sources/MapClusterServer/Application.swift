@@ -1,6 +1,6 @@
 package import Hummingbird
 package import Logging
-import ServiceLifecycle
+package import ServiceLifecycle
 import UnixSignals
 
 /// The application: `router` on a host and port, shutting down cleanly on SIGINT and SIGTERM when run with
@@ -31,11 +31,22 @@ let serverStopLimit = Duration.seconds(7)
 /// ``LiveService/stop(grace:)``); then the server takes no new connection, finishes the requests under way and
 /// returns. Whatever still runs 7 seconds after the signal is cancelled. The caller then stops the live writer,
 /// which commits or refuses the edits it was given.
-package func runServer(_ application: some ApplicationProtocol, points: ServedPoints?, logger: Logger) async throws {
+///
+/// `loading`, when given, runs beside the server (it loads the points while the server listens): its end leaves the
+/// server running; its error stops the server gracefully and is thrown from here.
+package func runServer(
+    _ application: some ApplicationProtocol, points: ServedPoints?, loading: (any Service)? = nil, logger: Logger
+) async throws {
     // A service group stops its services last to first: the streams' stop runs before the server's, which waits
     // for every open request, a change stream's too, to end.
-    var services: [any Service] = [application]
-    if let points { services.append(ChangeStreamsStop(points: points)) }
+    var services = [ServiceGroupConfiguration.ServiceConfiguration(service: application)]
+    if let loading {
+        services.append(
+            .init(
+                service: loading, successTerminationBehavior: .ignore,
+                failureTerminationBehavior: .gracefullyShutdownGroup))
+    }
+    if let points { services.append(.init(service: ChangeStreamsStop(points: points))) }
     var configuration = ServiceGroupConfiguration(
         services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
     configuration.maximumGracefulShutdownDuration = serverStopLimit
@@ -49,5 +60,14 @@ private struct ChangeStreamsStop: Service {
     func run() async throws {
         try? await gracefulShutdown()
         await points.live?.stop()
+    }
+}
+
+/// A service whose work is a closure: what loads a server's points beside it.
+struct LoadingService: Service {
+    let work: @Sendable () async throws -> Void
+
+    func run() async throws {
+        try await work()
     }
 }

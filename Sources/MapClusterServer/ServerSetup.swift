@@ -7,6 +7,7 @@ import MapClusterLive
 import MapClusterManager
 import MapClusterStore
 import MapClusterTiles
+import ServiceLifecycle
 
 /// What a server serves and how: what `mapcluster serve` takes from its options, checked already.
 package struct ServerConfiguration: Sendable {
@@ -85,27 +86,22 @@ package struct MapServer<Application: ApplicationProtocol>: Sendable {
     /// Until the points are loaded, `/healthz` is 200 and `/readyz` and the routes that need the points are 503. A load
     /// that fails stops the server with its error.
     package func run(logger: Logger) async throws {
-        do {
-            try await withThrowingTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    try await runServer(application, points: points, logger: logger)
-                    return true
-                }
-                group.addTask {
-                    try await load(logger: logger)
-                    await startup.loaded()
-                    // Idle change streams hear from the server every 15 seconds.
-                    while let live, !Task.isCancelled {
-                        try? await Task.sleep(for: .seconds(15))
+        let loading = loader.map { _ in
+            LoadingService {
+                try await load(logger: logger)
+                await startup.loaded()
+                guard let live else { return }
+                // Idle change streams hear from the server every 15 seconds, until it stops.
+                try? await cancelWhenGracefulShutdown {
+                    while true {
+                        try await Task.sleep(for: .seconds(15))
                         live.live.remind()
                     }
-                    return false
-                }
-                // The server's end ends the reminders; a failed load ends the server (its error, thrown here).
-                while let serverEnded = try await group.next() {
-                    if serverEnded { group.cancelAll() }
                 }
             }
+        }
+        do {
+            try await runServer(application, points: points, loading: loading, logger: logger)
         } catch {
             await stopLive()
             throw error
