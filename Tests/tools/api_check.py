@@ -24,7 +24,7 @@ import tempfile
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from operations_check import start  # noqa: E402
+from server_process import start  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DOCUMENT = os.path.join(ROOT, "Sources", "MapClusterServer", "Resources", "openapi.json")
@@ -66,9 +66,10 @@ def main():
         token_file.write(TOKEN + "\n")
     servers = []
     try:
-        reader, read_port = start(sys.argv[1])
+        reader, read_port = start(sys.argv[1], name="api_check")
         servers.append(reader)
-        writer, write_port = start(sys.argv[1], "--writable", "--store", "memory", "--token-file", token_file.name)
+        writer, write_port = start(
+            sys.argv[1], "--writable", "--store", "memory", "--token-file", token_file.name, name="api_check")
         servers.append(writer)
         report = {
             "read": schemathesis(read_port, "--include-method", "GET"),

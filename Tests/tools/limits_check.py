@@ -19,10 +19,10 @@ Prints one JSON line of what it measured; exits 1 with the reason on the first f
 import json
 import re
 import socket
-import subprocess
 import sys
-import threading
 import time
+
+import server_process  # beside this file
 
 TIMEOUT = 2.0
 
@@ -33,19 +33,7 @@ def fail(message):
 
 
 def start(binary, *options):
-    arguments = [binary, "serve", "--port", "0"] + list(options)
-    process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            fail("the server stopped at start: " + process.stderr.read()[-2000:])
-        found = re.search(r"serving the map on http://[^:]+:(\d+)/", line)
-        if found:
-            threading.Thread(target=process.stdout.read, daemon=True).start()
-            threading.Thread(target=process.stderr.read, daemon=True).start()
-            return process, int(found.group(1))
-    fail("the server did not start within 120 s")
+    return server_process.start(binary, *options, name="limits_check")
 
 
 def connect(port, source=None):

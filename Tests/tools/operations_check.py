@@ -16,16 +16,14 @@ prometheus-client`.
 
 import json
 import os
-import re
-import subprocess
 import sys
 import tempfile
-import threading
-import time
 import urllib.error
 import urllib.request
 
 from prometheus_client.parser import text_string_to_metric_families
+
+import server_process  # beside this file
 
 TOKEN = "operations-check-token-0123456789"
 
@@ -36,19 +34,7 @@ def fail(message):
 
 
 def start(binary, *options):
-    process = subprocess.Popen([binary, "serve", "--port", "0", *options], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            fail("the server stopped at start: " + process.stderr.read()[-2000:])
-        found = re.search(r"serving the map on http://[^:]+:(\d+)/", line)
-        if found:
-            threading.Thread(target=process.stdout.read, daemon=True).start()
-            threading.Thread(target=process.stderr.read, daemon=True).start()
-            return process, int(found.group(1))
-    fail("the server did not start within 120 s")
+    return server_process.start(binary, *options, name="operations_check")
 
 
 def request(port, path, method="GET", body=None, token=None):
