@@ -23,8 +23,7 @@ package final class ServedPoints: Sendable {
 
     /// Points loaded already: a server built around a service (``buildRouter(service:live:files:corsOrigin:limits:)``).
     package init(service: ClusterService, live: LiveService?) {
-        loaded.withLockedValue { $0 = Loaded(service: service, live: live) }
-        problem.withLockedValue { $0 = nil }
+        load(service: service, live: live)
     }
 
     /// Makes the loaded points the answer of every route.
@@ -52,20 +51,26 @@ package final class ServedPoints: Sendable {
 
     /// The service the read routes answer from: the live points' current one, or the loaded points'.
     func service() throws(RequestError) -> ClusterService {
-        guard let loaded = loaded.withLockedValue({ $0 }) else { throw Self.notYet(problem.withLockedValue { $0 }) }
+        let loaded = try current()
         return loaded.live?.current ?? loaded.service
     }
 
     /// The live service the edit routes answer from.
     func requireLive() throws(RequestError) -> LiveService {
-        guard let live = loaded.withLockedValue({ $0?.live }) else { throw Self.notYet(problem.withLockedValue { $0 }) }
+        guard let live = try current().live else { throw Self.notYet(problem.withLockedValue { $0 }) }
         return live
     }
 
     /// What `/api/config` answers.
     func configuration() throws(RequestError) -> ConfigurationAnswer {
-        guard let loaded = loaded.withLockedValue({ $0 }) else { throw Self.notYet(problem.withLockedValue { $0 }) }
+        let loaded = try current()
         return loaded.live?.configuration() ?? loaded.service.configuration()
+    }
+
+    /// The loaded points, or a 503 that says why there are none yet.
+    private func current() throws(RequestError) -> Loaded {
+        guard let loaded = loaded.withLockedValue({ $0 }) else { throw Self.notYet(problem.withLockedValue { $0 }) }
+        return loaded
     }
 
     private static func notYet(_ reason: String?) -> RequestError {

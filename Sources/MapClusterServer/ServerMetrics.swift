@@ -29,7 +29,6 @@ package final class ServerMetrics: Sendable {
 
     /// Counts a request that was answered, and its time.
     func request(route: String, method: HTTPRequest.Method, status: HTTPResponse.Status, duration: Duration) {
-        let (seconds, attoseconds) = duration.components
         Counter(
             label: "mapcluster_http_requests_total",
             dimensions: [("route", route), ("method", method.rawValue), ("status", String(status.code))],
@@ -38,7 +37,7 @@ package final class ServerMetrics: Sendable {
         Metrics.Timer(
             label: "mapcluster_http_request_duration_seconds",
             dimensions: [("route", route), ("method", method.rawValue)], factory: factory
-        ).recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        ).record(duration: duration)
         if let reason = Self.rejection(status) {
             Counter(label: "mapcluster_rejected_requests_total", dimensions: [("reason", reason)], factory: factory)
                 .increment()
@@ -58,9 +57,7 @@ package final class ServerMetrics: Sendable {
 
     /// Records a store's commit: how long it took, and how many points the edits it held changed.
     package func commit(duration: Duration, changedPoints: Int) {
-        let (seconds, attoseconds) = duration.components
-        Metrics.Timer(label: "mapcluster_store_commit_duration_seconds", factory: factory)
-            .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        Metrics.Timer(label: "mapcluster_store_commit_duration_seconds", factory: factory).record(duration: duration)
         Counter(label: "mapcluster_edits_applied_total", factory: factory).increment(by: changedPoints)
     }
 
