@@ -174,11 +174,13 @@ package func buildApplication(
         let router = buildRouter(
             archive: archive, files: files, corsOrigin: configuration.corsOrigin, limits: configuration.limits,
             metrics: metrics)
+        // Nothing to load: the port is told as soon as the server listens.
+        let startup = Startup(loaded: true, onServerRunning: onServerRunning)
         return MapServer(
             application: buildApplication(
                 router: router, host: configuration.host, port: configuration.port, logger: logger,
-                limits: configuration.limits, onServerRunning: onServerRunning),
-            points: nil, loader: nil, startup: Startup(loaded: true, onServerRunning: onServerRunning))
+                limits: configuration.limits, onServerRunning: { await startup.listening(on: $0) }),
+            points: nil, loader: nil, startup: startup)
     case .store(let location, let token):
         loader = { logger in
             let live = try await liveService(configuration, location: location, token: token, logger: logger)
