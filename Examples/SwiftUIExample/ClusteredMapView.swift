@@ -1,7 +1,5 @@
 // SwiftUI's Map of the world's cities, clustered by MapCluster. Copy into an iOS 17 or macOS 14 app target.
-import MapCluster
 import MapClusterIO
-import MapClusterManager
 import MapClusterMapKit
 import MapKit
 import SwiftUI
@@ -23,7 +21,9 @@ struct ClusteredMapView: View {
             }
         }
         .task {
-            guard let cities = try? CSVPointReader().read(contentsOf: SampleData.worldCitiesURL) else { return }
+            guard let url = Bundle.main.url(forResource: "world-cities-15000", withExtension: "csv"),
+                let cities = try? CSVPointReader().read(contentsOf: url)
+            else { return }
             try? await model.add(cities.records.map { Placement($0.id, at: $0.coordinate) })
         }
     }

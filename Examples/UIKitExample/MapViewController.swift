@@ -1,7 +1,5 @@
 // An MKMapView of the world's cities, clustered by MapCluster. Copy into an iOS app target.
-import MapCluster
 import MapClusterIO
-import MapClusterManager
 import MapClusterMapKit
 import MapKit
 import UIKit
@@ -34,7 +32,9 @@ final class MapViewController: UIViewController, MKMapViewDelegate {
 
         // The bundled cities: read off the main thread, then handed to the controller in one batch.
         Task.detached {
-            guard let cities = try? CSVPointReader().read(contentsOf: SampleData.worldCitiesURL) else { return }
+            guard let url = Bundle.main.url(forResource: "world-cities-15000", withExtension: "csv"),
+                let cities = try? CSVPointReader().read(contentsOf: url)
+            else { return }
             let placements = cities.records.map { Placement($0.id, at: $0.coordinate) }
             await MainActor.run { self.clusters.add(placements) }
         }

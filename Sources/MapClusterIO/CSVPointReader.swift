@@ -4,7 +4,7 @@ import MapCluster
 /// Reads points from CSV (RFC 4180: a header row, comma-separated fields, double quotes around fields
 /// that hold commas, quotes or line breaks, a quote inside written twice).
 ///
-///     let points = try CSVPointReader().read(contentsOf: SampleData.worldCitiesURL)
+///     let points = try CSVPointReader().read(contentsOf: URL(fileURLWithPath: "cities.csv"))
 ///
 /// The id, latitude and longitude columns are found by their usual names (case-insensitively) unless named: `id`;
 /// `lat`, `latitude`, `y`; `lon`, `lng`, `long`, `longitude`, `x`. Without an id column a point's id is its record

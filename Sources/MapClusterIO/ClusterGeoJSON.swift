@@ -73,7 +73,7 @@ public struct ClusterGeoJSON: Sendable {
     ///
     /// `expansion_zoom` is the whole zoom at which it has split, as supercluster gives it (the
     /// exact one rounded up); `expansion_zoom_exact` is the exact one, for maps that zoom continuously.
-    package func clusterFeature(
+    @_spi(MapClusterServer) public func clusterFeature(
         id: String, at coordinate: Coordinate, count: Int, expansionZoom: Double?, aggregates: ClusterAggregates?,
         keys: AggregateKeys?, into json: inout JSONText
     ) {
@@ -136,12 +136,13 @@ public struct ClusterGeoJSON: Sendable {
 
     /// The names of an answer's aggregate properties, escaped once: `,"population_sum":` for each reduction, and
     /// `"EU":` for each category.
-    package struct AggregateKeys {
+    @_spi(MapClusterServer) public struct AggregateKeys {
         let reductions: [String]
         let categories: [String]
         let weighted: Bool
 
-        package init(of aggregates: ClusterAggregates, weighted: Bool) {
+        /// The keys of `aggregates`' reductions and categories; `weighted` adds the weight's.
+        @_spi(MapClusterServer) public init(of aggregates: ClusterAggregates, weighted: Bool) {
             func key(_ name: String) -> String {
                 var json = JSONText()
                 json.string(name)
@@ -154,7 +155,10 @@ public struct ClusterGeoJSON: Sendable {
         }
     }
 
-    package func pointFeature(_ record: Int, at coordinate: Coordinate, into json: inout JSONText) {
+    /// Appends the GeoJSON feature of the point `record` of the points, at `coordinate`.
+    @_spi(MapClusterServer) public func pointFeature(
+        _ record: Int, at coordinate: Coordinate, into json: inout JSONText
+    ) {
         let point = points.records[record]
         json.raw(#"{"type":"Feature","id":"#)
         if point.idKind == .number { json.raw(point.id) } else { json.string(point.id) }

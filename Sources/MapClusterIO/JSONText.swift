@@ -1,15 +1,18 @@
-package import MapCluster
+public import MapCluster
 
 /// JSON text built by appending, with strings escaped as RFC 8259 asks.
-package struct JSONText {
-    package var text = ""
+@_spi(MapClusterServer) public struct JSONText {
+    /// The text so far.
+    @_spi(MapClusterServer) public var text = ""
 
-    package init() {}
+    /// Empty text.
+    @_spi(MapClusterServer) public init() {}
 
-    package mutating func raw(_ fragment: String) { text += fragment }
+    /// Appends `fragment` as it is: punctuation, keys already escaped.
+    @_spi(MapClusterServer) public mutating func raw(_ fragment: String) { text += fragment }
 
     /// A GeoJSON position, `[longitude,latitude]`; `null` for none.
-    package mutating func position(_ coordinate: Coordinate?) {
+    @_spi(MapClusterServer) public mutating func position(_ coordinate: Coordinate?) {
         guard let coordinate else { return raw("null") }
         raw("[")
         number(coordinate.longitude)
@@ -18,11 +21,13 @@ package struct JSONText {
         raw("]")
     }
 
-    package mutating func number(_ value: Double) {
+    /// A number in its shortest form that reads back the same; `null` for one that isn't finite.
+    @_spi(MapClusterServer) public mutating func number(_ value: Double) {
         text += value.isFinite ? value.shortestText : "null"
     }
 
-    package mutating func string(_ value: String) {
+    /// A JSON string, escaped.
+    @_spi(MapClusterServer) public mutating func string(_ value: String) {
         text += "\""
         // Most strings (ids, names, categories) need no escape: appended whole.
         if value.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
@@ -46,7 +51,8 @@ package struct JSONText {
         text += "\""
     }
 
-    package mutating func value(_ value: PropertyValue) {
+    /// A property value as JSON: a number, string, boolean, null, array or object.
+    @_spi(MapClusterServer) public mutating func value(_ value: PropertyValue) {
         switch value {
         case .string(let string): self.string(string)
         case .number(let number): self.number(number)

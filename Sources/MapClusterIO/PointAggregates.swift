@@ -228,7 +228,7 @@ extension PointSet {
     /// Checks every record's values for an aggregation, as building the index does, without building it.
     ///
     /// - Throws: ``PointFileError`` naming the first bad value.
-    package func aggregateValuesIfAny(_ aggregation: PointAggregation) throws(PointFileError) {
+    @_spi(MapClusterServer) public func aggregateValuesIfAny(_ aggregation: PointAggregation) throws(PointFileError) {
         guard !aggregation.isEmpty else { return }
         _ = try aggregateValues(aggregation)
     }

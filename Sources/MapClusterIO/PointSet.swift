@@ -121,7 +121,7 @@ extension PointRecord {
     }
 
     /// The id with its kind, for telling ids apart: the number 12 and the text "12" are two ids.
-    package var uniqueKey: String { (idKind == .number ? "n" : "t") + id }
+    @_spi(MapClusterServer) public var uniqueKey: String { (idKind == .number ? "n" : "t") + id }
 }
 
 /// What a point's id is.

@@ -79,7 +79,7 @@ extension PropertyValue: ExpressibleByStringLiteral, ExpressibleByFloatLiteral, 
 
 extension PropertyValue {
     /// The value of a JSON text, or `nil` if the text is not one JSON value.
-    package init?(jsonText text: String) {
+    @_spi(MapClusterServer) public init?(jsonText text: String) {
         var text = text
         let value = text.withUTF8 { bytes -> PropertyValue? in
             var stream = JSONStream(bytes: bytes)
@@ -91,7 +91,7 @@ extension PropertyValue {
     }
 
     /// The value as JSON text (object members sorted by name).
-    package var jsonText: String {
+    @_spi(MapClusterServer) public var jsonText: String {
         var json = JSONText()
         json.value(self)
         return json.text

@@ -1,4 +1,4 @@
-#if canImport(MapKit)
+#if canImport(MapKit) && !os(watchOS)
     public import MapCluster
     public import MapClusterManager
     public import MapKit

@@ -30,12 +30,17 @@
                 heading: heading)
         }
 
-        /// The viewport an `MKMapView` shows now, turned as its camera is; `nil` before it has a size.
-        @MainActor
-        public init?(_ mapView: MKMapView) {
-            self.init(mapView.visibleMapRect, size: mapView.bounds.size, heading: mapView.camera.heading)
-        }
     }
+
+    #if !os(watchOS)
+        extension Viewport {
+            /// The viewport an `MKMapView` shows now, turned as its camera is; `nil` before it has a size.
+            @MainActor
+            public init?(_ mapView: MKMapView) {
+                self.init(mapView.visibleMapRect, size: mapView.bounds.size, heading: mapView.camera.heading)
+            }
+        }
+    #endif
 
     extension Coordinate {
         /// The coordinate as Core Location's.

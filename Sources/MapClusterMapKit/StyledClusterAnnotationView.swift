@@ -1,4 +1,4 @@
-#if canImport(MapKit)
+#if canImport(MapKit) && !os(watchOS)
     public import MapKit
     #if canImport(UIKit)
         public import UIKit

@@ -43,7 +43,7 @@ let package = Package(
             name: "AdapterBehaviourTests",
             dependencies: [
                 "MirroredMapKitAdapter", "MapKit", library("MapCluster"), library("MapClusterManager"),
-                // The examples' SampleData, for the typecheck's engine modules.
+                // The examples read their CSV with MapClusterIO: the typecheck copies its module with the engine's.
                 library("MapClusterIO"),
             ],
             // Swift Testing's overlay for Apple's Core Graphics would load with the mirror's: not here.

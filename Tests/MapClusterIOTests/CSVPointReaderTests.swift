@@ -4,16 +4,6 @@ import MapClusterIO
 import Testing
 
 struct CSVPointReaderTests {
-    @Test func readsTheBundledSampleData() throws {
-        let points = try CSVPointReader().read(contentsOf: SampleData.worldCitiesURL)
-        #expect(points.records.count == 34_006)
-        #expect(points.propertyNames == ["name", "population", "country", "continent"])
-        let first = try #require(points.records.first)
-        #expect(first.id == "362")
-        #expect(first.coordinate == (try Coordinate(latitude: 35.75936, longitude: 51.37601)))
-        #expect(points.property("name", of: first) == "Shahrak-e Qods")
-    }
-
     @Test func findsColumnsByTheirUsualNamesAndKeepsQuotedFields() throws {
         let text = "Name,Latitude,LNG\n\"Paris, France\",48.85,2.35\n\"Say \"\"hi\"\"\",1,2\r\n\"two\nlines\",3,4\n"
         let points = try CSVPointReader().read(text, file: "t.csv")

@@ -1,6 +1,6 @@
 import Foundation
 import MapCluster
-import MapClusterIO
+@_spi(MapClusterServer) import MapClusterIO
 import Testing
 
 struct GeoJSONTests {

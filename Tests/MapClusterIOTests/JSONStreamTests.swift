@@ -1,8 +1,8 @@
 import Foundation
-import MapCluster
+@_spi(MapClusterServer) import MapCluster
 import Testing
 
-@testable import MapClusterIO
+@testable @_spi(MapClusterServer) import MapClusterIO
 
 /// The streaming JSON parser against the JSON writer and Foundation's encoder, on random documents.
 struct JSONStreamTests {

@@ -1,6 +1,6 @@
 // Testable: the thread-sanitized package (Tests/ThreadSanitizer) builds this target too, and from there the engine's
 // package-level SplitMix64 is reached only so.
-@testable public import MapCluster
+@testable @_spi(MapClusterServer) public import MapCluster
 
 /// Shapes of test data; each names what it stresses.
 public enum DataShape: String, CaseIterable, CustomStringConvertible, Sendable {

@@ -192,5 +192,5 @@ enum MortonKey {
 
 extension Coordinate {
     /// The Morton key of the coordinate's position on the index's grid: where the index keeps it.
-    package var gridKey: UInt64 { GridPosition(self).key }
+    @_spi(MapClusterServer) public var gridKey: UInt64 { GridPosition(self).key }
 }

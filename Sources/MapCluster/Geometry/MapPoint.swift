@@ -43,7 +43,8 @@ public struct MapPoint: Hashable, Sendable, CustomStringConvertible {
 public struct MapSize: Hashable, Sendable {
     /// The width and height of the whole world: 2^28 = 268,435,456 units, MapKit's `MKMapSize.world`.
     public static let world = MapSize(width: worldWidth, height: worldWidth)
-    package static let worldWidth: Double = 268_435_456
+    /// The world's width (and height) in plane units, 2^28.
+    @_spi(MapClusterServer) public static let worldWidth: Double = 268_435_456
 
     /// Width in plane units.
     public var width: Double
@@ -63,7 +64,7 @@ public struct MapSize: Hashable, Sendable {
     }
 
     /// The difference `b - a` along x the shorter way around the world: within ±``worldWidth``/2.
-    package static func wrappedDeltaX(from a: Double, to b: Double) -> Double {
+    @_spi(MapClusterServer) public static func wrappedDeltaX(from a: Double, to b: Double) -> Double {
         var delta = (b - a).truncatingRemainder(dividingBy: worldWidth)
         if delta > worldWidth / 2 { delta -= worldWidth }
         if delta < -worldWidth / 2 { delta += worldWidth }

@@ -17,6 +17,10 @@ public import Observation
 /// (`mapSize` is the map's size from a `GeometryReader`; `MapClusterMapKit` has `Viewport(_:size:)` and
 /// `cameraDidChange(_:size:)` for MapKit's types.) A camera change made while an update computes
 /// supersedes it: ``markers`` always ends as the clusters of the last camera.
+///
+/// It is observable through the Observation framework, which needs iOS 17 or macOS 14; on earlier systems a UIKit or
+/// AppKit map view drives ``MapMarkerController`` instead.
+@available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, visionOS 1.0, *)
 @MainActor
 @Observable
 public final class ClusterMapModel<Element: Hashable & Sendable> {

@@ -1,4 +1,4 @@
-public import MapCluster
+@_spi(MapClusterServer) public import MapCluster
 
 /// The controller a map view drives: it owns the elements and their index, takes changes in batches, and answers each
 /// viewport with the markers to show and the changes from the last answer.

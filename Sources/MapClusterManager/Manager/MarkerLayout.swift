@@ -1,4 +1,4 @@
-import MapCluster
+@_spi(MapClusterServer) import MapCluster
 
 /// The screen-space passes over an update's clusters: overlap merging or separation, and fanning out elements on one
 /// coordinate.

@@ -2,7 +2,7 @@ import MapClusterTestSupport
 import Observation
 import Testing
 
-@testable import MapCluster
+@testable @_spi(MapClusterServer) import MapCluster
 @testable import MapClusterManager
 
 /// A map view that keeps its markers by id and refuses what a real map would get wrong: removing a marker it doesn't

@@ -3,7 +3,7 @@ import Foundation
 import MapClusterTestSupport
 import Testing
 
-@testable import MapCluster
+@testable @_spi(MapClusterServer) import MapCluster
 @testable import MapClusterManager
 
 /// The manager under concurrent use.

@@ -1,7 +1,7 @@
 import MapClusterTestSupport
 import Testing
 
-@testable import MapCluster
+@testable @_spi(MapClusterServer) import MapCluster
 @testable import MapClusterManager
 
 /// The overlap and fan-out passes, titles, find and reveal, and the debug grid.

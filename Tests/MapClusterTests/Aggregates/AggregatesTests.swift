@@ -1,7 +1,7 @@
 import MapClusterTestSupport
 import Testing
 
-@testable import MapCluster
+@testable @_spi(MapClusterServer) import MapCluster
 
 /// A user's reduction of the general form: the union of bit flags (which no numeric reduction expresses).
 struct Flags: ClusterAggregate {

@@ -1,7 +1,7 @@
 import MapClusterTestSupport
 import Testing
 
-@testable import MapCluster
+@testable @_spi(MapClusterServer) import MapCluster
 
 /// A map turned by its camera's heading, as MapKit's maps turn: the viewport clusters what the turned screen shows.
 struct RotatedMapTests {

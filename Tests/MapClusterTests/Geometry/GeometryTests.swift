@@ -1,7 +1,7 @@
 import MapClusterTestSupport
 import Testing
 
-@testable import MapCluster
+@testable @_spi(MapClusterServer) import MapCluster
 
 struct GeometryTests {
     @Test func originProjectsToTheCenterOfTheWorld() {

@@ -1,7 +1,7 @@
 import MapClusterTestSupport
 import Testing
 
-@testable import MapCluster
+@testable @_spi(MapClusterServer) import MapCluster
 
 /// The coarse cells a large tree keeps (``CoarseCells``) answer world maps: they must follow every edit, appear and go
 /// with the tree's size, and give the clusters the tree itself gives.

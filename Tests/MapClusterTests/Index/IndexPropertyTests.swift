@@ -2,7 +2,7 @@ import Foundation
 import MapClusterTestSupport
 import Testing
 
-@testable import MapCluster
+@testable @_spi(MapClusterServer) import MapCluster
 
 /// Random sequences of batches, moves, removes and queries, checked after every step against a brute-force model.
 ///

@@ -1,0 +1,305 @@
+import Foundation
+@_spi(MapClusterServer) public import MapCluster
+public import MapClusterIO
+import MapClusterManager
+
+/// A live server's points and their index, changed by edits while any number of readers query them.
+///
+/// Readers take ``current``, a ``State`` that never changes: the points and index of one version, which stay whole
+/// while the next edits are applied to copies (the index and the records share their storage with the copies, page by
+/// page, so a version costs what its edits touch). Edits are applied by one writer at a time (``LiveWriter``),
+/// after the store has committed them; a reader sees an edit whole or not at all.
+///
+/// Subscribers (``subscribe()``) are told of each new version, and can ask which grid keys changed since the
+/// version they last saw, to update their markers as a ``MapClusterManager/ClusterManager`` does.
+public final class LiveIndex: @unchecked Sendable {
+    /// One version of the points.
+    public struct State: Sendable {
+        /// Raised by each group of edits applied.
+        public let version: Int
+        /// The store's sequence number of the last edit applied.
+        public let sequence: Int64
+        /// The points, by slot: the index's elements are positions in ``MapClusterIO/PointSet/records``.
+        ///
+        /// A slot of a
+        /// deleted point keeps its old record until it is reused; only the index says which slots are live.
+        public let points: PointSet
+        /// The index of the points, with the aggregates ``LiveIndex/aggregation`` asks for.
+        public let index: ClusterIndex<Int>
+    }
+
+    /// What a group of edits did.
+    public struct Applied: Sendable {
+        /// The version it made.
+        public var version: Int
+        /// For each edit: how many points it added, moved (or gave new properties), and deleted.
+        public var counts: [(inserted: Int, moved: Int, deleted: Int)]
+    }
+
+    /// What clusters add up.
+    public let aggregation: PointAggregation
+    /// The aggregates' schema (categories, reductions), fixed at start; `nil` when nothing is aggregated.
+    public let schema: AggregateSchema?
+
+    /// Guards `state`, `slots`, `log` and `subscribers`.
+    ///
+    /// The writer reads `state` and `slots` without it (it is the
+    /// only one that changes them) and takes it to publish.
+    fileprivate let lock = NSLock()
+    private var state: State
+    /// The slot of each point.
+    private var slots: [PointKey: Int]
+    /// Slots of deleted points, to reuse (the writer's only).
+    private var freeSlots: [Int] = []
+    /// For the last versions: the grid keys their edits touched (`nil`: too many to list).
+    private var log: [(version: Int, keys: [UInt64]?)] = []
+    fileprivate var subscribers: [Int: AsyncStream<Int>.Continuation] = [:]
+    /// Whether ``finishSubscriptions()`` was called: no subscription lasts from then on.
+    fileprivate var subscriptionsFinished = false
+    private var nextSubscriber = 0
+
+    /// How many versions of changed keys are kept for subscribers that lag.
+    public static let loggedVersions = 256
+    /// Edits of more points than this mark everything as changed.
+    static let largestListedChange = 65_536
+
+    /// The points of a store (`sequence` its last batch), indexed with the aggregates `aggregation` asks for.
+    ///
+    /// - Throws: ``MapClusterIO/PointFileError`` for a value the aggregation can't take.
+    public init(points: PointSet, sequence: Int64, aggregation: PointAggregation) throws(PointFileError) {
+        let index = try points.indexByRecord(aggregating: aggregation)
+        self.aggregation = aggregation
+        schema = index.schema
+        state = State(version: 0, sequence: sequence, points: points, index: index)
+        slots = Self.slots(of: points)
+    }
+
+    /// The slot of each point of a set: its position.
+    private static func slots(of points: PointSet) -> [PointKey: Int] {
+        var slots: [PointKey: Int] = [:]
+        slots.reserveCapacity(points.records.count)
+        for (slot, record) in points.records.enumerated() { slots[PointKey(record)] = slot }
+        return slots
+    }
+
+    /// Notes the keys a new version's edits touched (`nil`: too many to list).
+    ///
+    /// The oldest beyond ``loggedVersions`` are forgotten. Called under the lock.
+    private func record(_ version: Int, touching keys: [UInt64]?) {
+        log.append((version, keys))
+        if log.count > Self.loggedVersions { log.removeFirst(log.count - Self.loggedVersions) }
+    }
+
+    /// The version readers answer from now.
+    public var current: State { lock.withLock { state } }
+
+    /// The number of points.
+    public var count: Int { current.index.count }
+
+    /// A point by its key, with the names of its properties; `nil` if there is none.
+    public func point(_ key: PointKey) -> (record: PointRecord, propertyNames: [String])? {
+        lock.lock()
+        let slot = slots[key]
+        let points = state.points
+        lock.unlock()
+        guard let slot else { return nil }
+        return (points.records[slot], points.propertyNames)
+    }
+
+    /// Checks an edit's points against the aggregation (a reduced value that is not a number, a negative weight, an
+    /// unknown category), as the index would take them.
+    ///
+    /// - Throws: ``MapClusterIO/PointFileError`` naming the feature and field.
+    public func check(_ edit: PointEdit) throws(PointFileError) {
+        guard let schema else { return }
+        for record in edit.puts.records {
+            _ = try aggregation.values(of: record, propertyNames: edit.puts.propertyNames, schema: schema)
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Applies edits the store has committed, in order, as one new version.
+    ///
+    /// Only one caller at a time: the writer.
+    @discardableResult
+    func apply(_ edits: [(edit: PointEdit, sequence: Int64)]) -> Applied {
+        var points = state.points
+        var index = state.index
+        var changedSlots: [PointKey: Int?] = [:]
+        var keys: [UInt64]? = []
+        var counts: [(inserted: Int, moved: Int, deleted: Int)] = []
+        if edits.reduce(0, { $0 + $1.edit.count }) > Self.largestListedChange { keys = nil }
+
+        func slot(of key: PointKey) -> Int? {
+            if let changed = changedSlots[key] { return changed }
+            return slots[key]
+        }
+
+        for (edit, _) in edits {
+            var count = (inserted: 0, moved: 0, deleted: 0)
+            var removed: [Int] = []
+            for key in edit.deletes {
+                guard let old = slot(of: key) else { continue }
+                if let coordinate = index.coordinate(of: old) { keys?.append(coordinate.gridKey) }
+                removed.append(old)
+                changedSlots[key] = .some(nil)
+                count.deleted += 1
+            }
+            index.remove(contentsOf: removed)
+            freeSlots += removed
+
+            // The edit's property columns among the live ones, which grow as new names come.
+            let positions = edit.puts.propertyNames.map { name in
+                if let position = points.propertyNames.firstIndex(of: name) { return position }
+                points.propertyNames.append(name)
+                return points.propertyNames.count - 1
+            }
+            var placed: [(Int, Coordinate)] = []
+            var values: [(Int, Coordinate, ElementValues)] = []
+            for record in edit.puts.records {
+                let key = PointKey(record)
+                var properties = [PropertyValue](repeating: .null, count: points.propertyNames.count)
+                for (from, to) in positions.enumerated() { properties[to] = record.property(at: from) }
+                let stored = PointRecord(
+                    id: record.id, idKind: record.idKind, coordinate: record.coordinate, properties: properties)
+                let target: Int
+                if let old = slot(of: key) {
+                    target = old
+                    if let coordinate = index.coordinate(of: old) { keys?.append(coordinate.gridKey) }
+                    points.records[old] = stored
+                    count.moved += 1
+                } else if let free = freeSlots.popLast() {
+                    target = free
+                    points.records[free] = stored
+                    changedSlots[key] = free
+                    count.inserted += 1
+                } else {
+                    target = points.records.count
+                    points.records.append(stored)
+                    changedSlots[key] = target
+                    count.inserted += 1
+                }
+                keys?.append(record.coordinate.gridKey)
+                if let schema {
+                    values.append((target, record.coordinate, elementValues(of: stored, in: points, schema: schema)))
+                } else {
+                    placed.append((target, record.coordinate))
+                }
+            }
+            if schema != nil {
+                do {
+                    try index.insert(contentsOf: values)
+                } catch {
+                    // Not reached: every value is checked or neutral.
+                    assertionFailure("an edit's aggregate values were refused: \(error)")
+                }
+            } else {
+                index.insert(contentsOf: placed)
+            }
+            counts.append(count)
+        }
+
+        let sequence = edits.last?.sequence ?? state.sequence
+        let (version, listeners) = lock.withLock {
+            let version = state.version + 1
+            state = State(version: version, sequence: sequence, points: points, index: index)
+            for (key, slot) in changedSlots { slots[key] = slot }
+            record(version, touching: keys)
+            return (version, Array(subscribers.values))
+        }
+        for listener in listeners { listener.yield(version) }
+        return Applied(version: version, counts: counts)
+    }
+
+    /// Replaces every point with a store's (after a follower fell too far behind to catch up batch by batch).
+    func reload(_ points: PointSet, sequence: Int64) throws(PointFileError) {
+        let index = try points.indexByRecord(aggregating: aggregation)
+        let slots = Self.slots(of: points)
+        freeSlots = []
+        let (version, listeners) = lock.withLock {
+            let version = state.version + 1
+            state = State(version: version, sequence: sequence, points: points, index: index)
+            self.slots = slots
+            record(version, touching: nil)
+            return (version, Array(subscribers.values))
+        }
+        for listener in listeners { listener.yield(version) }
+    }
+
+    /// A record's aggregate values; neutral ones (weight 1, no category, no values) for a record the schema refuses,
+    /// which only a batch committed by a server with other options can bring.
+    private func elementValues(of record: PointRecord, in points: PointSet, schema: AggregateSchema) -> ElementValues {
+        if let values = try? aggregation.values(of: record, propertyNames: points.propertyNames, schema: schema) {
+            return values
+        }
+        var neutral = record
+        neutral.properties = []
+        return (try? aggregation.values(of: neutral, propertyNames: [], schema: schema)) ?? ElementValues()
+    }
+
+    // MARK: - Following
+
+    /// The grid keys the edits after `version` up to the current one touched, sorted; `nil` when they are not all
+    /// known (too many, or too long ago).
+    public func changedKeys(after version: Int, through latest: Int) -> [UInt64]? {
+        lock.withLock {
+            guard version < latest else { return [] }
+            guard let first = log.first, first.version <= version + 1 else { return nil }
+            var keys: [UInt64] = []
+            for entry in log where entry.version > version && entry.version <= latest {
+                guard let touched = entry.keys else { return nil }
+                keys += touched
+            }
+            return keys.sorted()
+        }
+    }
+
+    /// A stream of the versions made from now on, the newest only when a subscriber is slow to take them; and its
+    /// number, to end it with ``unsubscribe(_:)``.
+    ///
+    /// After ``finishSubscriptions()``, the stream is finished from the start.
+    public func subscribe() -> (id: Int, versions: AsyncStream<Int>) {
+        let (stream, continuation) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .bufferingNewest(1))
+        let id: Int? = lock.withLock {
+            guard !subscriptionsFinished else { return nil }
+            nextSubscriber += 1
+            subscribers[nextSubscriber] = continuation
+            return nextSubscriber
+        }
+        guard let id else {
+            continuation.finish()
+            return (0, stream)
+        }
+        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+        return (id, stream)
+    }
+
+    /// Ends a subscription.
+    public func unsubscribe(_ id: Int) {
+        let continuation = lock.withLock { subscribers.removeValue(forKey: id) }
+        continuation?.finish()
+    }
+
+    /// Sends every subscriber the current version again (a heartbeat: what keeps idle streams open through proxies).
+    public func remind() {
+        let (version, listeners) = lock.withLock { (state.version, Array(subscribers.values)) }
+        for listener in listeners { listener.yield(version) }
+    }
+
+    /// The number of subscribers.
+    public var subscriberCount: Int { lock.withLock { subscribers.count } }
+}
+
+extension LiveIndex {
+    /// Ends every subscription, and every later one as it starts (when the server stops).
+    public func finishSubscriptions() {
+        let listeners = lock.withLock {
+            let all = Array(subscribers.values)
+            subscribers = [:]
+            subscriptionsFinished = true
+            return all
+        }
+        for listener in listeners { listener.finish() }
+    }
+}

@@ -1,0 +1,111 @@
+import MapCluster
+@_spi(MapClusterServer) import MapClusterIO
+import MapClusterManager
+
+/// Markers written as GeoJSON: the layout of a viewport, and the changes of a followed one.
+///
+/// Clusters and points are written as ``MapClusterIO/ClusterGeoJSON`` writes them; a merged marker is a cluster feature
+/// of its own.
+struct MarkerGeoJSON: Sendable {
+    /// The writer of the clusters and points the markers stand for.
+    let clusters: ClusterGeoJSON
+
+    init(points: PointSet, index: ClusterIndex<Int>, options: ClusterOptions<Int>) {
+        clusters = ClusterGeoJSON(points: points, index: index, options: options)
+    }
+
+    /// A FeatureCollection of the markers of a layout (``MapClusterManager/ClusterSnapshot``), as JSON text: a merged
+    /// marker is one cluster feature whose id names its parts (see ``MapCluster/ClusterIDText``), whose count and aggregates are
+    /// theirs together, and whose expansion zoom is the one at which they stand apart.
+    ///
+    /// With `crossesAntimeridian`, the collection says so in a member of that name, so that a client that swapped its
+    /// bbox's west and east by mistake can tell why it got most of the world.
+    func featureCollection(_ snapshot: ClusterSnapshot<Int>, crossesAntimeridian: Bool = false) -> String {
+        var json = JSONText()
+        json.raw(#"{"type":"FeatureCollection","#)
+        if crossesAntimeridian { json.raw(#""crosses_antimeridian":true,"#) }
+        json.raw(#""features":"#)
+        features(of: snapshot.markers, in: snapshot, into: &json)
+        json.raw("}")
+        return json.text
+    }
+
+    /// The changes of a followed viewport from one version of the points to the next, as JSON text: `version`;
+    /// `insertions`, each a marker's `feature` and the `splitFrom` position of the marker it comes out of (`null` for
+    /// none); `removals`, each a marker's feature `id`, whether it was a `cluster`, and the `mergesInto` position of
+    /// the marker it goes into; and `updates`, the features of markers kept with new members or a new position.
+    ///
+    /// - Parameters:
+    ///   - update: What a ``MapClusterManager/ClusterFollower`` found.
+    ///   - version: The version of the points it shows.
+    ///   - previous: The writer of the version before, whose points the removed markers name.
+    /// - Returns: The JSON text.
+    func changes(_ update: ClusterUpdate<Int>, version: Int, previous: MarkerGeoJSON) -> String {
+        let changes = update.changes
+        var json = JSONText()
+        json.raw(#"{"version":"#)
+        json.raw(String(version))
+        json.raw(#","insertions":"#)
+        features(of: changes.insertions.map(\.marker), in: update.snapshot, into: &json) { position, json in
+            json.raw(#","splitFrom":"#)
+            json.position(changes.insertions[position].splitFrom)
+        }
+        json.raw(#","removals":["#)
+        for (offset, removal) in changes.removals.enumerated() {
+            if offset > 0 { json.raw(",") }
+            json.raw(#"{"id":"#)
+            if let record = removal.marker.element {
+                let point = previous.clusters.points.records[record]
+                if point.idKind == .number { json.raw(point.id) } else { json.string(point.id) }
+                json.raw(#","cluster":false"#)
+            } else {
+                json.string(removal.marker.id.text.description)
+                json.raw(#","cluster":true"#)
+            }
+            json.raw(#","mergesInto":"#)
+            json.position(removal.mergesInto)
+            json.raw("}")
+        }
+        json.raw(#"],"updates":"#)
+        features(of: changes.updates.map(\.new), in: update.snapshot, into: &json)
+        json.raw("}")
+        return json.text
+    }
+
+    /// An array of the features of markers of a snapshot; with `wrap` adding members beside each feature (the
+    /// feature then goes in a `feature` member of an object of its own).
+    private func features(
+        of markers: [ClusterMarker<Int>], in snapshot: ClusterSnapshot<Int>, into json: inout JSONText,
+        wrap: ((Int, inout JSONText) -> Void)? = nil
+    ) {
+        let aggregates = clusters.index.aggregates(of: markers.flatMap(\.clusters), options: snapshot.options)
+        let keys = aggregates?.first.map {
+            ClusterGeoJSON.AggregateKeys(of: $0, weighted: clusters.index.schema?.isWeighted == true)
+        }
+        json.raw("[")
+        var part = 0
+        for (offset, marker) in markers.enumerated() {
+            if offset > 0 { json.raw(",") }
+            if wrap != nil { json.raw(#"{"feature":"#) }
+            // A marker of one cluster has that cluster's aggregates; one of several, their sum.
+            let markerAggregates =
+                marker.clusters.count == 1
+                ? aggregates?[part]
+                : aggregates.flatMap { ClusterAggregates.combined(Array($0[part..<(part + marker.clusters.count)])) }
+            part += marker.clusters.count
+            if let record = marker.element {
+                clusters.pointFeature(record, at: marker.coordinate, into: &json)
+            } else {
+                clusters.clusterFeature(
+                    id: marker.id.text.description, at: marker.coordinate, count: marker.count,
+                    expansionZoom: snapshot.expansionZoom(of: marker),
+                    aggregates: markerAggregates, keys: keys, into: &json)
+            }
+            if let wrap {
+                wrap(offset, &json)
+                json.raw("}")
+            }
+        }
+        json.raw("]")
+    }
+}

@@ -1,0 +1,321 @@
+public import Foundation
+@_spi(MapClusterServer) public import MapCluster
+@_spi(MapClusterServer) public import MapClusterIO
+import SwiftProtobuf
+
+/// The address of a tile in the Web Mercator tile pyramid: zoom `z`, column `x` from the west, row `y` from the north.
+public struct TileAddress: Hashable, Sendable, CustomStringConvertible {
+    /// The zoom: the world is 2^z tiles across.
+    public let z: Int
+    /// The column, 0 at 180° west.
+    public let x: Int
+    /// The row, 0 at the north edge of Web Mercator.
+    public let y: Int
+
+    /// The deepest zoom a tile may have.
+    public static let maximumZoom = 23
+
+    /// A tile's address, or `nil` if `x` or `y` lies outside the zoom's 2^z × 2^z tiles, or `z` outside
+    /// 0...``maximumZoom``.
+    public init?(z: Int, x: Int, y: Int) {
+        guard (0...Self.maximumZoom).contains(z), (0..<(1 << z)).contains(x), (0..<(1 << z)).contains(y) else {
+            return nil
+        }
+        self.z = z
+        self.x = x
+        self.y = y
+    }
+
+    /// The tile's square on the plane.
+    public var rect: MapRect {
+        let side = MapSize.worldWidth / Double(1 << z)
+        return MapRect(
+            minX: Double(x) * side, minY: Double(y) * side, maxX: Double(x + 1) * side, maxY: Double(y + 1) * side)
+    }
+
+    /// `z/x/y`.
+    public var description: String { "\(z)/\(x)/\(y)" }
+}
+
+/// Clusters as Mapbox Vector Tiles (specification 2.1): one layer, `clusters`, of Point features, for MapLibre, Mapbox
+/// and OpenLayers.
+///
+/// A tile's clusters are those of the world-aligned grid whose cells lie in the tile: each cell lies in exactly one
+/// tile, so neighbouring tiles never disagree and each cluster belongs to one tile. Features within a small buffer
+/// around the tile are repeated from its neighbours (the same cluster, at the same place), so that markers at a tile's
+/// edge are not clipped.
+///
+/// Zooms are those of MapLibre's vector tiles, 512 points a tile: tile zoom *z* clusters as
+/// ``MapCluster/ClusterIndex/clusters(in:options:)`` does at zoom *z* + 1, with the same cell size on screen as the
+/// GeoJSON API.
+public struct ClusterTiles: Sendable {
+    /// The points the clusters' elements (indices into ``MapClusterIO/PointSet/records``) refer to.
+    public let points: PointSet
+    /// Their index.
+    public let index: ClusterIndex<Int>
+    /// The clustering options.
+    public let options: ClusterOptions<Int>
+    /// The name of the one layer.
+    public static let layerName = "clusters"
+    /// A tile's coordinates run 0..<extent on each side.
+    public static let extent: UInt32 = 4_096
+    /// How far beyond its edges a tile repeats its neighbours' features, in the tile's coordinates.
+    public static let buffer = 80.0
+    /// A tile's side on screen, in points: MapLibre's vector tiles are 512.
+    public static let tileSize = 512.0
+    /// What the property of a cluster's count of a category starts with: `category_EU`.
+    static let categoryPrefix = "category_"
+
+    /// Tiles of `index`'s clusters of `points`, made with `options`.
+    public init(points: PointSet, index: ClusterIndex<Int>, options: ClusterOptions<Int>) {
+        self.points = points
+        self.index = index
+        var options = options
+        options.marginFactor = 0
+        self.options = options
+    }
+
+    /// The tile at `address` as Mapbox Vector Tile bytes; `nil` when it has no feature.
+    ///
+    /// `categories`, when given, shows only the points of those categories and their clusters (see
+    /// ``MapCluster/ClusterOptions/categories``).
+    public func tile(_ address: TileAddress, categories: Set<String>? = nil) -> Data? {
+        let (clusters, aggregates, options) = clusters(of: address, categories: categories)
+        return encode(clusters.indices, of: clusters, aggregates: aggregates, in: address, options: options)
+    }
+
+    /// What the tile at `address` holds, feature by feature, as ``tile(_:categories:)`` encodes them: for a check of
+    /// what a decoder reads back (the tile fuzz target's).
+    package func features(of address: TileAddress, categories: Set<String>? = nil) -> [TileFeature] {
+        let (clusters, aggregates, options) = clusters(of: address, categories: categories)
+        var features: [TileFeature] = []
+        forEachFeature(clusters.indices, of: clusters, aggregates: aggregates, in: address, options: options) {
+            features.append(TileFeature(id: $1, properties: $0, x: $2, y: $3))
+        }
+        return features
+    }
+
+    /// The clusters of the tile at `address` and its buffer, their aggregates, and the options that made them.
+    private func clusters(of address: TileAddress, categories: Set<String>?) -> (
+        [Cluster<Int>], ClusterAggregateTable?, ClusterOptions<Int>
+    ) {
+        var options = options
+        options.categories = categories
+        let tile = address.rect
+        let margin = tile.size.width * Self.buffer / Double(Self.extent)
+        let area = MapRect(
+            minX: tile.origin.x - margin, minY: max(tile.origin.y - margin, 0),
+            // The far edges belong to the next tiles' cells.
+            maxX: (tile.origin.x + tile.size.width + margin).nextDown,
+            maxY: min(tile.origin.y + tile.size.height + margin, MapSize.worldWidth).nextDown)
+        let clusters = index.clusters(in: Self.viewport(of: area, tileZoom: address.z), options: options)
+        return (clusters, index.aggregates(of: clusters, options: options), options)
+    }
+
+    /// The viewport that clusters `area` as tiles of zoom `tileZoom` do.
+    static func viewport(of area: MapRect, tileZoom: Int) -> Viewport {
+        Viewport(rect: area, size: ViewSize(showing: area, atZoom: Double(tileZoom) + 1))
+    }
+
+    /// Where `point` lies in the tile at `address`, in the tile's coordinates; `nil` if it lies outside the tile and
+    /// its buffer.
+    ///
+    /// The copy of the position nearest the tile's middle counts: a cluster across the antimeridian is the tile's
+    /// neighbour, and at zoom 0 every position is the one tile's.
+    static func position(of point: MapPoint, in address: TileAddress) -> (x: Int64, y: Int64)? {
+        let tile = address.rect
+        let scale = Double(extent) / tile.size.width
+        let dx = MapSize.wrappedDeltaX(from: tile.origin.x + tile.size.width / 2, to: point.x)
+        let x = ((dx + tile.size.width / 2) * scale).rounded(.down)
+        let y = ((point.y - tile.origin.y) * scale).rounded(.down)
+        let reach = buffer
+        guard x >= -reach && x < Double(extent) + reach && y >= -reach && y < Double(extent) + reach else {
+            return nil
+        }
+        return (Int64(x), Int64(y))
+    }
+
+    /// The tile at `address` of those of `clusters` at `members` that lie in it or its buffer (the others are left
+    /// out), as Mapbox Vector Tile bytes; `nil` when none does.
+    func encode(
+        _ members: some Sequence<Int>, of clusters: [Cluster<Int>], aggregates: ClusterAggregateTable?,
+        in address: TileAddress, options: ClusterOptions<Int>
+    ) -> Data? {
+        var layer = LayerBuilder()
+        forEachFeature(members, of: clusters, aggregates: aggregates, in: address, options: options) {
+            layer.add($0, id: $1, x: $2, y: $3)
+        }
+        guard !layer.isEmpty else { return nil }
+        var message = VectorTile_Tile()
+        message.layers = [layer.layer(name: Self.layerName, extent: Self.extent)]
+        return try? message.serializedData()
+    }
+
+    /// Calls `body` with the properties, feature id and tile position of each of `clusters` at `members` that lies in
+    /// the tile at `address` or its buffer.
+    private func forEachFeature(
+        _ members: some Sequence<Int>, of clusters: [Cluster<Int>], aggregates: ClusterAggregateTable?,
+        in address: TileAddress, options: ClusterOptions<Int>,
+        _ body: ([(String, PropertyValue)], UInt64?, Int64, Int64) -> Void
+    ) {
+        for member in members {
+            let cluster = clusters[member]
+            guard let (x, y) = Self.position(of: cluster.coordinate.mapPoint, in: address) else { continue }
+            body(
+                properties(of: cluster, aggregates: aggregates?[member], options: options), featureID(of: cluster), x,
+                y)
+        }
+    }
+
+    /// The layer's fields and what each holds, as TileJSON lists them: the properties features carry.
+    public var fields: [String: String] {
+        var fields: [String: String] = [
+            "cluster": "Boolean: true for a cluster", "cluster_id": "String: the cluster's id in the API",
+            "point_count": "Number: the points in the cluster", "point_count_abbreviated": "String or Number: 1.2k",
+            "expansion_zoom": "Number: the tile zoom at which the cluster has split",
+            "id": "String: a single point's id, unless it is a whole number, which is the feature's id",
+        ]
+        for name in points.propertyNames { fields[name] = "a single point's \(name)" }
+        for name in index.schema?.reductions.map(\.name) ?? [] { fields[name] = "Number: the cluster's \(name)" }
+        if index.schema?.isWeighted == true { fields["weight"] = "Number: the cluster's total weight" }
+        for category in index.schema?.categories ?? [] {
+            fields[Self.categoryPrefix + category] = "Number: the cluster's points of category \(category)"
+        }
+        return fields
+    }
+
+    /// A single point's id as MVT's feature id, when it is a whole number written plainly (`42`, not `042` or
+    /// `4.2e1`), whether it came as a number or as text; other ids, and clusters, have none (their `id` or
+    /// `cluster_id` property names them).
+    private func featureID(of cluster: Cluster<Int>) -> UInt64? {
+        guard case .element(let record) = cluster.id else { return nil }
+        let id = points.records[record].id
+        guard let number = UInt64(id), String(number) == id else { return nil }
+        return number
+    }
+
+    /// What a feature carries: a cluster's `cluster`, `cluster_id`, `point_count`, `point_count_abbreviated`,
+    /// `expansion_zoom` (a tile zoom) and aggregates (`category_EU` for each category's count); a single point's id
+    /// and properties.
+    private func properties(
+        of cluster: Cluster<Int>, aggregates: ClusterAggregates?, options: ClusterOptions<Int>
+    ) -> [(String, PropertyValue)] {
+        if case .element(let record) = cluster.id {
+            let point = points.records[record]
+            let properties = points.properties(of: point).sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+            // An id that is the feature's id is not repeated: a tile of single points is mostly ids.
+            return (featureID(of: cluster) == nil ? [("id", .string(point.id))] : []) + properties
+        }
+        let text = ClusterIDText.text(of: cluster.id)
+        let abbreviated = ClusterGeoJSON.abbreviated(cluster.count)
+        var properties: [(String, PropertyValue)] = [
+            ("cluster", .bool(true)), ("cluster_id", .string(text)), ("point_count", .number(Double(cluster.count))),
+            ("point_count_abbreviated", Double(abbreviated).map { .number($0) } ?? .string(abbreviated)),
+        ]
+        if let expansion = index.expansionZoom(of: cluster, options: options) {
+            // The index's zooms are the 256-point world's; a tile zoom is one less.
+            properties.append(("expansion_zoom", .number((expansion - 1).rounded(.up))))
+        }
+        if let aggregates {
+            for (position, name) in aggregates.reductionNames.enumerated() {
+                if let number = aggregates.number(at: position) { properties.append((name, .number(number))) }
+            }
+            if index.schema?.isWeighted == true { properties.append(("weight", .number(aggregates.weight))) }
+            for (category, count) in zip(aggregates.categories, aggregates.categoryCounts) where count > 0 {
+                properties.append((Self.categoryPrefix + category, .number(Double(count))))
+            }
+        }
+        return properties
+    }
+}
+
+/// A layer's features, keys and values, each key and value stored once.
+struct LayerBuilder {
+    private var features: [VectorTile_Tile.Feature] = []
+    private var keys: [String] = []
+    private var keyIndex: [String: UInt32] = [:]
+    private var values: [VectorTile_Tile.Value] = []
+    // Keyed by the property, not the protobuf message, whose hashing walks its fields one by one.
+    private var valueIndex: [PropertyValue: UInt32] = [:]
+
+    var isEmpty: Bool { features.isEmpty }
+
+    /// Adds a Point feature at `x`, `y` in the tile's coordinates.
+    mutating func add(_ properties: [(String, PropertyValue)], id: UInt64?, x: Int64, y: Int64) {
+        var feature = VectorTile_Tile.Feature()
+        if let id { feature.id = id }
+        feature.type = .point
+        // One MoveTo with one point, then the zigzag-encoded position.
+        feature.geometry = [Self.command(1, count: 1), Self.zigzag(x), Self.zigzag(y)]
+        for (key, value) in properties {
+            guard let valuePosition = index(of: value) else { continue }
+            feature.tags.append(index(ofKey: key))
+            feature.tags.append(valuePosition)
+        }
+        features.append(feature)
+    }
+
+    func layer(name: String, extent: UInt32) -> VectorTile_Tile.Layer {
+        var layer = VectorTile_Tile.Layer()
+        layer.version = 2
+        layer.name = name
+        layer.extent = extent
+        layer.features = features
+        layer.keys = keys
+        layer.values = values
+        return layer
+    }
+
+    private mutating func index(ofKey key: String) -> UInt32 {
+        if let index = keyIndex[key] { return index }
+        let index = UInt32(keys.count)
+        keys.append(key)
+        keyIndex[key] = index
+        return index
+    }
+
+    /// The index of `property`'s value in the layer's values; `nil` for null, which MVT has no value for.
+    private mutating func index(of property: PropertyValue) -> UInt32? {
+        if let index = valueIndex[property] { return index }
+        guard let value = Self.value(property) else { return nil }
+        let index = UInt32(values.count)
+        values.append(value)
+        valueIndex[property] = index
+        return index
+    }
+
+    /// A property as an MVT value: whole numbers as integers, other numbers as doubles, arrays and objects as their
+    /// JSON text; `nil` for null, which MVT has no value for.
+    static func value(_ property: PropertyValue) -> VectorTile_Tile.Value? {
+        var value = VectorTile_Tile.Value()
+        switch property {
+        case .null: return nil
+        case .string(let text): value.stringValue = text
+        case .bool(let bool): value.boolValue = bool
+        case .number(let number):
+            if number.rounded() == number, abs(number) < 9.0e15 {
+                if number >= 0 { value.uintValue = UInt64(number) } else { value.sintValue = Int64(number) }
+            } else {
+                value.doubleValue = number
+            }
+        case .array, .object:
+            var json = JSONText()
+            json.value(property)
+            value.stringValue = json.text
+        }
+        return value
+    }
+
+    static func command(_ id: UInt32, count: UInt32) -> UInt32 { (id & 0x7) | (count << 3) }
+
+    static func zigzag(_ value: Int64) -> UInt32 { UInt32(truncatingIfNeeded: (value << 1) ^ (value >> 63)) }
+}
+
+/// One feature of a tile, as the encoder writes it: its properties in order (a null one is left out of the tile), its
+/// feature id, and its position in the tile's coordinates.
+package struct TileFeature {
+    package let id: UInt64?
+    package let properties: [(String, PropertyValue)]
+    package let x: Int64
+    package let y: Int64
+}

@@ -1,0 +1,122 @@
+import Foundation
+@_spi(MapClusterServer) import MapCluster
+import MapClusterIO
+import MapClusterSampleData
+import MapClusterTestSupport
+import Testing
+
+/// The MapLibre page in headless Chromium with WebGL (SwiftShader), driven by Tests/browser/maplibre_map.py: what
+/// MapLibre GL JS renders from the tiles, live and from an archive.
+///
+/// Each view is a whole tile zoom centred on a tile corner of a 1024-point square page: exactly 2 × 2 tiles. A
+/// cluster lies in its cell and a cell in one tile, so the distinct features drawn inside the page hold exactly the
+/// points of those tiles.
+@Suite(.serialized, .tags(.browser, .processes), .tier(.browser))
+struct MapLibreTests {
+    struct Feature {
+        var count: Int
+        var id: String
+        var x: Double
+        var y: Double
+
+        init(_ json: [String: Any]) {
+            count = json["count"] as? Int ?? 0
+            id = json["id"] as? String ?? ""
+            x = json["x"] as? Double ?? .nan
+            y = json["y"] as? Double ?? .nan
+        }
+
+        /// Whether its position is on the page (a hair's tolerance for a feature on a tile's west or north edge).
+        var isOnPage: Bool { (-0.01..<1023.99).contains(x) && (-0.01..<1023.99).contains(y) }
+    }
+
+    /// Runs the script against a server; page errors fail the test.
+    static func drive(_ server: ServeAndRenderTests.Server, _ command: String) async throws -> Any {
+        try #require(ServeAndRenderTests.chromium != nil, "MAPCLUSTER_REQUIRE_BROWSER=1, but Chromium is not installed")
+        let data = try await WebMapTests.runScript(
+            "Tests/browser/maplibre_map.py", ["http://127.0.0.1:\(server.port)/", command])
+        let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect((report["errors"] as? [String])?.isEmpty == true, "errors on the page: \(report["errors"] ?? "")")
+        return report["result"] as Any
+    }
+
+    /// The bundled cities in the 2 × 2 tiles of zoom `z` around the corner `x`, `y`.
+    static func citiesAround(z: Int, x: Int, y: Int, in points: [MapPoint]) -> Int {
+        let side = MapSize.worldWidth / Double(1 << z)
+        let area = MapRect(
+            minX: Double(x - 1) * side, minY: Double(y - 1) * side, maxX: Double(x + 1) * side,
+            maxY: Double(y + 1) * side)
+        return points.filter {
+            $0.x >= area.origin.x && $0.x < area.origin.x + area.size.width && $0.y >= area.origin.y
+                && $0.y < area.origin.y + area.size.height
+        }.count
+    }
+
+    static func checkViews(_ server: ServeAndRenderTests.Server) async throws {
+        let points = try CSVPointReader().read(contentsOf: SampleData.worldCitiesURL).records.map(\.coordinate.mapPoint)
+        let views = try #require(try await drive(server, "views") as? [[String: Any]])
+        #expect(views.count == 6)
+        for view in views {
+            let z = view["z"] as? Int ?? -1
+            let corner = view["corner"] as? [Int] ?? []
+            try #require(corner.count == 2)
+            #expect(view["canvas"] as? [Int] == [1024, 1024])
+            #expect(abs((view["zoom"] as? Double ?? -1) - Double(z)) < 1e-9)
+            let features = (view["features"] as? [[String: Any]] ?? []).map(Feature.init)
+            #expect(Set(features.map(\.id)).count == features.count, "zoom \(z): each feature once")
+            let drawn = features.filter(\.isOnPage).reduce(0) { $0 + $1.count }
+            let expected = citiesAround(z: z, x: corner[0], y: corner[1], in: points)
+            #expect(expected > 100, "zoom \(z): a view with cities in it")
+            #expect(
+                drawn == expected,
+                "zoom \(z) around \(corner): MapLibre drew \(drawn) points, the tiles hold \(expected)")
+        }
+    }
+
+    @Test(.enabled(if: WebMapTests.enabled, WebMapTests.needs))
+    func withoutMapLibreThePageSaysHowToGetItAndLinksToTheLeafletPage() async throws {
+        let server = try ServeAndRenderTests.Server()
+        defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
+        let page = try #require(try await Self.drive(server, "offline") as? [String: Any])
+        let text = try #require(page["text"] as? String)
+        #expect(text.contains("MapLibre GL JS could not be loaded"))
+        #expect(text.contains("pip install maplibre"))
+        #expect(text.contains("--maplibre DIR"))
+        #expect(text.contains("online"))
+        #expect(page["links"] as? [String] == ["/"], "a link to the Leaflet page")
+        #expect(page["map"] as? Bool == false)
+    }
+
+    @Test(.enabled(if: WebMapTests.enabled, WebMapTests.needs))
+    func theCountsMapLibreDrawsAddUpToThePointsInView() async throws {
+        let server = try ServeAndRenderTests.Server()
+        defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
+        try await Self.checkViews(server)
+    }
+
+    @Test(.enabled(if: WebMapTests.enabled, WebMapTests.needs))
+    func anArchiveDrawsAsTheLiveTilesDo() async throws {
+        let archive = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "mapcluster-\(UUID().uuidString).pmtiles")
+        defer { try? FileManager.default.removeItem(at: archive) }
+        let run = try CommandLineTests.run("tiles", "-o", archive.path, "--max-zoom", "9")
+        try #require(run.status == 0, "\(run.error)")
+        let server = try ServeAndRenderTests.Server(["--tiles-from", archive.path])
+        defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
+        try await Self.checkViews(server)
+    }
+
+    @Test(.enabled(if: WebMapTests.enabled, WebMapTests.needs))
+    func aClickOnAClusterZoomsToWhereItSplits() async throws {
+        let server = try ServeAndRenderTests.Server()
+        defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
+        let result = try #require(try await Self.drive(server, "click") as? [String: Any])
+        let clicked = try #require(result["clicked"] as? [String: Any])
+        let expansion = try #require(clicked["expansion_zoom"] as? Double)
+        #expect(expansion > 3)
+        #expect(abs((result["zoom"] as? Double ?? -1) - expansion) < 1e-6)
+        // At that zoom the cluster has split: it is drawn no more.
+        let features = (result["features"] as? [[String: Any]] ?? []).map(Feature.init)
+        #expect(!features.isEmpty && !features.contains { $0.id == clicked["id"] as? String })
+    }
+}
