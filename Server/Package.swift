@@ -146,7 +146,9 @@ let package = Package(
         // scripts/fuzz.sh), shared with the test that replays the inputs they found.
         .target(
             name: "MapClusterFuzzing",
-            dependencies: [engine("MapCluster"), engine("MapClusterIO"), engine("MapClusterManager"), "MapClusterTiles"],
+            dependencies: [
+                engine("MapCluster"), engine("MapClusterIO"), engine("MapClusterManager"), "MapClusterTiles",
+            ],
             swiftSettings: strictSettings),
         // The library's seeded test data (Tests/MapClusterTestSupport links the library's folder).
         .target(
@@ -154,7 +156,9 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "MapClusterLiveTests",
-            dependencies: [engine("MapCluster"), engine("MapClusterManager"), engine("MapClusterIO"), "MapClusterLive"],
+            dependencies: [
+                engine("MapCluster"), engine("MapClusterManager"), engine("MapClusterIO"), "MapClusterLive",
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "MapClusterServerTests",

@@ -27,8 +27,6 @@
         public var isCluster: Bool { state.count > 1 }
         /// Whether all its members share one coordinate.
         public var isSameLocation: Bool { state.isSameLocation }
-        /// ``isSameLocation`` under CCHMapClusterController's name, for code moving over from it.
-        public var isUniqueLocation: Bool { state.isSameLocation }
         /// The smallest map rectangle holding its members: `mapView.setVisibleMapRect(annotation.mapRect, …)` zooms
         /// to show them.
         public var mapRect: MKMapRect { state.mapRect }

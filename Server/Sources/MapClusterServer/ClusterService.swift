@@ -2,7 +2,7 @@ package import Foundation
 import HTTPTypes
 package import MapCluster
 package import MapClusterIO
-package import MapClusterManager
+@_spi(MapClusterServer) package import MapClusterManager
 package import MapClusterTiles
 
 /// What the server answers, apart from HTTP: points, their index, and the queries of the API, each checked.
@@ -191,7 +191,7 @@ package struct ClusterService: Sendable {
         let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: zoom))
         do {
             return writer.featureCollection(
-                try index.markers(in: viewport, options: layout), crossesAntimeridian: rect.crossesAntimeridian)
+                try index.recordMarkers(in: viewport, options: layout), crossesAntimeridian: rect.crossesAntimeridian)
         } catch {
             throw Self.badOptions(error)
         }

@@ -42,9 +42,6 @@ public struct Cluster<Element: Hashable & Sendable>: Identifiable, Hashable, Sen
     /// Whether it stands for more than one element.
     public var isCluster: Bool { count > 1 }
 
-    /// ``isSameLocation`` under CCHMapClusterController's name, for code moving over from it.
-    public var isUniqueLocation: Bool { isSameLocation }
-
     /// The same cluster, drawn at another coordinate.
     @usableFromInline
     func placed(at coordinate: Coordinate) -> Cluster {

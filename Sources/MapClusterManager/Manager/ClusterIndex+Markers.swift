@@ -9,12 +9,9 @@ extension ClusterIndex {
     ///
     /// - Throws: ``MapCluster/OptionError`` for options that fail ``ClusterManagerOptions/validate()``, as a
     ///   ``ClusterManager`` refuses them: no pass is skipped without a word.
-    @_specialize(exported:true,where Element == Int)
     public func markers(in viewport: Viewport, options: ClusterManagerOptions<Element>) throws(OptionError)
         -> ClusterSnapshot<Element>
     {
-        // The attribute: a server's elements are record numbers, and its calls get a version specialized for them;
-        // the generic one spent a sixth of a request looking up generic metadata.
         try options.validate()
         guard !viewport.isEmpty else { return .empty(index: self, layout: options) }
         let job = UpdateJob(
@@ -22,6 +19,15 @@ extension ClusterIndex {
             previous: .empty(index: self), dirty: .all)
         // Nothing stops a job that is never cancelled: it always answers.
         return job.run { false }?.snapshot ?? .empty(index: self, layout: options)
+    }
+
+    /// ``markers(in:options:)`` of an index of record numbers, compiled for them here: a server's elements are record
+    /// numbers, and the generic version, called from another module, spent a sixth of a request looking up generic
+    /// metadata.
+    @_spi(MapClusterServer) public func recordMarkers(in viewport: Viewport, options: ClusterManagerOptions<Element>)
+        throws(OptionError) -> ClusterSnapshot<Element> where Element == Int
+    {
+        try markers(in: viewport, options: options)
     }
 
     /// A snapshot of the one marker an id names, as ``markers(in:options:)`` gives it out: a cluster's, or a merged

@@ -18,23 +18,11 @@ public struct ClusterManagerOptions<Element: Hashable & Sendable>: Sendable {
     /// With `false`, such a cluster is removed and its successor inserted, at its own position. Default `true`.
     public var reusesMarkers = true
 
-    /// ``reusesMarkers`` under CCHMapClusterController's name, for code moving over from it.
-    public var reuseExistingClusterAnnotations: Bool {
-        get { reusesMarkers }
-        set { reusesMarkers = newValue }
-    }
-
     /// Whether markers that leave the clustered region (the viewport and its margin) are removed.
     ///
     /// With `false` they stay, and are left out of ``ClusterChanges/removals``, until the region covers their place
     /// again. Default `true`.
     public var removesMarkersOutsideRegion = true
-
-    /// ``removesMarkersOutsideRegion`` under ClusterMap's and Cluster's name, for code moving over from them.
-    public var shouldRemoveInvisibleAnnotations: Bool {
-        get { removesMarkersOutsideRegion }
-        set { removesMarkersOutsideRegion = newValue }
-    }
 
     /// A second pass over each update's clusters for markers that overlap on screen; `nil` (the default) draws them
     /// where the grid puts them.

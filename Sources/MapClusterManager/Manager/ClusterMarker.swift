@@ -61,8 +61,6 @@ public struct ClusterMarker<Element: Hashable & Sendable>: Identifiable, Sendabl
     public var clusters: [Cluster<Element>] { [cluster] + mergedClusters }
     /// Whether all its members share one coordinate.
     public var isSameLocation: Bool { !isMerged && cluster.isSameLocation }
-    /// ``isSameLocation`` under CCHMapClusterController's name, for code moving over from it.
-    public var isUniqueLocation: Bool { isSameLocation }
     /// The element of a marker that stands for one element on its own; `nil` for any other.
     public var element: Element? {
         guard !isMerged, case .element(let element) = cluster.id else { return nil }
