@@ -65,9 +65,10 @@ extension GridClustering {
                 categories.map { pass.categoryTotals(in: tight.keyRange, $0).map { ($0.firstKey, $0.lastKey) } }
                 ?? tree.summary(in: tight.keyRange).map { ($0.firstKey, $0.lastKey) }
             // A cell at the location tolerance's level or deeper names the one location it holds, shown as one at
-            // every zoom: the deepest shows it.
-            let isLocation = tight.level >= options.locationLevel ?? (GridCell.maxLevel + 1)
-            guard tight.level < GridCell.maxLevel || isLocation, let (firstKey, lastKey) = keys,
+            // every zoom: the deepest shows it. So does a cell of the deepest level: its points (distinct ones less
+            // than a centimetre apart among them) share one key, and no grid separates them.
+            let isLocation = tight.level >= min(options.locationLevel ?? GridCell.maxLevel, GridCell.maxLevel)
+            guard let (firstKey, lastKey) = keys,
                 GridCell.smallest(holding: firstKey, lastKey) == tight
             else { return nil }
             let deepest = min(max(options.deepestClusteringZoom, 0), Self.deepestZoom)

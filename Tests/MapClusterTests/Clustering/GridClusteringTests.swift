@@ -20,6 +20,25 @@ struct GridClusteringTests {
         #expect(clusters.first?.coordinate == .checked(0, 4))
     }
 
+    /// Distinct points closer than a level-32 cell (about a centimetre) share one key: no zoom separates them, and the
+    /// cluster of that deepest cell, which clustering hands out, is answered by every question that takes its id.
+    @Test func aClusterOfTheDeepestCellIsFoundByItsID() throws {
+        let index = Self.index([.checked(48.8566, 2.3522), .checked(48.856_600_001, 2.352_200_001)])
+        let clusters = index.clusters(in: Viewport(center: .checked(48.8566, 2.3522), zoom: 20, size: Self.screen))
+        let cluster = try #require(clusters.first)
+        #expect(clusters.count == 1 && cluster.count == 2)
+        guard case .cell(let cell) = cluster.id else {
+            Issue.record("\(cluster.id) is not a cell's id")
+            return
+        }
+        #expect(cell.level == GridCell.maxLevel)
+        let found = try #require(index.cluster(id: cluster.id))
+        #expect(found.count == 2)
+        #expect(index.members(of: found).count == 2)
+        #expect(index.children(of: found).isEmpty)
+        #expect(index.expansionZoom(of: found) == nil)
+    }
+
     @Test func nearestToCenterPicksTheClosestMember() {
         let index = Self.index([.checked(40, 40), .checked(47, 47), .checked(45.1, 44.9), .checked(42.1, 43.7)])
         let cell = GridCell(containing: Coordinate.checked(45, 45).mapPoint, level: 2)
