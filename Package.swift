@@ -50,7 +50,8 @@ let package = Package(
             name: "MapClusterManagerTests", dependencies: ["MapCluster", "MapClusterManager", "MapClusterTestSupport"],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "MapClusterIOTests", dependencies: ["MapCluster", "MapClusterIO"], resources: [.copy("Fixtures")],
+            name: "MapClusterIOTests", dependencies: ["MapCluster", "MapClusterIO", "MapClusterTestSupport"],
+            resources: [.copy("Fixtures")],
             swiftSettings: strictSettings),
     ]
 )

@@ -158,6 +158,7 @@ let package = Package(
             name: "MapClusterLiveTests",
             dependencies: [
                 engine("MapCluster"), engine("MapClusterManager"), engine("MapClusterIO"), "MapClusterLive",
+                "MapClusterTestSupport",
             ],
             swiftSettings: strictSettings),
         .testTarget(
@@ -171,6 +172,7 @@ let package = Package(
                 "MapClusterTiles",
                 "MapClusterLive",
                 "MapClusterStore",
+                "MapClusterTestSupport",
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -46,7 +46,8 @@ var options = ClusterManagerOptions<Int>()
 options.clustering.cellSize = 64
 let index = ClusterIndex((0..<1_000).map { ($0, try! Coordinate(latitude: Double($0 % 80), longitude: Double($0 % 170))) })
 let viewport = Viewport(rect: .world, size: ViewSize(showing: .world, atZoom: 2))
-print(index.clusters(in: viewport).reduce(0) { $0 + $1.count })
+let clustering = try! Clustering(index, options: options.clustering)
+print(clustering.clusters(in: viewport).reduce(0) { $0 + $1.count })
 SWIFT
 
 swift package --package-path "$app" resolve

@@ -1,4 +1,4 @@
-public import MapCluster
+@_spi(MapClusterServer) public import MapCluster
 
 /// Clusters written as GeoJSON, in the shape supercluster and MapLibre produce, so that existing web map code can draw
 /// them.
@@ -11,24 +11,26 @@ public import MapCluster
 public struct ClusterGeoJSON: Sendable {
     /// The points the clusters' elements (indices into ``PointSet/records``) refer to.
     public let points: PointSet
-    /// Their index, and the options its clusters are made with: what a cluster's expansion zoom is asked of.
-    public let index: ClusterIndex<Int>
-    /// The options the clusters are made with.
-    public let options: ClusterOptions<Int>
+    /// The clustering of the points, indexed by record: what the clusters' expansion zooms and aggregates are asked of.
+    public let clustering: Clustering<Int>
 
-    /// A writer for clusters of `points`' records, indexed by record in `index` and clustered with `options`.
-    public init(points: PointSet, index: ClusterIndex<Int>, options: ClusterOptions<Int>) {
+    /// A writer for the clusters `clustering` makes of `points`' records.
+    public init(points: PointSet, clustering: Clustering<Int>) {
         self.points = points
-        self.index = index
-        self.options = options
+        self.clustering = clustering
     }
 
     /// A FeatureCollection of clusters, as JSON text.
-    public func featureCollection(_ clusters: [Cluster<Int>]) -> String {
+    /// - Throws: ``MapCluster/ClusteringMismatch`` for a cluster that a clustering with other options made.
+    public func featureCollection(_ clusters: [Cluster<Int>]) throws(ClusteringMismatch) -> String {
         var json = JSONText()
         json.raw(#"{"type":"FeatureCollection","features":["#)
-        let aggregates = index.aggregates(of: clusters, options: options)
-        let keys = aggregates?.first.map { AggregateKeys(of: $0, weighted: index.schema?.isWeighted == true) }
+        // It checks every cluster, so the features may ask for their expansion zooms unchecked.
+        let aggregates = try clustering.aggregates(of: clusters)
+        if aggregates == nil { for cluster in clusters { try clustering.check(cluster) } }
+        let keys = aggregates?.first.map {
+            AggregateKeys(of: $0, weighted: clustering.index.schema?.isWeighted == true)
+        }
         for (offset, cluster) in clusters.enumerated() {
             if offset > 0 { json.raw(",") }
             feature(cluster, aggregates: aggregates?[offset], keys: keys, into: &json)
@@ -65,7 +67,7 @@ public struct ClusterGeoJSON: Sendable {
         }
         clusterFeature(
             id: ClusterIDText.text(of: cluster.id), at: cluster.coordinate, count: cluster.count,
-            expansionZoom: index.expansionZoom(of: cluster, options: options), aggregates: aggregates, keys: keys,
+            expansionZoom: clustering.expansionZoom(ofOwn: cluster), aggregates: aggregates, keys: keys,
             into: &json)
     }
 
@@ -96,7 +98,8 @@ public struct ClusterGeoJSON: Sendable {
         }
         if let aggregates {
             Self.write(
-                aggregates, keys: keys ?? AggregateKeys(of: aggregates, weighted: index.schema?.isWeighted == true),
+                aggregates,
+                keys: keys ?? AggregateKeys(of: aggregates, weighted: clustering.index.schema?.isWeighted == true),
                 into: &json)
         }
         json.raw("}}")

@@ -45,7 +45,8 @@
                 self.snapshot = snapshot
                 count = marker.count
                 isSameLocation = marker.isSameLocation
-                mapRect = MKMapRect(snapshot.bounds(of: marker))
+                // The marker is the snapshot's own, which it never refuses.
+                mapRect = (try? snapshot.bounds(of: marker)).map(MKMapRect.init) ?? .null
             }
         }
 
@@ -79,7 +80,8 @@
             guard let marker = marker(of: type), let snapshot = state.snapshot as? ClusterSnapshot<Element> else {
                 return []
             }
-            return snapshot.members(of: marker, offset: offset, limit: limit)
+            // The marker is the snapshot's own, which it never refuses.
+            return (try? snapshot.members(of: marker, offset: offset, limit: limit)) ?? []
         }
     }
 #endif

@@ -1,6 +1,7 @@
 import Foundation
 import MapCluster
 @_spi(MapClusterServer) import MapClusterIO
+import MapClusterTestSupport
 import Testing
 
 struct GeoJSONTests {
@@ -99,11 +100,12 @@ struct GeoJSONTests {
         let points = try GeoJSONPointReader().read(Data(Self.collection.utf8), file: "f.geojson")
         let index = points.indexByRecord()
         let world = Viewport(rect: .world, size: ViewSize(width: 256, height: 256))
-        let writer = ClusterGeoJSON(points: points, index: index, options: ClusterOptions())
-        let clustered = writer.featureCollection(index.clusters(in: world))
+        let clustering = index.clustering()
+        let writer = ClusterGeoJSON(points: points, clustering: clustering)
+        let clustered = try writer.featureCollection(clustering.clusters(in: world))
         let near = Viewport(
             center: try Coordinate(latitude: 46, longitude: 2), zoom: 9, size: ViewSize(width: 20_000, height: 20_000))
-        let unclustered = writer.featureCollection(index.clusters(in: near))
+        let unclustered = try writer.featureCollection(clustering.clusters(in: near))
 
         let object = try #require(try JSONSerialization.jsonObject(with: Data(clustered.utf8)) as? [String: Any])
         let features = try #require(object["features"] as? [[String: Any]])
@@ -115,7 +117,7 @@ struct GeoJSONTests {
         #expect(properties["point_count_abbreviated"] as? Int == 3)
         let id = try #require(properties["cluster_id"] as? String)
         let parsed = ClusterIDText(id)?.parts
-        #expect(parsed == index.clusters(in: world).first.map { [$0.id] })
+        #expect(parsed == clustering.clusters(in: world).first.map { [$0.id] })
 
         // Singles come back as the features they were: id, position and typed properties.
         let again = try GeoJSONPointReader().read(Data(unclustered.utf8), file: "out.geojson")

@@ -1,6 +1,7 @@
 import Foundation
 import MapCluster
 import MapClusterIO
+import MapClusterTestSupport
 import Testing
 
 /// The GeoJSON written for a small fixed input, compared byte for byte with files reviewed once, as supercluster's
@@ -30,8 +31,9 @@ struct GoldenTests {
         options.marginFactor = 0
         let rect = MapRect.world
         let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: zoom))
-        let writer = ClusterGeoJSON(points: points, index: index, options: options)
-        let written = writer.featureCollection(index.clusters(in: viewport, options: options)) + "\n"
+        let clustering = index.clustering(options)
+        let writer = ClusterGeoJSON(points: points, clustering: clustering)
+        let written = try writer.featureCollection(clustering.clusters(in: viewport)) + "\n"
 
         let name = "golden-world-z\(zoom.formatted(.number.precision(.fractionLength(0...1)))).geojson"
         if ProcessInfo.processInfo.environment["MAPCLUSTER_UPDATE_GOLDEN"] == "1" {

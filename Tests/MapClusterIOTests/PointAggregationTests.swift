@@ -1,5 +1,6 @@
 import MapCluster
 import MapClusterIO
+import MapClusterTestSupport
 import Testing
 
 /// Typed CSV columns, and the aggregates a file's columns give clusters, with errors that say where.
@@ -35,8 +36,8 @@ struct PointAggregationTests {
         let world = Viewport(rect: .world, size: ViewSize(width: 256, height: 256))
         var options = ClusterOptions<Int>()
         options.cellSize = 256
-        let cluster = try #require(index.clusters(in: world, options: options).first)
-        let aggregates = try #require(index.aggregates(of: cluster, options: options))
+        let cluster = try #require(index.clustering(options).clusters(in: world).first)
+        let aggregates = try #require(try index.clustering(options).aggregates(of: cluster))
         #expect(cluster.count == 4)
         #expect(aggregates.number("population_sum") == 19_300_000)
         #expect(aggregates.number("population_max") == 8_900_000)
@@ -88,9 +89,9 @@ struct PointAggregationTests {
         let index = try points.indexByRecord(aggregating: aggregation)
         var options = ClusterOptions<Int>()
         options.cellSize = 256
-        let clusters = index.clusters(
-            in: Viewport(rect: .world, size: ViewSize(width: 256, height: 256)), options: options)
-        let text = ClusterGeoJSON(points: points, index: index, options: options).featureCollection(clusters)
+        let clustering = index.clustering(options)
+        let clusters = clustering.clusters(in: Viewport(rect: .world, size: ViewSize(width: 256, height: 256)))
+        let text = try ClusterGeoJSON(points: points, clustering: clustering).featureCollection(clusters)
         #expect(text.contains(#""population_sum":19300000"#), "\(text)")
         #expect(text.contains(#""weight":6"#))
         #expect(text.contains(#""categories":{"EU":3,"NA":1}"#))

@@ -73,9 +73,16 @@ public let testScreen = ViewSize(width: 1024, height: 768)
 public func elementsInCells<Element>(
     _ index: ClusterIndex<Element>, _ viewport: Viewport, _ options: ClusterOptions<Element>
 ) -> Set<Element> {
-    let cells = Set(index.gridCells(in: viewport, options: options))
+    let cells = Set(index.clustering(options).gridCells(in: viewport))
     let level = options.gridLevel(forZoom: viewport.zoom)
     return Set(
         index.elements.filter { cells.contains(GridCell(containing: $0.coordinate.mapPoint, level: level)) }.map(
             \.element))
+}
+
+extension ClusterIndex {
+    /// The index clustered with options the test knows to be valid.
+    public func clustering(_ options: ClusterOptions<Element> = .init()) -> Clustering<Element> {
+        do { return try Clustering(self, options: options) } catch { fatalError("\(error)") }
+    }
 }

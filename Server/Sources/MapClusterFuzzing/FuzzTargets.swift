@@ -83,7 +83,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             weight: columns.first, category: columns.dropFirst().first,
             reductions: columns.dropFirst(2).first.map { [.init($0, .sum)] } ?? [])
         let index = (try? points.indexByRecord(aggregating: aggregation)) ?? points.indexByRecord()
-        let tiles = ClusterTiles(points: points, index: index, options: ClusterOptions())
+        let tiles = ClusterTiles(points: points, clustering: Clustering(index))
         var addresses: Set<TileAddress> = []
         for record in points.records.prefix(16) {
             let point = record.coordinate.mapPoint
@@ -157,16 +157,19 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         precondition(index.count == points.records.count, "every record read is indexed")
         for zoom in [0.0, 3, 9] {
             let world = Viewport(rect: .world, size: ViewSize(showing: .world, atZoom: zoom))
-            let clusters = index.clusters(in: world)
+            let clustering = Clustering(index)
+            let clusters = clustering.clusters(in: world)
             let total = clusters.reduce(0) { $0 + $1.count }
             precondition(total == index.count, "the world's clusters hold every point once")
             for cluster in clusters.prefix(8) {
-                let children = index.children(of: cluster)
+                guard let children = try? clustering.children(of: cluster) else {
+                    preconditionFailure("a clustering refused a cluster it made")
+                }
                 precondition(
                     children.isEmpty || children.reduce(0) { $0 + $1.count } == cluster.count,
                     "a cluster's children hold its points")
             }
-            _ = index.aggregates(of: clusters)
+            _ = clustering.aggregates(ofOwn: clusters)
         }
     }
 

@@ -13,15 +13,17 @@ package struct ClusterService: Sendable {
     /// The points served.
     package let points: PointSet
     /// Their index; elements are indices into ``PointSet/records``.
-    package let index: ClusterIndex<Int>
+    package var index: ClusterIndex<Int> { markers.clustering.index }
     /// How long building the index took.
     package let buildTime: Duration
     /// The raster tile URL template the page offers as a basemap, if any.
     package let tileURL: String?
     /// What clusters add up, by column.
     package let aggregation: PointAggregation
-    /// How clusters are made and laid out: the grid's cell size, and the merge of markers that would overlap.
-    package let layout: ClusterManagerOptions<Int>
+    /// The index clustered and laid out as markers: the grid's cell size, and the merge of markers that would overlap.
+    package let markers: MarkerClustering<Int>
+    /// How clusters are made and laid out.
+    package var layout: ClusterManagerOptions<Int> { markers.options }
     /// The property that titles a point's popup: `name` when the points have one, unless another is asked for.
     package let nameColumn: String?
     /// The sizes the page draws markers at, which the layout keeps apart.
@@ -82,6 +84,9 @@ package struct ClusterService: Sendable {
 
     /// Serves points indexed already (a live server's): `index` holds the positions of `points`' records, with the
     /// values `aggregation` asks for.
+    ///
+    /// The options must pass ``MapClusterManager/ClusterManagerOptions/validate()``, as
+    /// ``buildApplication(_:logger:onServerRunning:)`` checks before a server starts.
     package init(
         points: PointSet, index: ClusterIndex<Int>, buildTime: Duration, aggregation: PointAggregation,
         tileURL: String? = nil, nameColumn: String? = nil, clustering: ClusterOptions<Int> = defaultClustering,
@@ -89,15 +94,15 @@ package struct ClusterService: Sendable {
     ) {
         self.buildTime = buildTime
         self.points = points
-        self.index = index
         self.tileURL = tileURL
         self.aggregation = aggregation
         self.markerDiameters = markerDiameters
         self.nameColumn = nameColumn ?? (points.propertyNames.contains("name") ? "name" : nil)
-        layout = Self.layout(clustering: clustering, markerDiameters: markerDiameters)
+        markers = MarkerClustering(
+            validated: index, options: Self.layout(clustering: clustering, markerDiameters: markerDiameters))
         bounds = Self.boundingBox(of: points.records.lazy.map(\.coordinate))
-        writer = MarkerGeoJSON(points: points, index: index, options: layout.clustering)
-        tiles = ClusterTiles(points: points, index: index, options: layout.clustering)
+        writer = MarkerGeoJSON(points: points, clustering: markers.clustering)
+        tiles = ClusterTiles(points: points, clustering: markers.clustering)
     }
 
     /// How the markers are laid out: `clustering`, with markers of `markerDiameters` merged where they would overlap.
@@ -113,16 +118,15 @@ package struct ClusterService: Sendable {
     /// The service of another version of the same kind of points (a live server's): `base`'s options, these points.
     init(_ base: ClusterService, points: PointSet, index: ClusterIndex<Int>) {
         self.points = points
-        self.index = index
         buildTime = base.buildTime
         tileURL = base.tileURL
         aggregation = base.aggregation
-        layout = base.layout
+        markers = MarkerClustering(validated: index, options: base.layout)
         nameColumn = base.nameColumn
         markerDiameters = base.markerDiameters
         bounds = base.bounds
-        writer = MarkerGeoJSON(points: points, index: index, options: layout.clustering)
-        tiles = ClusterTiles(points: points, index: index, options: layout.clustering)
+        writer = MarkerGeoJSON(points: points, clustering: markers.clustering)
+        tiles = ClusterTiles(points: points, clustering: markers.clustering)
     }
 
     /// The smallest box holding `coordinates`: the widest band of longitudes without any (to a tenth of a degree) is
@@ -161,7 +165,7 @@ package struct ClusterService: Sendable {
     /// their clusters (with ids of their own).
     package func clusters(_ query: ViewQuery) throws(RequestError) -> GeoJSONAnswer {
         let (rect, zoom, categories) = try view(query)
-        return GeoJSONAnswer(text: try featureCollection(in: rect, zoom: zoom, categories: categories))
+        return GeoJSONAnswer(text: featureCollection(in: rect, zoom: zoom, categories: categories))
     }
 
     /// The area, zoom and categories of a request for clusters, checked against these points.
@@ -181,32 +185,20 @@ package struct ClusterService: Sendable {
     /// The markers of an area at a zoom, as a GeoJSON FeatureCollection, without the API's limit on the size of the
     /// area: what `mapcluster cluster --format geojson` prints.
     ///
-    /// - Throws: A 500 ``RequestError`` if the service's options fail ``MapClusterManager/ClusterManagerOptions/validate()``,
-    ///   which ``buildApplication(_:logger:onServerRunning:)`` checks before a server starts.
-    package func featureCollection(in rect: MapRect, zoom: Double, categories: Set<String>? = nil) throws(RequestError)
-        -> String
-    {
-        var layout = layout
-        layout.clustering.categories = categories
+    package func featureCollection(in rect: MapRect, zoom: Double, categories: Set<String>? = nil) -> String {
         let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: zoom))
-        do {
-            return writer.featureCollection(
-                try index.recordMarkers(in: viewport, options: layout), crossesAntimeridian: rect.crossesAntimeridian)
-        } catch {
-            throw Self.badOptions(error)
-        }
-    }
-
-    /// The answer to a query of a service whose own options can't be used.
-    private static func badOptions(_ error: OptionError) -> RequestError {
-        RequestError(.internalServerError, "the server's clustering options can't be used: \(error)")
+        return writer.featureCollection(
+            markers.selecting(categories: categories).recordMarkers(in: viewport),
+            crossesAntimeridian: rect.crossesAntimeridian)
     }
 
     /// A page of a cluster's points (a merged marker's, cluster by cluster), as a GeoJSON FeatureCollection.
     func leaves(of id: String, _ query: LeavesQuery) throws(RequestError) -> GeoJSONAnswer {
         let (snapshot, marker) = try self.marker(id)
         let (limit, offset) = (query.limit, query.offset)
-        let page = snapshot.members(of: marker, offset: offset, limit: limit)
+        let page = try Self.own { () throws(ClusteringMismatch) in
+            try snapshot.members(of: marker, offset: offset, limit: limit)
+        }
         return GeoJSONAnswer(text: writer.clusters.featureCollection(records: page))
     }
 
@@ -214,13 +206,17 @@ package struct ClusterService: Sendable {
     /// expansion zoom, a merged marker's clusters.
     package func children(of id: String) throws(RequestError) -> GeoJSONAnswer {
         let (snapshot, marker) = try self.marker(id)
-        return GeoJSONAnswer(text: writer.clusters.featureCollection(snapshot.children(of: marker)))
+        let text = try Self.own { () throws(ClusteringMismatch) in
+            try writer.clusters.featureCollection(snapshot.children(of: marker))
+        }
+        return GeoJSONAnswer(text: text)
     }
 
     /// The zoom at which a cluster splits (`nil` if it never does).
     package func expansionZoom(of id: String) throws(RequestError) -> ExpansionZoomAnswer {
         let (snapshot, marker) = try self.marker(id)
-        return ExpansionZoomAnswer(clusterID: id, expansionZoom: snapshot.expansionZoom(of: marker))
+        let zoom = try Self.own { () throws(ClusteringMismatch) in try snapshot.expansionZoom(of: marker) }
+        return ExpansionZoomAnswer(clusterID: id, expansionZoom: zoom)
     }
 
     /// The vector tile at `address`, of the points in `categories` (all when `nil`); `nil` for a tile without a
@@ -295,17 +291,20 @@ package struct ClusterService: Sendable {
                 "'\(text)' is not a cluster id (such as c12.2200.1343, l48.85_2.35, f6-c12.2200.1343 or "
                     + "mc9.261.176~p1204)")
         }
-        let found: ClusterSnapshot<Int>?
-        do {
-            found = try index.marker(id: id, options: layout)
-        } catch {
-            throw Self.badOptions(error)
-        }
-        guard let snapshot = found, let marker = snapshot.markers.first,
+        guard let snapshot = markers.marker(id: id), let marker = snapshot.markers.first,
             marker.isCluster
         else {
             throw RequestError(.notFound, "no cluster has the id '\(text)'")
         }
         return (snapshot, marker)
+    }
+
+    /// The answer about a marker of the service's own clustering, which never refuses it; a 500 if it ever did.
+    private static func own<Answer>(_ answer: () throws(ClusteringMismatch) -> Answer) throws(RequestError) -> Answer {
+        do {
+            return try answer()
+        } catch {
+            throw RequestError(.internalServerError, "the server's own cluster was refused: \(error)")
+        }
     }
 }

@@ -20,13 +20,14 @@ extension LiveService {
         guard !streams.withLockedValue({ $0.stopping }) else { throw Self.stopping }
         let service = current
         let (rect, zoom, categories) = try service.view(query)
-        var options = service.layout
-        options.clustering.categories = categories
+        let selected = service.markers.selecting(categories: categories)
+        var options = selected.options
         // The markers of /api/clusters, which a client starts from: each at its own cluster's position.
         options.reusesMarkers = false
+        let clustering = selected.clustering
         let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: zoom))
         let live = self.live
-        let body = ResponseBody { [options, self] writer in
+        let body = ResponseBody { [options, clustering, self] writer in
             guard let stream = open(channel) else {
                 try await writer.write(ByteBuffer(string: Self.endEvent(version: live.current.version)))
                 try await writer.finish(nil)
@@ -38,7 +39,7 @@ extension LiveService {
             var state = live.current
             var follower = ClusterFollower(
                 viewport: viewport, options: options, index: state.index, version: state.version)
-            var previous = MarkerGeoJSON(points: state.points, index: state.index, options: options.clustering)
+            var previous = MarkerGeoJSON(points: state.points, clustering: clustering.of(state.index))
             try await writer.write(ByteBuffer(string: "event: ready\ndata: {\"version\":\(state.version)}\n\n"))
             for await _ in versions {
                 state = live.current
@@ -48,7 +49,7 @@ extension LiveService {
                 }
                 let keys = live.changedKeys(after: follower.version, through: state.version)
                 // The writer of this version: its changes' features, and the removals' points of the next event.
-                let current = MarkerGeoJSON(points: state.points, index: state.index, options: options.clustering)
+                let current = MarkerGeoJSON(points: state.points, clustering: clustering.of(state.index))
                 var event: String?
                 if let keys, state.version - follower.version <= Self.maximumLag {
                     let update = follower.update(index: state.index, version: state.version, changedKeys: keys)

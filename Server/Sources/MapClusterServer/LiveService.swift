@@ -120,7 +120,7 @@ package final class LiveService: Sendable {
             throw RequestError(.notFound, "no point has the id '\(text)'")
         }
         let points = PointSet(propertyNames: names, records: [record])
-        let writer = ClusterGeoJSON(points: points, index: ClusterIndex(), options: base.layout.clustering)
+        let writer = ClusterGeoJSON(points: points, clustering: base.markers.clustering.of(ClusterIndex()))
         return GeoJSONAnswer(text: writer.feature(record: 0))
     }
 

@@ -1,6 +1,6 @@
-import MapCluster
+@_spi(MapClusterServer) import MapCluster
 @_spi(MapClusterServer) import MapClusterIO
-import MapClusterManager
+@_spi(MapClusterServer) import MapClusterManager
 
 /// Markers written as GeoJSON: the layout of a viewport, and the changes of a followed one.
 ///
@@ -10,8 +10,8 @@ struct MarkerGeoJSON: Sendable {
     /// The writer of the clusters and points the markers stand for.
     let clusters: ClusterGeoJSON
 
-    init(points: PointSet, index: ClusterIndex<Int>, options: ClusterOptions<Int>) {
-        clusters = ClusterGeoJSON(points: points, index: index, options: options)
+    init(points: PointSet, clustering: Clustering<Int>) {
+        clusters = ClusterGeoJSON(points: points, clustering: clustering)
     }
 
     /// A FeatureCollection of the markers of a layout (``MapClusterManager/ClusterSnapshot``), as JSON text: a merged
@@ -78,9 +78,11 @@ struct MarkerGeoJSON: Sendable {
         of markers: [ClusterMarker<Int>], in snapshot: ClusterSnapshot<Int>, into json: inout JSONText,
         wrap: ((Int, inout JSONText) -> Void)? = nil
     ) {
-        let aggregates = clusters.index.aggregates(of: markers.flatMap(\.clusters), options: snapshot.options)
+        // The markers are the snapshot's own: its clustering answers for them unchecked.
+        let clustering = snapshot.clustering
+        let aggregates = clustering.aggregates(ofOwn: markers.flatMap(\.clusters))
         let keys = aggregates?.first.map {
-            ClusterGeoJSON.AggregateKeys(of: $0, weighted: clusters.index.schema?.isWeighted == true)
+            ClusterGeoJSON.AggregateKeys(of: $0, weighted: clustering.index.schema?.isWeighted == true)
         }
         json.raw("[")
         var part = 0
@@ -98,7 +100,7 @@ struct MarkerGeoJSON: Sendable {
             } else {
                 clusters.clusterFeature(
                     id: marker.id.text.description, at: marker.coordinate, count: marker.count,
-                    expansionZoom: snapshot.expansionZoom(of: marker),
+                    expansionZoom: snapshot.expansionZoom(ofOwn: marker),
                     aggregates: markerAggregates, keys: keys, into: &json)
             }
             if let wrap {

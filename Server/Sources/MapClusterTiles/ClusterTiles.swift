@@ -46,15 +46,15 @@ public struct TileAddress: Hashable, Sendable, CustomStringConvertible {
 /// edge are not clipped.
 ///
 /// Zooms are those of MapLibre's vector tiles, 512 points a tile: tile zoom *z* clusters as
-/// ``MapCluster/ClusterIndex/clusters(in:options:)`` does at zoom *z* + 1, with the same cell size on screen as the
+/// ``MapCluster/Clustering/clusters(in:zoom:)`` does at zoom *z* + 1, with the same cell size on screen as the
 /// GeoJSON API.
 public struct ClusterTiles: Sendable {
     /// The points the clusters' elements (indices into ``MapClusterIO/PointSet/records``) refer to.
     public let points: PointSet
+    /// The clustering of their index: what the tiles' clusters, expansion zooms and aggregates are asked of.
+    public let clustering: Clustering<Int>
     /// Their index.
-    public let index: ClusterIndex<Int>
-    /// The clustering options.
-    public let options: ClusterOptions<Int>
+    public var index: ClusterIndex<Int> { clustering.index }
     /// The name of the one layer.
     public static let layerName = "clusters"
     /// A tile's coordinates run 0..<extent on each side.
@@ -66,13 +66,12 @@ public struct ClusterTiles: Sendable {
     /// What the property of a cluster's count of a category starts with: `category_EU`.
     static let categoryPrefix = "category_"
 
-    /// Tiles of `index`'s clusters of `points`, made with `options`.
-    public init(points: PointSet, index: ClusterIndex<Int>, options: ClusterOptions<Int>) {
+    /// Tiles of the clusters `clustering` makes of `points`' records.
+    ///
+    /// A tile asks for its own area and buffer: the clustering's margin plays no part.
+    public init(points: PointSet, clustering: Clustering<Int>) {
         self.points = points
-        self.index = index
-        var options = options
-        options.marginFactor = 0
-        self.options = options
+        self.clustering = clustering
     }
 
     /// The tile at `address` as Mapbox Vector Tile bytes; `nil` when it has no feature.
@@ -80,27 +79,26 @@ public struct ClusterTiles: Sendable {
     /// `categories`, when given, shows only the points of those categories and their clusters (see
     /// ``MapCluster/ClusterOptions/categories``).
     public func tile(_ address: TileAddress, categories: Set<String>? = nil) -> Data? {
-        let (clusters, aggregates, options) = clusters(of: address, categories: categories)
-        return encode(clusters.indices, of: clusters, aggregates: aggregates, in: address, options: options)
+        let (clusters, aggregates, clustering) = clusters(of: address, categories: categories)
+        return encode(clusters.indices, of: clusters, aggregates: aggregates, in: address, clustering: clustering)
     }
 
     /// What the tile at `address` holds, feature by feature, as ``tile(_:categories:)`` encodes them: for a check of
     /// what a decoder reads back (the tile fuzz target's).
     package func features(of address: TileAddress, categories: Set<String>? = nil) -> [TileFeature] {
-        let (clusters, aggregates, options) = clusters(of: address, categories: categories)
+        let (clusters, aggregates, clustering) = clusters(of: address, categories: categories)
         var features: [TileFeature] = []
-        forEachFeature(clusters.indices, of: clusters, aggregates: aggregates, in: address, options: options) {
+        forEachFeature(clusters.indices, of: clusters, aggregates: aggregates, in: address, clustering: clustering) {
             features.append(TileFeature(id: $1, properties: $0, x: $2, y: $3))
         }
         return features
     }
 
-    /// The clusters of the tile at `address` and its buffer, their aggregates, and the options that made them.
+    /// The clusters of the tile at `address` and its buffer, their aggregates, and the clustering that made them.
     private func clusters(of address: TileAddress, categories: Set<String>?) -> (
-        [Cluster<Int>], ClusterAggregateTable?, ClusterOptions<Int>
+        [Cluster<Int>], ClusterAggregateTable?, Clustering<Int>
     ) {
-        var options = options
-        options.categories = categories
+        let clustering = clustering.selecting(categories: categories)
         let tile = address.rect
         let margin = tile.size.width * Self.buffer / Double(Self.extent)
         let area = MapRect(
@@ -108,14 +106,12 @@ public struct ClusterTiles: Sendable {
             // The far edges belong to the next tiles' cells.
             maxX: (tile.origin.x + tile.size.width + margin).nextDown,
             maxY: min(tile.origin.y + tile.size.height + margin, MapSize.worldWidth).nextDown)
-        let clusters = index.clusters(in: Self.viewport(of: area, tileZoom: address.z), options: options)
-        return (clusters, index.aggregates(of: clusters, options: options), options)
+        let clusters = clustering.clusters(in: area, zoom: Self.clusteringZoom(ofTileZoom: address.z))
+        return (clusters, clustering.aggregates(ofOwn: clusters), clustering)
     }
 
-    /// The viewport that clusters `area` as tiles of zoom `tileZoom` do.
-    static func viewport(of area: MapRect, tileZoom: Int) -> Viewport {
-        Viewport(rect: area, size: ViewSize(showing: area, atZoom: Double(tileZoom) + 1))
-    }
+    /// The zoom a tile of zoom `tileZoom` clusters at: one more, the zoom of a 256-point world of the same scale.
+    static func clusteringZoom(ofTileZoom tileZoom: Int) -> Double { Double(tileZoom) + 1 }
 
     /// Where `point` lies in the tile at `address`, in the tile's coordinates; `nil` if it lies outside the tile and
     /// its buffer.
@@ -139,10 +135,10 @@ public struct ClusterTiles: Sendable {
     /// out), as Mapbox Vector Tile bytes; `nil` when none does.
     func encode(
         _ members: some Sequence<Int>, of clusters: [Cluster<Int>], aggregates: ClusterAggregateTable?,
-        in address: TileAddress, options: ClusterOptions<Int>
+        in address: TileAddress, clustering: Clustering<Int>
     ) -> Data? {
         var layer = LayerBuilder()
-        forEachFeature(members, of: clusters, aggregates: aggregates, in: address, options: options) {
+        forEachFeature(members, of: clusters, aggregates: aggregates, in: address, clustering: clustering) {
             layer.add($0, id: $1, x: $2, y: $3)
         }
         guard !layer.isEmpty else { return nil }
@@ -155,14 +151,15 @@ public struct ClusterTiles: Sendable {
     /// the tile at `address` or its buffer.
     private func forEachFeature(
         _ members: some Sequence<Int>, of clusters: [Cluster<Int>], aggregates: ClusterAggregateTable?,
-        in address: TileAddress, options: ClusterOptions<Int>,
+        in address: TileAddress, clustering: Clustering<Int>,
         _ body: ([(String, PropertyValue)], UInt64?, Int64, Int64) -> Void
     ) {
         for member in members {
             let cluster = clusters[member]
             guard let (x, y) = Self.position(of: cluster.coordinate.mapPoint, in: address) else { continue }
             body(
-                properties(of: cluster, aggregates: aggregates?[member], options: options), featureID(of: cluster), x,
+                properties(of: cluster, aggregates: aggregates?[member], clustering: clustering),
+                featureID(of: cluster), x,
                 y)
         }
     }
@@ -198,7 +195,7 @@ public struct ClusterTiles: Sendable {
     /// `expansion_zoom` (a tile zoom) and aggregates (`category_EU` for each category's count); a single point's id
     /// and properties.
     private func properties(
-        of cluster: Cluster<Int>, aggregates: ClusterAggregates?, options: ClusterOptions<Int>
+        of cluster: Cluster<Int>, aggregates: ClusterAggregates?, clustering: Clustering<Int>
     ) -> [(String, PropertyValue)] {
         if case .element(let record) = cluster.id {
             let point = points.records[record]
@@ -212,7 +209,7 @@ public struct ClusterTiles: Sendable {
             ("cluster", .bool(true)), ("cluster_id", .string(text)), ("point_count", .number(Double(cluster.count))),
             ("point_count_abbreviated", Double(abbreviated).map { .number($0) } ?? .string(abbreviated)),
         ]
-        if let expansion = index.expansionZoom(of: cluster, options: options) {
+        if let expansion = clustering.expansionZoom(ofOwn: cluster) {
             // The index's zooms are the 256-point world's; a tile zoom is one less.
             properties.append(("expansion_zoom", .number((expansion - 1).rounded(.up))))
         }

@@ -164,10 +164,10 @@ public struct TilePyramid: Sendable {
         let strip = MapRect(
             minX: 0, minY: max(Double(row) * side - margin, 0), maxX: MapSize.worldWidth.nextDown,
             maxY: min(Double(row + 1) * side + margin, MapSize.worldWidth).nextDown)
-        let options = tiles.options
-        let clusters = tiles.index.clusters(in: ClusterTiles.viewport(of: strip, tileZoom: zoom), options: options)
+        let clustering = tiles.clustering
+        let clusters = clustering.clusters(in: strip, zoom: ClusterTiles.clusteringZoom(ofTileZoom: zoom))
         guard !clusters.isEmpty else { return [] }
-        let aggregates = tiles.index.aggregates(of: clusters, options: options)
+        let aggregates = clustering.aggregates(ofOwn: clusters)
         // Each cluster goes to its own tile and to the neighbours whose buffer holds it (across the antimeridian too),
         // as (column, cluster) pairs, then tile by tile.
         var members: [(column: Int, offset: Int)] = []
@@ -194,7 +194,7 @@ public struct TilePyramid: Sendable {
             if let address = TileAddress(z: zoom, x: column, y: row),
                 let bytes = tiles.encode(
                     members[start..<end].lazy.map(\.offset), of: clusters, aggregates: aggregates, in: address,
-                    options: options)
+                    clustering: clustering)
             {
                 made.append((PMTiles.tileID(address), address, compressor.compress(bytes)))
             }

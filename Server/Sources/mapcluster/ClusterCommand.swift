@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import MapCluster
+@_spi(MapClusterServer) import MapCluster
 import MapClusterIO
 import MapClusterServer
 
@@ -106,18 +106,19 @@ struct ClusterCommand: ParsableCommand {
             } catch let error as PointFileError {
                 throw InputError("\(error)")
             }
-            print(try service.featureCollection(in: rect, zoom: zoom))
+            print(service.featureCollection(in: rect, zoom: zoom))
             return
         }
         let index = try input.index(of: points)
         let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: zoom))
-        let clusters = index.clusters(in: viewport, options: options)
+        let clustering = try Clustering(index, options: options)
+        let clusters = clustering.clusters(in: viewport)
         let weighted = index.schema?.isWeighted == true
-        let aggregates = index.aggregates(of: clusters, options: options)
+        let aggregates = clustering.aggregates(ofOwn: clusters)
         let rows = clusters.enumerated().map { position, cluster in
             // A single element is its record: its id and name need no member lookup.
             var row = ClusterRow(
-                cluster, expansionZoom: index.expansionZoom(of: cluster, options: options),
+                cluster, expansionZoom: clustering.expansionZoom(ofOwn: cluster),
                 aggregates: aggregates?[position], weighted: weighted)
             if case .element(let record) = cluster.id {
                 row.id = points.records[record].id

@@ -54,7 +54,7 @@ struct RenderCommand: ParsableCommand {
         var options = ClusterOptions<Int>()
         options.marginFactor = 0
         let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: zoom))
-        let clusters = index.clusters(in: viewport, options: options)
+        let clusters = try Clustering(index, options: options).clusters(in: viewport)
         let outline = try? JSONDecoder().decode(PropertyValue.self, from: Data(contentsOf: SampleData.worldOutlineURL))
         let svg = SVGMap(rect: rect, width: width, height: height).render(clusters, outline: outline)
         if output == "-" {

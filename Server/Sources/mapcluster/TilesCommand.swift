@@ -67,7 +67,8 @@ struct TilesCommand: ParsableCommand {
         var options = ClusterService.defaultClustering
         options.cellSize = cellSize
         var pyramid = TilePyramid(
-            tiles: ClusterTiles(points: points, index: index, options: options), zooms: minZoom...maxZoom)
+            tiles: ClusterTiles(points: points, clustering: try Clustering(index, options: options)),
+            zooms: minZoom...maxZoom)
         pyramid.name = name ?? url.deletingPathExtension().lastPathComponent
 
         // Ctrl-C or a TERM takes the half-written archive with it.

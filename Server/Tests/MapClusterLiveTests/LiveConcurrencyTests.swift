@@ -1,4 +1,5 @@
 import Foundation
+import MapClusterTestSupport
 import Testing
 
 @testable import MapCluster
@@ -84,7 +85,8 @@ struct LiveConcurrencyTests {
                             problems += Self.check(state)
                         } else {
                             // A query, as the API makes: its counts add up to every point.
-                            let markers = try state.index.markers(in: viewport, options: options).markers
+                            let markers = try MarkerClustering(state.index, options: options).markers(in: viewport)
+                                .markers
                             let total = markers.reduce(0) { $0 + $1.count }
                             if total != state.index.count { problems.append("markers hold \(total) points") }
                         }

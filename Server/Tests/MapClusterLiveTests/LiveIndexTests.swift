@@ -1,4 +1,5 @@
 import Foundation
+import MapClusterTestSupport
 import Testing
 
 @testable import MapCluster
@@ -124,9 +125,9 @@ struct LiveIndexTests {
         let state = writer.live.current
         let rect = try MapRect(boundingBox: "9,9,11,11")
         let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: 4))
-        let cluster = try #require(state.index.clusters(in: viewport).first)
+        let cluster = try #require(state.index.clustering().clusters(in: viewport).first)
         #expect(cluster.count == 2)
-        let aggregates = try #require(state.index.aggregates(of: [cluster], options: ClusterOptions())?.first)
+        let aggregates = try #require(state.index.clustering(ClusterOptions()).aggregates(of: [cluster])?.first)
         #expect(aggregates.number("speed_sum") == 15)
         #expect(aggregates.count(ofCategory: "bus") == 2)
     }

@@ -38,7 +38,7 @@ let package = Package(
             name: "SanitizedLiveTests",
             dependencies: [
                 library("MapCluster"), library("MapClusterManager"), library("MapClusterIO"),
-                .product(name: "MapClusterLive", package: application),
+                .product(name: "MapClusterLive", package: application), "MapClusterTestSupport",
             ],
             path: "LiveTests", swiftSettings: settings),
     ]

@@ -108,8 +108,8 @@ struct WebMapTests {
             for marker in markers { counts[marker.id] = marker.count }
             let drawn = counts.values.reduce(0, +)
             let bbox = try MapRect(boundingBox: shot["bbox"] as? String ?? "")
-            let asked = index.clusters(
-                in: Viewport(rect: bbox, size: ViewSize(showing: bbox, atZoom: Double(zoom))), options: options)
+            let asked = index.clustering(options).clusters(
+                in: Viewport(rect: bbox, size: ViewSize(showing: bbox, atZoom: Double(zoom))))
             #expect(drawn == asked.map(\.count).reduce(0, +), "\(label)")
             // And every point on the screen is among them.
             let center = try #require(shot["center"] as? [Double])

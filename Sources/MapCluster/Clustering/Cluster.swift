@@ -1,13 +1,14 @@
 /// What a map draws for one group of elements: a cluster of several, or a single element.
 ///
-///     for cluster in index.clusters(in: viewport) {
+///     let clustering = try Clustering(index, options: options)
+///     for cluster in clustering.clusters(in: viewport) {
 ///         print(cluster.coordinate, cluster.count, cluster.isCluster ? "cluster" : "single")
-///         let firstTen = index.members(of: cluster, limit: 10)
+///         let firstTen = try clustering.members(of: cluster, limit: 10)
 ///     }
 ///
 /// A cluster is plain data: what it is, not a handle to the index. Its members, children, parent, bounds, expansion
-/// zoom and aggregates are asked of the index it came from (or a copy of it: a snapshot), with the options it was made
-/// with.
+/// zoom and aggregates are asked of the ``Clustering`` that made it (or one of a later state of the index, with the
+/// same options); a clustering with other options refuses, with a ``ClusteringMismatch``.
 public struct Cluster<Element: Hashable & Sendable>: Identifiable, Hashable, Sendable {
     /// A stable identity: the same members give the same id at every zoom and viewport that shows them.
     public let id: ClusterID<Element>
@@ -24,11 +25,13 @@ public struct Cluster<Element: Hashable & Sendable>: Identifiable, Hashable, Sen
     /// Which of the elements its id names it holds: for a ``ClusterID/location(_:)``, those that
     /// ``ClusterOptions/shouldCluster`` admits, rejects, or all of them.
     @usableFromInline let filter: MemberFilter
+    /// What of the options of the clustering that made it shapes it: another clustering refuses to answer for it.
+    @usableFromInline let stamp: ClusteringStamp
 
     @usableFromInline
     init(
         id: ClusterID<Element>, coordinate: Coordinate, count: Int, isSameLocation: Bool, cell: GridCell, zoom: Double,
-        filter: MemberFilter
+        filter: MemberFilter, stamp: ClusteringStamp
     ) {
         self.id = id
         self.coordinate = coordinate
@@ -37,6 +40,7 @@ public struct Cluster<Element: Hashable & Sendable>: Identifiable, Hashable, Sen
         self.cell = cell
         self.zoom = zoom
         self.filter = filter
+        self.stamp = stamp
     }
 
     /// Whether it stands for more than one element.
@@ -47,14 +51,14 @@ public struct Cluster<Element: Hashable & Sendable>: Identifiable, Hashable, Sen
     func placed(at coordinate: Coordinate) -> Cluster {
         Cluster(
             id: id, coordinate: coordinate, count: count, isSameLocation: isSameLocation, cell: cell, zoom: zoom,
-            filter: filter)
+            filter: filter, stamp: stamp)
     }
 
     /// A member of a same-location cluster on its own, as a manager's fan-out draws it.
     package static func single(_ element: Element, at coordinate: Coordinate, in cluster: Cluster) -> Cluster {
         Cluster(
             id: .element(element), coordinate: coordinate, count: 1, isSameLocation: true, cell: cluster.cell,
-            zoom: cluster.zoom, filter: .all)
+            zoom: cluster.zoom, filter: .all, stamp: cluster.stamp)
     }
 
     /// The keys of the index's grid that its members lie in: the tight cell of a cluster of several locations, the key

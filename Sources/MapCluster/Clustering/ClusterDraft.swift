@@ -134,16 +134,16 @@ extension ClusterIndex {
     ///
     /// Inlinable, so that making each ``Cluster`` is specialized for the caller's element type.
     @inlinable
-    func clusters(
-        in region: CellRegion, zoom: Double, options: ClusterOptions<Element>, taking filter: MemberFilter,
-        stop: () -> Bool
+    func makeClusters(
+        in region: CellRegion, zoom: Double, options: ClusterOptions<Element>, stamp: ClusteringStamp,
+        taking filter: MemberFilter, stop: () -> Bool
     ) -> [Cluster<Element>]? {
         var result: [Cluster<Element>] = []
         let store = store
         let rules = clusteringRules(options)
         let pass = ClusteringPass(tree: tree, rules: rules)
         let finished = pass.forEachCluster(in: region, zoom: zoom, taking: filter, stop: stop) { draft in
-            var cluster = Cluster(draft, zoom: zoom, store: store, categories: rules.categories)
+            var cluster = Cluster(draft, zoom: zoom, store: store, categories: rules.categories, stamp: stamp)
             if case .custom(let place) = options.position, case .cell = draft.identity {
                 cluster = cluster.placed(at: place(cluster))
             }
@@ -158,7 +158,8 @@ extension Cluster {
     /// a query filtered by `categories` carries them in its id.
     @inlinable
     init(
-        _ draft: ClusterDraft, zoom: Double, store: PagedArray<StoredElement<Element>>, categories: CategorySet?
+        _ draft: ClusterDraft, zoom: Double, store: PagedArray<StoredElement<Element>>, categories: CategorySet?,
+        stamp: ClusteringStamp
     ) {
         var id: ClusterID<Element> =
             switch draft.identity {
@@ -169,6 +170,6 @@ extension Cluster {
         if let categories, !id.isElement { id = .filtered(id, categories: categories) }
         self.init(
             id: id, coordinate: draft.coordinate, count: draft.count, isSameLocation: draft.isSameLocation,
-            cell: draft.cell, zoom: zoom, filter: draft.filter)
+            cell: draft.cell, zoom: zoom, filter: draft.filter, stamp: stamp)
     }
 }

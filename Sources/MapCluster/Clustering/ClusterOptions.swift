@@ -1,4 +1,4 @@
-/// How ``ClusterIndex/clusters(in:options:)`` groups elements.
+/// How a ``Clustering`` groups elements.
 ///
 /// The names follow the iOS libraries MapCluster replaces (CCHMapClusterController, ClusterMap, Cluster), and so do the
 /// defaults.

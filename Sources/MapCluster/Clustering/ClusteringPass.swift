@@ -2,7 +2,7 @@
 /// cells.
 ///
 /// It knows nothing of the element type: it names elements by their slots in the index's store, and ``ClusterDraft``s
-/// become ``Cluster``s in a small generic step that the caller specializes (``ClusterIndex/clusters(in:options:)`` is
+/// become ``Cluster``s in a small generic step that the caller specializes (``Clustering/clusters(in:)`` is
 /// inlinable). So the pass is compiled, specialized and optimized once, here, and a query runs no generic code of the
 /// library's: no metadata lookups, no witness tables.
 ///

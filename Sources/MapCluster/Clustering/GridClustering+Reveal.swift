@@ -24,16 +24,3 @@ extension GridClustering {
         return zoom + Self.revealMargin
     }
 }
-
-extension ClusterIndex {
-    /// The smallest zoom at which an element stands alone, or in a cluster of its coordinate only; `nil` if the index
-    /// does not hold it.
-    ///
-    /// The answer lies a hair past the boundary, so that a viewport made for it (whose zoom rounds) shows the element
-    /// on its own.
-    /// - Complexity: O(log *L* · log *n*) for the *L* grid levels, when the cells it passes through are clustered.
-    public func revealingZoom(of element: Element, options: ClusterOptions<Element> = .init()) -> Double? {
-        guard let coordinate = coordinate(of: element) else { return nil }
-        return GridClustering(index: self, options: options).revealingZoom(of: element, at: coordinate)
-    }
-}

@@ -8,20 +8,26 @@ struct GridClustering<Element: Hashable & Sendable> {
 
     let index: ClusterIndex<Element>
     let options: ClusterOptions<Element>
+    /// What of the options shapes clusters, which each cluster made here carries.
+    let stamp: ClusteringStamp
 
-    init(index: ClusterIndex<Element>, options: ClusterOptions<Element>) {
+    init(index: ClusterIndex<Element>, options: ClusterOptions<Element>, stamp: ClusteringStamp) {
         self.index = index
         self.options = options
+        self.stamp = stamp
     }
 
     /// The clustering that makes a cluster with id `id`: `options` with the category filter the id carries (a filter is
     /// part of what a cluster is), or without one for an unfiltered cluster of several elements.
-    init(index: ClusterIndex<Element>, options: ClusterOptions<Element>, madeFor id: ClusterID<Element>) {
+    init(
+        index: ClusterIndex<Element>, options: ClusterOptions<Element>, stamp: ClusteringStamp,
+        madeFor id: ClusterID<Element>
+    ) {
         var options = options
         if !id.isElement {
             options.categories = id.categoryFilter.map { index.schema?.names(in: $0) ?? [] }
         }
-        self.init(index: index, options: options)
+        self.init(index: index, options: options, stamp: stamp)
     }
 
     var tree: MortonTree { index.tree }
@@ -47,6 +53,6 @@ struct GridClustering<Element: Hashable & Sendable> {
     /// The clusters of every cell of `region`, at `zoom`, in key order of their cells, of the elements `filter` takes:
     /// all of them, or (for a cluster's children) the clusterable ones.
     func clusters(in region: CellRegion, zoom: Double, taking filter: MemberFilter) -> [Cluster<Element>] {
-        index.clusters(in: region, zoom: zoom, options: options, taking: filter) { false } ?? []
+        index.makeClusters(in: region, zoom: zoom, options: options, stamp: stamp, taking: filter) { false } ?? []
     }
 }

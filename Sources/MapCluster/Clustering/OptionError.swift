@@ -26,7 +26,7 @@ public struct OptionError: Error, Hashable, Sendable, CustomStringConvertible {
 
 /// Checks of the values options take, each throwing an ``OptionError`` that names the option.
 ///
-/// The name is made only for an error: `ClusterIndex.markers(in:options:)` validates its options on every call, and
+/// The name is made only for an error: a `Clustering` validates its options when it is made, and
 /// a `cellSizeForZoom` is checked at 31 zooms, each with a name of its own.
 package enum OptionCheck {
     /// A positive, finite number.

@@ -4,7 +4,7 @@
 ///
 ///     var index = ClusterIndex([(cityID, try Coordinate(latitude: 52.52, longitude: 13.405))])
 ///     index.insert(otherID, at: try Coordinate(latitude: 48.85, longitude: 2.35))
-///     let clusters = index.clusters(in: viewport)
+///     let clusters = Clustering(index).clusters(in: viewport)
 ///
 /// Elements are ordered along the Z-order (Morton) curve of their position on a 2^32 × 2^32 grid over the Web Mercator
 /// plane, so every aligned grid cell is one contiguous range of keys. A B+-tree over that order keeps, for each

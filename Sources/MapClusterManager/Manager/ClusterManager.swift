@@ -295,7 +295,7 @@ public actor ClusterManager<Element: Hashable & Sendable> {
     /// - Returns: `nil` if the element isn't managed.
     public func reveal(_ element: Element, in size: ViewSize) -> Reveal? {
         guard let coordinate = index.coordinate(of: element),
-            let zoom = index.revealingZoom(of: element, options: options.clustering)
+            let zoom = Clustering(validated: index, options: options.clustering).revealingZoom(of: element)
         else { return nil }
         return Reveal(zoom: zoom, viewport: Viewport(center: coordinate, zoom: zoom, size: size))
     }

@@ -46,8 +46,7 @@ public struct ClusterManagerOptions<Element: Hashable & Sendable>: Sendable {
     /// Checks every option: the clustering's (``ClusterOptions/validate()``), the overlap pass's marker sizes or
     /// diameters, and the fan-out's radius, start zoom and group size.
     ///
-    /// ``ClusterManager`` refuses options that fail it, and so do ``MapCluster/ClusterIndex/markers(in:options:)`` and
-    /// ``MapCluster/ClusterIndex/marker(id:options:)``.
+    /// ``ClusterManager`` refuses options that fail it, and so does ``MarkerClustering``.
     ///
     /// - Throws: ``OptionError`` for the first option whose value can't be used.
     public func validate() throws(OptionError) {

@@ -1,4 +1,4 @@
-public import MapCluster
+@_spi(MapClusterServer) public import MapCluster
 
 /// One thing a map draws for a ``ClusterManager``: a cluster, a single element, a fanned-out member of a
 /// same-location group, or clusters merged because their markers overlapped, at the position to draw it.
@@ -90,8 +90,10 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
     public var gridCells: [GridCell] { region?.cells ?? [] }
     /// The region of grid cells the update covered.
     let region: CellRegion?
+    /// The clustering of the elements it was made from: its markers' clusters are this clustering's.
+    public let clustering: Clustering<Element>
     /// The elements it was made from.
-    public let index: ClusterIndex<Element>
+    public var index: ClusterIndex<Element> { clustering.index }
     /// The options it was made with: how it clustered, laid out and titles its markers.
     public let layout: ClusterManagerOptions<Element>
     /// The clustering options it was made with.
@@ -115,9 +117,9 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
     static func empty(index: ClusterIndex<Element>, layout: ClusterManagerOptions<Element> = .init()) -> ClusterSnapshot
     {
         ClusterSnapshot(
-            viewport: nil, markers: [], region: nil, index: index, layout: layout, gridLevel: nil,
-            dataVersion: 0,
-            optionsVersion: 0, anchors: [:])
+            viewport: nil, markers: [], region: nil,
+            clustering: Clustering(validated: index, options: layout.clustering),
+            layout: layout, gridLevel: nil, dataVersion: 0, optionsVersion: 0, anchors: [:])
     }
 
     /// A marker's title, from ``ClusterManagerOptions/title`` (or the default one), computed when asked.
@@ -137,22 +139,25 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
     public func marker(holding element: Element) -> ClusterMarker<Element>? {
         guard let coordinate = index.coordinate(of: element) else { return nil }
         return markers.first { marker in
-            index.isMember(element, at: coordinate, of: marker.cluster, options: options)
-                || marker.mergedClusters.contains { index.isMember(element, at: coordinate, of: $0, options: options) }
+            marker.clusters.contains { clustering.isMember(element, at: coordinate, of: $0) }
         }
     }
 
     /// A page of a marker's members, in the index's order (a merged marker's cluster by cluster).
+    /// - Throws: ``MapCluster/ClusteringMismatch`` for a marker that a snapshot of other options made.
     /// - Complexity: O(*p* log *n* + `offset` + `limit`) for a marker of *p* clusters; see
-    ///   ``ClusterIndex/members(of:options:offset:limit:)``.
-    public func members(of marker: ClusterMarker<Element>, offset: Int = 0, limit: Int = .max) -> [Element] {
-        membersWithCoordinates(of: marker, offset: offset, limit: limit).map(\.element)
+    ///   ``MapCluster/Clustering/members(of:offset:limit:)``.
+    public func members(of marker: ClusterMarker<Element>, offset: Int = 0, limit: Int = .max)
+        throws(ClusteringMismatch) -> [Element]
+    {
+        try membersWithCoordinates(of: marker, offset: offset, limit: limit).map(\.element)
     }
 
     /// A page of a marker's members with their coordinates, in the index's order.
-    public func membersWithCoordinates(of marker: ClusterMarker<Element>, offset: Int = 0, limit: Int = .max) -> [(
-        element: Element, coordinate: Coordinate
-    )] {
+    /// - Throws: ``MapCluster/ClusteringMismatch`` for a marker that a snapshot of other options made.
+    public func membersWithCoordinates(of marker: ClusterMarker<Element>, offset: Int = 0, limit: Int = .max)
+        throws(ClusteringMismatch) -> [(element: Element, coordinate: Coordinate)]
+    {
         precondition(offset >= 0 && limit >= 0, "offset and limit are not negative")
         var page: [(element: Element, coordinate: Coordinate)] = []
         var skip = offset
@@ -161,27 +166,38 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
                 skip -= cluster.count
                 continue
             }
-            page += index.membersWithCoordinates(of: cluster, options: options, offset: skip, limit: limit - page.count)
+            page += try clustering.membersWithCoordinates(of: cluster, offset: skip, limit: limit - page.count)
             skip = 0
         }
         return page
     }
 
     /// The smallest rectangle holding every member of a marker; zoom the map to it to show them all.
-    public func bounds(of marker: ClusterMarker<Element>) -> MapRect {
-        let parts = marker.clusters.map { index.bounds(of: $0, options: options) }
-        return parts.dropFirst().reduce(parts[0]) { $0.union($1) }
+    /// - Throws: ``MapCluster/ClusteringMismatch`` for a marker that a snapshot of other options made.
+    public func bounds(of marker: ClusterMarker<Element>) throws(ClusteringMismatch) -> MapRect {
+        var bounds = try clustering.bounds(of: marker.cluster)
+        for part in marker.mergedClusters { bounds = bounds.union(try clustering.bounds(of: part)) }
+        return bounds
     }
 
     /// The smallest zoom at which a marker's members no longer show as this one marker; `nil` if they never split.
-    public func expansionZoom(of marker: ClusterMarker<Element>) -> Double? {
-        if let merged = marker.mergedExpansionZoom { return merged }
-        return index.expansionZoom(of: marker.cluster, options: options)
+    /// - Throws: ``MapCluster/ClusteringMismatch`` for a marker that a snapshot of other options made.
+    public func expansionZoom(of marker: ClusterMarker<Element>) throws(ClusteringMismatch) -> Double? {
+        let own = try clustering.expansionZoom(of: marker.cluster)
+        return marker.mergedExpansionZoom ?? own
+    }
+
+    /// ``expansionZoom(of:)`` of one of its own markers, for a caller that took it from here (a server's writer).
+    @_spi(MapClusterServer) public func expansionZoom(ofOwn marker: ClusterMarker<Element>) -> Double? {
+        marker.mergedExpansionZoom ?? clustering.expansionZoom(ofOwn: marker.cluster)
     }
 
     /// What a marker splits into when the map zooms in: a merged marker's clusters, or a cluster's children.
-    public func children(of marker: ClusterMarker<Element>) -> [Cluster<Element>] {
-        marker.isMerged ? marker.clusters : index.children(of: marker.cluster, options: options)
+    /// - Throws: ``MapCluster/ClusteringMismatch`` for a marker that a snapshot of other options made.
+    public func children(of marker: ClusterMarker<Element>) throws(ClusteringMismatch) -> [Cluster<Element>] {
+        guard marker.isMerged else { return try clustering.children(of: marker.cluster) }
+        for part in marker.clusters { try clustering.check(part) }
+        return marker.clusters
     }
 }
 

@@ -54,18 +54,16 @@ struct MarkerLayout<Element: Hashable & Sendable> {
     /// Points per map unit.
     let scale: Double
     let zoom: Double
-    /// The elements and the options the clusters were made from, for their expansion zooms and members.
-    let index: ClusterIndex<Element>
-    let options: ClusterOptions<Element>
+    /// The clustering that made the clusters, for their expansion zooms and members.
+    let clustering: Clustering<Element>
 
     static var worldWidth: Double { MapSize.worldWidth }
 
-    init(_ items: [Item], viewport: Viewport, index: ClusterIndex<Element>, options: ClusterOptions<Element>) {
+    init(_ items: [Item], viewport: Viewport, clustering: Clustering<Element>) {
         self.items = items
         scale = viewport.pointsPerMapUnit
         zoom = viewport.zoom
-        self.index = index
-        self.options = options
+        self.clustering = clustering
     }
 
     // MARK: - Neighbours
@@ -152,7 +150,7 @@ struct MarkerLayout<Element: Hashable & Sendable> {
             var merged = item
             merged.id = .merged([item.clusterID] + item.mergedIDs)
             let expansion = Self.mergedExpansionZoom(
-                of: [item.cluster] + item.mergedClusters, resolution: resolution, index: index, options: options)
+                of: [item.cluster] + item.mergedClusters, resolution: resolution, clustering: clustering)
             // Zooming in at all is what a marker merged by its parts' growth needs.
             merged.mergedExpansionZoom = max(expansion, zoom).nextUp
             return merged
@@ -182,13 +180,12 @@ struct MarkerLayout<Element: Hashable & Sendable> {
     /// It depends on the parts alone, not on the zoom they were merged at, so a merged marker known only by its id
     /// has it too.
     static func mergedExpansionZoom(
-        of parts: [Cluster<Element>], resolution: OverlapResolution, index: ClusterIndex<Element>,
-        options: ClusterOptions<Element>
+        of parts: [Cluster<Element>], resolution: OverlapResolution, clustering: Clustering<Element>
     ) -> Double {
         let scale = WebMercator.pointsPerMapUnit(atZoom: 0)
         var expansion = Double.infinity
         for (offset, a) in parts.enumerated() {
-            if let zoom = index.expansionZoom(of: a, options: options) { expansion = min(expansion, zoom) }
+            if let zoom = clustering.expansionZoom(ofOwn: a) { expansion = min(expansion, zoom) }
             for b in parts[(offset + 1)...] {
                 let dx = MapSize.wrappedDeltaX(from: a.coordinate.mapPoint.x, to: b.coordinate.mapPoint.x) * scale
                 let dy = (b.coordinate.mapPoint.y - a.coordinate.mapPoint.y) * scale
@@ -235,13 +232,13 @@ struct MarkerLayout<Element: Hashable & Sendable> {
     /// Replaces each group of elements on one coordinate that `fanOut` takes with its members, on a circle around
     /// the group's position.
     mutating func fanOut(_ fanOut: SameLocationFanOut, clusteringIsOn: Bool) {
-        guard !clusteringIsOn || options.zoomLevel(forZoom: zoom) >= fanOut.startZoom else { return }
+        guard !clusteringIsOn || clustering.options.zoomLevel(forZoom: zoom) >= fanOut.startZoom else { return }
         let radius = fanOut.radius / scale
         items = items.flatMap { item -> [Item] in
             let cluster = item.cluster
             guard !item.isMerged, cluster.isCluster, cluster.isSameLocation, cluster.count <= fanOut.maximumCount
             else { return [item] }
-            let members = index.membersWithCoordinates(of: cluster, options: options)
+            let members = clustering.membersWithCoordinates(ofOwn: cluster)
             return members.enumerated().map { offset, member in
                 // Clockwise from the top, evenly spaced.
                 let angle = 2 * Double.pi * Double(offset) / Double(members.count) - Double.pi / 2

@@ -40,10 +40,11 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
 
     /// The update, or `nil` if `stop` answered true on the way: it is asked every few grid cells and between steps.
     func run(stop: () -> Bool) -> ClusterUpdate<Element>? {
-        let clustering = options.clustering
+        // The manager validated its options; so does a stateless caller's MarkerClustering.
+        let clustering = Clustering(validated: index, options: options.clustering)
         let zoom = viewport.zoom
-        let region = CellRegion(viewport, options: clustering)
-        guard let clusters = index.clusters(in: region, zoom: zoom, options: clustering, stop: stop), !stop() else {
+        let region = CellRegion(viewport, options: clustering.options)
+        guard let clusters = clustering.clusters(in: region, zoom: zoom, stop: stop), !stop() else {
             return nil
         }
 
@@ -61,7 +62,7 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
             return MarkerLayout<Element>.Item(id: anchor.id, cluster: cluster, coordinate: anchor.coordinate)
         }
 
-        var layout = MarkerLayout<Element>(items, viewport: viewport, index: index, options: clustering)
+        var layout = MarkerLayout<Element>(items, viewport: viewport, clustering: clustering)
         // Passes whose options fail validation are skipped (a manager refuses them; a stateless caller may not check).
         let overlap = options.overlap.flatMap { (try? $0.validate()) == nil ? nil : $0 }
         switch overlap {
@@ -70,7 +71,7 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
         case nil: break
         }
         if let fanOut = options.sameLocation, (try? fanOut.validate()) != nil {
-            layout.fanOut(fanOut, clusteringIsOn: clustering.clusters(atZoom: zoom))
+            layout.fanOut(fanOut, clusteringIsOn: clustering.options.clusters(atZoom: zoom))
         }
         items = layout.items
         guard !stop() else { return nil }
@@ -82,7 +83,7 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
         }
         let (kept, changes) = diff(markers, region: region)
         let snapshot = ClusterSnapshot(
-            viewport: viewport, markers: kept, region: region, index: index, layout: options,
+            viewport: viewport, markers: kept, region: region, clustering: clustering, layout: options,
             gridLevel: region.level,
             dataVersion: dataVersion, optionsVersion: optionsVersion, anchors: anchors)
         return ClusterUpdate(snapshot: snapshot, changes: changes)

@@ -68,7 +68,7 @@ struct ClusterManagerConcurrencyTests {
         let snapshot = await manager.snapshot
         let viewport = try #require(snapshot.viewport)
         #expect(viewports.contains(viewport))
-        let fresh = snapshot.index.clusters(in: viewport, options: options.clustering)
+        let fresh = snapshot.index.clustering(options.clustering).clusters(in: viewport)
         #expect(snapshot.markers.map(\.id) == fresh.map { ClusterMarker<Int>.ID.cluster($0.id) })
         #expect(snapshot.markers.map(\.coordinate) == fresh.map(\.coordinate))
         #expect(snapshot.markers.map(\.count) == fresh.map(\.count))
@@ -117,7 +117,7 @@ struct ClusterManagerConcurrencyTests {
                 GridCell(containing: $0.mapPoint, level: options.clustering.gridLevel(forZoom: first.zoom))
             }
         ).count
-        #expect(staleCalls <= ClusterIndex<Int>.clusteringCellsPerStopCheck + 1)
+        #expect(staleCalls <= Clustering<Int>.clusteringCellsPerStopCheck + 1)
         #expect(staleCalls < cells / 4)
     }
 

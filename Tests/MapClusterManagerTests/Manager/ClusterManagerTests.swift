@@ -221,7 +221,7 @@ struct ClusterManagerTests {
         let update = try await manager.update(for: viewport)
         #expect(update.changes.updates.count == 1)
         let updated = try #require(update.changes.updates.first?.new)
-        #expect(update.snapshot.members(of: updated).sorted() == [0, 1, 3])
+        #expect(try update.snapshot.members(of: updated).sorted() == [0, 1, 3])
     }
 
     @Test func invisibleMarkersStayWhenAsked() async throws {

@@ -157,7 +157,7 @@ struct ManagerEventTests {
             #expect(answer.changes.insertions.isEmpty && answer.changes.removals.isEmpty)
             #expect(answer.snapshot.viewport == Self.viewport, "the last update's snapshot, unchanged")
             #expect(await manager.snapshot.viewport == Self.viewport)
-            #expect(await manager.index.clusters(in: empty).isEmpty)
+            #expect(await manager.index.clustering().clusters(in: empty).isEmpty)
         }
         // The next event is the next real update's: the empty ones sent none.
         let moved = Viewport(center: .checked(45, 5), zoom: 6, size: testScreen)

@@ -67,7 +67,7 @@ struct AggregatesTests {
     /// Every cluster of random viewports, filtered and not, against its members' values.
     static func expectAggregatesMatch(
         _ index: ClusterIndex<Int>, _ points: [Int: Point], using rng: inout SplitMix64, viewports: Int = 12
-    ) {
+    ) throws {
         for _ in 0..<viewports {
             var options = ClusterOptions<Int>()
             if Bool.random(using: &rng) {
@@ -76,7 +76,7 @@ struct AggregatesTests {
             let zoom = Double(Int.random(in: 0...9, using: &rng))
             let center = DataShape.clustered.coordinate(using: &rng)
             let viewport = Viewport(center: center, zoom: zoom, size: testScreen)
-            let clusters = index.clusters(in: viewport, options: options)
+            let clusters = index.clustering(options).clusters(in: viewport)
             let selected = options.categories.map { names in Set(names.compactMap { categories.firstIndex(of: $0) }) }
             // Conservation: the clusters hold exactly the selected points of the covered cells.
             let inCells = elementsInCells(index, viewport, options).filter { id in
@@ -84,12 +84,12 @@ struct AggregatesTests {
             }
             #expect(clusters.reduce(0) { $0 + $1.count } == inCells.count, "zoom \(zoom), filter \(selected ?? [])")
             // Asked in one batch, and in reverse with each cluster twice (the batch's walk must not care).
-            let aggregates = index.aggregates(of: clusters, options: options) ?? []
+            let aggregates = try index.clustering(options).aggregates(of: clusters) ?? []
             #expect(aggregates.count == clusters.count)
-            let doubled = index.aggregates(of: (clusters + clusters).reversed(), options: options) ?? []
+            let doubled = try index.clustering(options).aggregates(of: (clusters + clusters).reversed()) ?? []
             #expect(Array(doubled.reversed().prefix(clusters.count)) == Array(aggregates))
             for (cluster, aggregates) in zip(clusters, aggregates) {
-                let members = index.members(of: cluster, options: options)
+                let members = try index.clustering(options).members(of: cluster)
                 #expect(members.count == cluster.count, "\(cluster.id)")
                 if options.categories != nil, !cluster.id.isElement {
                     #expect(cluster.id.categoryFilter != nil, "a filtered cluster's id carries its filter")
@@ -132,7 +132,7 @@ struct AggregatesTests {
         let points = Dictionary(uniqueKeysWithValues: (0..<3_000).map { ($0, Self.randomPoint(shape, using: &rng)) })
         let index = try Self.bulkIndex(points)
         index._checkInvariants()
-        Self.expectAggregatesMatch(index, points, using: &rng)
+        try Self.expectAggregatesMatch(index, points, using: &rng)
     }
 
     @Test(arguments: [DataShape.uniform, .clustered])
@@ -141,7 +141,7 @@ struct AggregatesTests {
         var points = Dictionary(uniqueKeysWithValues: (0..<2_000).map { ($0, Self.randomPoint(shape, using: &rng)) })
         var index = try Self.bulkIndex(points)
         let snapshot = index
-        let snapshotClusters = snapshot.clusters(in: Viewport(rect: .world, size: testScreen))
+        let snapshotClusters = snapshot.clustering().clusters(in: Viewport(rect: .world, size: testScreen))
         var nextID = points.count
         for step in 0..<4_000 {
             switch Int.random(in: 0..<5, using: &rng) {
@@ -172,11 +172,11 @@ struct AggregatesTests {
             }
             if step % 1_000 == 999 {
                 index._checkInvariants()
-                Self.expectAggregatesMatch(index, points, using: &rng, viewports: 4)
+                try Self.expectAggregatesMatch(index, points, using: &rng, viewports: 4)
             }
         }
-        Self.expectAggregatesMatch(index, points, using: &rng)
-        #expect(snapshot.clusters(in: Viewport(rect: .world, size: testScreen)) == snapshotClusters)
+        try Self.expectAggregatesMatch(index, points, using: &rng)
+        #expect(snapshot.clustering().clusters(in: Viewport(rect: .world, size: testScreen)) == snapshotClusters)
     }
 
     /// A batch of 9,000 elements with values, over several of the steps that two threads share, is all applied.
@@ -205,21 +205,22 @@ struct AggregatesTests {
         }
         #expect(index.count == before.count)
         let world = Viewport(rect: .world, size: testScreen)
-        #expect(index.clusters(in: world) == before.clusters(in: world))
+        #expect(index.clustering().clusters(in: world) == before.clustering().clusters(in: world))
 
         try index.insert(contentsOf: batch.map { ($0.0, $0.1.coordinate, $0.1.values) })
         for (id, point) in batch { points[id] = point }
         #expect(index.count == points.count)
         index._checkInvariants()
-        Self.expectAggregatesMatch(index, points, using: &rng)
+        try Self.expectAggregatesMatch(index, points, using: &rng)
         let fresh = try Self.bulkIndex(points)
         for zoom in [1.0, 4, 8] {
             let viewport = Viewport(center: DataShape.clustered.coordinate(using: &rng), zoom: zoom, size: testScreen)
-            let clusters = index.clusters(in: viewport)
-            #expect(clusters == fresh.clusters(in: viewport), "zoom \(zoom)")
+            let clusters = index.clustering().clusters(in: viewport)
+            #expect(clusters == fresh.clustering().clusters(in: viewport), "zoom \(zoom)")
             #expect(!clusters.isEmpty)
             Self.expectSame(
-                try #require(index.aggregates(of: clusters)), try #require(fresh.aggregates(of: clusters)),
+                try #require(try index.clustering().aggregates(of: clusters)),
+                try #require(try fresh.clustering().aggregates(of: clusters)),
                 "zoom \(zoom)")
         }
     }
@@ -268,10 +269,10 @@ struct AggregatesTests {
             for categories in [nil, Set(["EU", "AS"])] {
                 options.categories = categories
                 let viewport = Viewport(rect: .world, size: ViewSize(showing: .world, atZoom: zoom))
-                let clusters = index.clusters(in: viewport, options: options)
-                #expect(clusters == fresh.clusters(in: viewport, options: options))
-                let mine = try #require(index.aggregates(of: clusters, options: options))
-                let theirs = try #require(fresh.aggregates(of: clusters, options: options))
+                let clusters = index.clustering(options).clusters(in: viewport)
+                #expect(clusters == fresh.clustering(options).clusters(in: viewport))
+                let mine = try #require(try index.clustering(options).aggregates(of: clusters))
+                let theirs = try #require(try fresh.clustering(options).aggregates(of: clusters))
                 #expect(mine.count == clusters.count && !clusters.isEmpty)
                 Self.expectSame(mine, theirs, "zoom \(zoom)")
             }
@@ -306,8 +307,8 @@ struct AggregatesTests {
         }
         func extremes() throws -> (Double?, Double?, Double?) {
             let world = Viewport(rect: .world, size: testScreen)
-            let cluster = try #require(index.clusters(in: world).first)
-            let aggregates = try #require(index.aggregates(of: cluster))
+            let cluster = try #require(index.clustering().clusters(in: world).first)
+            let aggregates = try #require(try index.clustering().aggregates(of: cluster))
             return (aggregates.number("value_min"), aggregates.number("value_max"), aggregates.number("value_sum"))
         }
         #expect(try extremes() == (1, 9, 20))
@@ -326,13 +327,15 @@ struct AggregatesTests {
         for key in 0..<3_000 { points[key] = Self.randomPoint(.clustered, using: &rng) }
         let index = try Self.bulkIndex(points)
         let viewport = Viewport(center: .checked(20, 0), zoom: 2, size: testScreen)
-        let clusters = index.clusters(in: viewport)
-        let aggregates = try #require(index.aggregates(of: clusters))
+        let clusters = index.clustering().clusters(in: viewport)
+        let aggregates = try #require(try index.clustering().aggregates(of: clusters))
         // Neighbours in threes, as an overlap pass merges them; then all of them as one.
         for start in stride(from: 0, to: clusters.count - 2, by: 3) {
             let parts = Array(start..<(start + 3))
             let combined = try #require(ClusterAggregates.combined(parts.map { aggregates[$0] }))
-            let members = parts.flatMap { index.members(of: clusters[$0]) }.compactMap { points[$0] }
+            let members = try parts.flatMap { try index.clustering().members(of: clusters[$0]) }.compactMap {
+                points[$0]
+            }
             #expect(combined.weight == members.map(\.weight).reduce(0, +))
             #expect(combined.categoryCounts.reduce(0, +) == members.filter { $0.category != nil }.count)
             let values = members.compactMap(\.value)
@@ -346,10 +349,10 @@ struct AggregatesTests {
         #expect(ClusterAggregates.combined([ClusterAggregates]()) == nil)
     }
 
-    @Test func anIndexWithoutASchemaHasNoAggregates() {
+    @Test func anIndexWithoutASchemaHasNoAggregates() throws {
         let index = ClusterIndex([(1, Coordinate.checked(0, 0)), (2, .checked(0, 0.001))])
-        let clusters = index.clusters(in: Viewport(rect: .world, size: testScreen))
-        #expect(index.aggregates(of: clusters) == nil)
+        let clusters = index.clustering().clusters(in: Viewport(rect: .world, size: testScreen))
+        #expect(try index.clustering().aggregates(of: clusters) == nil)
         #expect(index.schema == nil)
     }
 
@@ -358,9 +361,9 @@ struct AggregatesTests {
         index.insert(1, at: .checked(10, 10))
         index.insert(contentsOf: [(2, .checked(10.001, 10)), (3, .checked(10, 10.001))])
         let cluster = try #require(
-            index.clusters(in: Viewport(center: .checked(10, 10), zoom: 3, size: testScreen)).first)
+            index.clustering().clusters(in: Viewport(center: .checked(10, 10), zoom: 3, size: testScreen)).first)
         #expect(cluster.count == 3)
-        let aggregates = index.aggregates(of: cluster)
+        let aggregates = try index.clustering().aggregates(of: cluster)
         #expect(aggregates?.weight == 3, "weight 1 each")
         #expect(aggregates.map { Array($0.categoryCounts) } == [0, 0, 0, 0, 0, 0, 0], "no category")
         #expect(aggregates?.number("value_sum") == nil, "no value")
@@ -370,7 +373,7 @@ struct AggregatesTests {
     @Test func refusedValuesThrowAndChangeNothing() throws {
         var index = ClusterIndex<Int>(schema: Self.schema)
         try index.insert(1, at: .checked(1, 1), values: ElementValues(weight: 2, category: "EU"))
-        let before = index.clusters(in: Viewport(rect: .world, size: testScreen))
+        let before = index.clustering().clusters(in: Viewport(rect: .world, size: testScreen))
         #expect(throws: AggregateError.invalidWeight(-1)) {
             try index.insert(2, at: .checked(2, 2), values: ElementValues(weight: -1))
         }
@@ -392,7 +395,7 @@ struct AggregatesTests {
                 values: ElementValueColumns(reductions: [.numbers([1, .nan])]), schema: Self.schema)
         }
         #expect(index.count == 1)
-        #expect(index.clusters(in: Viewport(rect: .world, size: testScreen)) == before)
+        #expect(index.clustering().clusters(in: Viewport(rect: .world, size: testScreen)) == before)
         #expect(throws: AggregateError.noSchema) {
             var plain = ClusterIndex<Int>()
             try plain.insert(1, at: .checked(0, 0), values: ElementValues())
@@ -417,8 +420,8 @@ struct AggregatesTests {
             1, at: .checked(5, 5), values: ElementValues(reductions: [Sum(-0.0), Minimum(-0.0), Maximum(-0.0)]))
         try index.insert(
             2, at: .checked(5, 5.001), values: ElementValues(reductions: [Sum(0), Minimum(0), Maximum(0)]))
-        for cluster in index.clusters(in: Viewport(center: .checked(5, 5), zoom: 1, size: testScreen)) {
-            let aggregates = index.aggregates(of: cluster)
+        for cluster in index.clustering().clusters(in: Viewport(center: .checked(5, 5), zoom: 1, size: testScreen)) {
+            let aggregates = try index.clustering().aggregates(of: cluster)
             let minimum = try #require((aggregates?[reduction: "value_min"] as? Minimum)?.value)
             #expect(minimum == 0 && minimum.sign == .plus)
             let sum = try #require(aggregates?.number("value_sum"))
@@ -433,14 +436,16 @@ struct AggregatesTests {
         var options = ClusterOptions<Int>()
         options.position = .weightedCenterOfMass
         let viewport = Viewport(center: .checked(0, 0.5), zoom: 1, size: testScreen)
-        var cluster = try #require(index.clusters(in: viewport, options: options).first)
-        #expect(index.aggregates(of: cluster, options: options)?.weight == 0)
-        #expect(index.aggregates(of: cluster, options: options)?.weightedCenter == nil)
+        var cluster = try #require(index.clustering(options).clusters(in: viewport).first)
+        #expect(try index.clustering(options).aggregates(of: cluster)?.weight == 0)
+        #expect(try index.clustering(options).aggregates(of: cluster)?.weightedCenter == nil)
         #expect(cluster.coordinate == .checked(0, 0.5), "weight 0 in all: the center of mass")
         try index.insert(2, at: .checked(0, 1), values: ElementValues(weight: 3))
-        cluster = try #require(index.clusters(in: viewport, options: options).first)
+        cluster = try #require(index.clustering(options).clusters(in: viewport).first)
         #expect(cluster.coordinate.longitude == 1, "all the weight on one member")
-        #expect(index.clusters(in: viewport).first?.coordinate == .checked(0, 0.5), "the default ignores weights")
+        #expect(
+            index.clustering().clusters(in: viewport).first?.coordinate == .checked(0, 0.5),
+            "the default ignores weights")
     }
 
     @Test func filtersThatSelectNothingOrAnEmptyCategoryGiveNoClusters() throws {
@@ -450,10 +455,11 @@ struct AggregatesTests {
         var options = ClusterOptions<Int>()
         for filter in [Set<String>(), ["AN"], ["nowhere"]] {
             options.categories = filter
-            #expect(index.clusters(in: Viewport(rect: .world, size: testScreen), options: options).isEmpty, "\(filter)")
+            #expect(
+                index.clustering(options).clusters(in: Viewport(rect: .world, size: testScreen)).isEmpty, "\(filter)")
         }
-        let world = index.clusters(in: Viewport(rect: .world, size: testScreen))
-        let aggregates = index.aggregates(of: world) ?? []
+        let world = index.clustering().clusters(in: Viewport(rect: .world, size: testScreen))
+        let aggregates = try index.clustering().aggregates(of: world) ?? []
         #expect(aggregates.count == world.count && aggregates.allSatisfy { $0.count(ofCategory: "AN") == 0 })
     }
 
@@ -465,8 +471,8 @@ struct AggregatesTests {
         var options = ClusterOptions<Int>()
         options.categories = ["EU", "AS"]
         let viewport = Viewport(center: .checked(48.8, 2.3), zoom: 4, size: testScreen)
-        let filtered = index.clusters(in: viewport, options: options)
-        let unfiltered = Set(index.clusters(in: viewport).map(\.id))
+        let filtered = index.clustering(options).clusters(in: viewport)
+        let unfiltered = Set(index.clustering().clusters(in: viewport).map(\.id))
         let selected: Set<Int> = [1, 2]
         for cluster in filtered where cluster.isCluster {
             #expect(!unfiltered.contains(cluster.id), "\(cluster.id)")
@@ -474,16 +480,17 @@ struct AggregatesTests {
             #expect(text.hasPrefix("f6-"), "\(text)")
             #expect(ClusterIDText(text)?.parts == [cluster.id], "the text reads back")
             // Asked with the default options, the id's own filter answers.
-            let found = index.cluster(id: cluster.id)
+            let found = index.clustering().cluster(id: cluster.id)
             #expect(found?.count == cluster.count, "\(cluster.id)")
             #expect(
-                found.flatMap { index.aggregates(of: $0) } == index.aggregates(of: cluster, options: options),
+                try found.flatMap { try index.clustering().aggregates(of: $0) }
+                    == index.clustering(options).aggregates(of: cluster),
                 "asked with the default options, the id's own filter answers")
-            let children = index.children(of: cluster)
+            let children = try index.clustering().children(of: cluster)
             #expect(children.reduce(0) { $0 + $1.count } == cluster.count, "children add up")
-            let members = index.membersWithCoordinates(of: cluster)
+            let members = try index.clustering().membersWithCoordinates(of: cluster)
             #expect(members.allSatisfy { points[$0.element]?.category.map(selected.contains) == true })
-            let bounds = index.bounds(of: cluster)
+            let bounds = try index.clustering().bounds(of: cluster)
             #expect(members.allSatisfy { bounds.insetBy(dx: -1, dy: -1).contains($0.coordinate.mapPoint) })
         }
     }

@@ -105,8 +105,11 @@ struct ClusterIDTextTests {
         ])
         var ids: [ClusterID<Int>] = []
         for zoom in stride(from: 0.0, through: 20, by: 2) {
-            ids += index.clusters(in: Viewport(center: .checked(0, 0), zoom: zoom, size: testScreen)).map(\.id)
-            ids += index.clusters(in: Viewport(center: .checked(48.85, 2.35), zoom: zoom, size: testScreen)).map(\.id)
+            ids += index.clustering().clusters(in: Viewport(center: .checked(0, 0), zoom: zoom, size: testScreen)).map(
+                \.id)
+            ids += index.clustering().clusters(
+                in: Viewport(center: .checked(48.85, 2.35), zoom: zoom, size: testScreen)
+            ).map(\.id)
         }
         ids += ids.map { ClusterID.filtered($0, categories: CategorySet(bits: 0b101)) }
         #expect(ids.contains { if case .location = $0 { true } else { false } })

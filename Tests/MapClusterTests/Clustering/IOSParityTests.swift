@@ -55,7 +55,7 @@ struct RotatedMapTests {
             let viewport = Viewport(center: center, zoom: 7, size: Self.screen, heading: heading)
             let options = ClusterOptions<Int>()
             let level = options.gridLevel(forZoom: viewport.zoom)
-            let cells = Set(index.gridCells(in: viewport, options: options))
+            let cells = Set(index.clustering(options).gridCells(in: viewport))
             let middle = center.mapPoint
             let radians = heading * Double.pi / 180
             var seen = 0
@@ -76,7 +76,7 @@ struct RotatedMapTests {
                 #expect(cells.contains(cell), "heading \(heading), \(coordinate) on screen but not clustered")
             }
             #expect(seen > 100, "the test needs points on screen")
-            let clusters = index.clusters(in: viewport, options: options)
+            let clusters = index.clustering(options).clusters(in: viewport)
             #expect(clusters.reduce(0) { $0 + $1.count } == inCells, "heading \(heading), center \(center)")
         }
     }
@@ -109,7 +109,7 @@ struct ZoomLevelTests {
 
     static func clusterCounts(atZoom zoom: Double, _ options: ClusterOptions<Int>) -> [Int] {
         let viewport = Viewport(center: .checked(51.5, -0.12), zoom: zoom, size: testScreen)
-        return pair.clusters(in: viewport, options: options).map(\.count).sorted()
+        return pair.clustering(options).clusters(in: viewport).map(\.count).sorted()
     }
 
     /// ClusterMap and Cluster cluster while `zoomLevel <= maxZoomLevel`, their zoom rounded; CCH compares the
@@ -142,11 +142,14 @@ struct ZoomLevelTests {
         let viewport = Viewport(center: .checked(51.5, -0.12), zoom: 12, size: testScreen)
         var options = ClusterOptions<Int>()
         options.maxZoomLevelForClustering = 15
-        let cluster = try #require(Self.pair.clusters(in: viewport, options: options).first)
-        #expect(Self.pair.expansionZoom(of: cluster, options: options) == 15.0.nextUp)
+        let cluster = try #require(Self.pair.clustering(options).clusters(in: viewport).first)
+        #expect(try Self.pair.clustering(options).expansionZoom(of: cluster) == 15.0.nextUp)
         options.zoomLevels = .whole
-        #expect(Self.pair.expansionZoom(of: cluster, options: options) == 15.5)
-        let reveal = try #require(Self.pair.revealingZoom(of: 1, options: options))
+        // Counted in whole levels, the same pair clusters to 15.5: a cluster of the other counting is refused.
+        #expect(throws: ClusteringMismatch.self) { try Self.pair.clustering(options).expansionZoom(of: cluster) }
+        let whole = try #require(Self.pair.clustering(options).clusters(in: viewport).first)
+        #expect(try Self.pair.clustering(options).expansionZoom(of: whole) == 15.5)
+        let reveal = try #require(Self.pair.clustering(options).revealingZoom(of: 1))
         #expect(reveal > 15.49 && reveal < 15.5 + 1e-5)
         #expect(Self.clusterCounts(atZoom: reveal, options) == [1, 1])
     }
@@ -195,7 +198,7 @@ struct FirstMemberTests {
     {
         var options = ClusterOptions<Int>()
         options.position = position
-        let clusters = index.clusters(in: viewport, options: options).filter(\.isCluster)
+        let clusters = index.clustering(options).clusters(in: viewport).filter(\.isCluster)
         try #require(clusters.count == 1)
         return clusters[0].coordinate
     }
@@ -203,7 +206,8 @@ struct FirstMemberTests {
     @Test func theFirstMemberIsTheOneAddedFirstHoweverTheIndexWasFilled() throws {
         // Z order puts the last of these first.
         let bulk = ClusterIndex(Self.coordinates.enumerated().map { ($0.offset, $0.element) })
-        let zFirst = bulk.membersWithCoordinates(of: bulk.clusters(in: Self.viewport)[0], limit: 1)[0].coordinate
+        let zFirst = try bulk.clustering().membersWithCoordinates(
+            of: bulk.clustering().clusters(in: Self.viewport)[0], limit: 1)[0].coordinate
         try #require(zFirst != Self.coordinates[0], "the case needs the first added elsewhere than first in Z order")
         #expect(try Self.position(bulk) == Self.coordinates[0])
         #expect(try Self.position(bulk, .firstInZOrder) == zFirst)
@@ -296,7 +300,7 @@ struct LocationToleranceTests {
     }
 
     static func clusters(atZoom zoom: Double, _ options: ClusterOptions<Int>) -> [Cluster<Int>] {
-        index.clusters(in: Viewport(center: spot, zoom: zoom, size: testScreen), options: options)
+        index.clustering(options).clusters(in: Viewport(center: spot, zoom: zoom, size: testScreen))
     }
 
     @Test func fixesCentimetresApartAreOneLocationWithTheGeohashTolerance() throws {
@@ -310,15 +314,16 @@ struct LocationToleranceTests {
             #expect(tolerant.map(\.count) == [3], "zoom \(zoom)")
             let spot = try #require(tolerant.first { $0.count == 3 })
             #expect(spot.isSameLocation && spot.isCluster)
-            #expect(Set(Self.index.members(of: spot, options: Self.options(.geohash9))) == [0, 1, 2])
+            #expect(try Set(Self.index.clustering(Self.options(.geohash9)).members(of: spot)) == [0, 1, 2])
             #expect(spot.coordinate.distance(to: Self.spot) < 0.05)
-            #expect(Self.index.expansionZoom(of: spot, options: Self.options(.geohash9)) == nil, "it never splits")
-            #expect(Self.index.cluster(id: spot.id, options: Self.options(.geohash9))?.count == 3)
+            #expect(
+                try Self.index.clustering(Self.options(.geohash9)).expansionZoom(of: spot) == nil, "it never splits")
+            #expect(Self.index.clustering(Self.options(.geohash9)).cluster(id: spot.id)?.count == 3)
         }
         // While clustering is on, all four are one cluster of several locations.
         let clustered = Self.clusters(atZoom: 12, Self.options(.geohash9))
         #expect(clustered.map(\.count) == [4] && clustered.first?.isSameLocation == false)
-        let reveal = try #require(Self.index.revealingZoom(of: 0, options: Self.options(.geohash9)))
+        let reveal = try #require(Self.index.clustering(Self.options(.geohash9)).revealingZoom(of: 0))
         let holder = Self.clusters(atZoom: reveal, Self.options(.geohash9)).first { $0.count == 3 }
         #expect(holder?.isSameLocation == true, "revealed with the other fixes of its spot")
     }
@@ -346,7 +351,7 @@ struct LocationToleranceTests {
 
     /// Every zoom's clusters hold each element of their cells once, with a tolerance as without.
     @Test(arguments: [LocationTolerance.exact, .geohash9, .gridLevel(16)])
-    func clustersHoldEveryElementOfTheirCellsOnce(tolerance: LocationTolerance) {
+    func clustersHoldEveryElementOfTheirCellsOnce(tolerance: LocationTolerance) throws {
         var random = SplitMix64(seed: 404)
         var coordinates: [Coordinate] = []
         for _ in 0..<1_500 {
@@ -365,12 +370,12 @@ struct LocationToleranceTests {
         options.maxZoomLevelForClustering = 17
         for zoom in [6.0, 11, 14, 18, 21] {
             let viewport = Viewport(center: .checked(45, 7), zoom: zoom, size: testScreen)
-            let cells = Set(index.gridCells(in: viewport, options: options))
+            let cells = Set(index.clustering(options).gridCells(in: viewport))
             let level = options.gridLevel(forZoom: zoom)
             let expected = coordinates.filter { cells.contains(GridCell(containing: $0.mapPoint, level: level)) }.count
-            let clusters = index.clusters(in: viewport, options: options)
+            let clusters = index.clustering(options).clusters(in: viewport)
             var members: [Int] = []
-            for cluster in clusters { members += index.members(of: cluster, options: options) }
+            for cluster in clusters { members += try index.clustering(options).members(of: cluster) }
             #expect(members.count == expected, "zoom \(zoom)")
             #expect(Set(members).count == members.count, "zoom \(zoom): an element in two clusters")
             #expect(clusters.reduce(0) { $0 + $1.count } == expected)

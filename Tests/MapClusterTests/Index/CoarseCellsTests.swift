@@ -73,7 +73,8 @@ struct CoarseCellsTests {
     /// The clusters of a world map at `zoom`, by id, with their counts and coordinates.
     static func worldClusters(_ index: ClusterIndex<Int>, zoom: Double) -> [ClusterID<Int>: Coordinate] {
         let viewport = Viewport(rect: .world, size: ViewSize(showing: .world, atZoom: zoom))
-        return Dictionary(uniqueKeysWithValues: index.clusters(in: viewport).map { ($0.id, $0.coordinate) })
+        return Dictionary(
+            uniqueKeysWithValues: index.clustering().clusters(in: viewport).map { ($0.id, $0.coordinate) })
     }
 
     /// A world map's clusters at each zoom against the points grouped by cell: every cell's count, and a cluster of
@@ -92,7 +93,7 @@ struct CoarseCellsTests {
             }
             let viewport = Viewport(rect: .world, size: ViewSize(showing: .world, atZoom: zoom))
             var counted: [GridCell: Int] = [:]
-            for cluster in index.clusters(in: viewport, options: options) {
+            for cluster in index.clustering(options).clusters(in: viewport) {
                 counted[cluster.cell, default: 0] += cluster.count
                 guard case .cell = cluster.id, let cell = cells[cluster.cell] else { continue }
                 let n = Double(cell.count)

@@ -86,7 +86,7 @@ struct IndexPropertyTests {
     typealias Property = (ClusterIndex<Int>, [Int: Coordinate]) -> String?
 
     /// Runs the steps on an index and a model, checking every property (and `extra`) after each; the first broken one.
-    static func check(_ steps: [Step], extra: Property? = nil, coverage: Coverage? = nil) -> Failure? {
+    static func check(_ steps: [Step], extra: Property? = nil, coverage: Coverage? = nil) throws -> Failure? {
         var index = ClusterIndex<Int>(schema: schema)
         var model: [Int: Coordinate] = [:]
         var values: [Int: Values] = [:]
@@ -123,7 +123,9 @@ struct IndexPropertyTests {
             case .snapshot:
                 snapshots.append((index, model))
             case .query(let viewport):
-                if let broken = properties(of: index, model: model, values: values, in: viewport, coverage: coverage) {
+                if let broken = try properties(
+                    of: index, model: model, values: values, in: viewport, coverage: coverage)
+                {
                     return Failure(step: number, property: broken)
                 }
             }
@@ -135,7 +137,8 @@ struct IndexPropertyTests {
             // Value semantics: a snapshot still answers as it did when taken.
             for (taken, (copy, copyModel)) in snapshots.enumerated() {
                 let world = Viewport(rect: .world, size: ViewSize(showing: .world, atZoom: 2))
-                if copy.count != copyModel.count || copy.clusters(in: world).reduce(0, { $0 + $1.count }) != copy.count
+                if copy.count != copyModel.count
+                    || copy.clustering().clusters(in: world).reduce(0, { $0 + $1.count }) != copy.count
                 {
                     return Failure(step: number, property: "snapshot \(taken) changed")
                 }
@@ -151,7 +154,7 @@ struct IndexPropertyTests {
     static func properties(
         of index: ClusterIndex<Int>, model: [Int: Coordinate], values: [Int: Values], in viewport: Viewport,
         coverage: Coverage? = nil
-    ) -> String? {
+    ) throws -> String? {
         var options = ClusterOptions<Int>()
         options.marginFactor = 0
         // Every other viewport (as its position falls) with near-equal locations as one: a tolerance two levels below
@@ -161,7 +164,7 @@ struct IndexPropertyTests {
             options.locationTolerance =
                 Int(viewport.rect.origin.y.magnitude) % 2 == 1 ? .gridLevel(min(level + 2, 32)) : .geohash9
         }
-        let clusters = index.clusters(in: viewport, options: options)
+        let clusters = index.clustering(options).clusters(in: viewport)
         let region = CellRegion(viewport, options: options)
         // Conservation: the clusters hold exactly the model's points in the region's cells.
         let inCells = model.values.filter { region.contains(GridCell(containing: $0.mapPoint, level: region.level)) }
@@ -169,24 +172,25 @@ struct IndexPropertyTests {
         if held != inCells.count { return "the clusters hold \(held) points, the region's cells \(inCells.count)" }
         if Set(clusters.map(\.id)).count != clusters.count { return "a cluster id came twice" }
         // Aggregates: every cluster's, unfiltered and filtered by two categories, is what its members add up to.
-        if let broken = aggregatesMatch(index, clusters, options: options, values: values, coverage: coverage) {
+        if let broken = try aggregatesMatch(index, clusters, options: options, values: values, coverage: coverage) {
             return broken
         }
         var filtered = options
         filtered.categories = ["a", "c"]
-        let filteredClusters = index.clusters(in: viewport, options: filtered)
-        if let broken = aggregatesMatch(index, filteredClusters, options: filtered, values: values, coverage: coverage)
+        let filteredClusters = index.clustering(filtered).clusters(in: viewport)
+        if let broken = try aggregatesMatch(
+            index, filteredClusters, options: filtered, values: values, coverage: coverage)
         {
             return "filtered by a and c: \(broken)"
         }
         // Hierarchy: children add up to their parent, and a child's parent holds it.
         for cluster in clusters.prefix(6) where cluster.isCluster {
-            let children = index.children(of: cluster, options: options)
+            let children = try index.clustering(options).children(of: cluster)
             guard !children.isEmpty else { continue }
             let sum = children.reduce(0) { $0 + $1.count }
             if sum != cluster.count { return "\(cluster.id)'s children hold \(sum), it \(cluster.count)" }
             coverage?.hierarchy += 1
-            if let child = children.first, let parent = index.parent(of: child, options: options),
+            if let child = children.first, let parent = try index.clustering(options).parent(of: child),
                 parent.count < child.count
             {
                 return "\(child.id)'s parent \(parent.id) holds fewer points than it"
@@ -196,7 +200,7 @@ struct IndexPropertyTests {
         let cellSide = MapSize.worldWidth / Double(1 << region.level)
         var panned = viewport
         panned.rect.origin.x += cellSide / 3
-        let after = index.clusters(in: panned, options: options)
+        let after = index.clustering(options).clusters(in: panned)
         let before = Dictionary(clusters.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for cluster in after {
             guard let old = before[cluster.id] else { continue }
@@ -246,12 +250,14 @@ struct IndexPropertyTests {
     static func aggregatesMatch(
         _ index: ClusterIndex<Int>, _ clusters: [Cluster<Int>], options: ClusterOptions<Int>, values: [Int: Values],
         coverage: Coverage?
-    ) -> String? {
-        guard let table = index.aggregates(of: clusters, options: options), table.count == clusters.count else {
+    ) throws -> String? {
+        guard let table = try index.clustering(options).aggregates(of: clusters), table.count == clusters.count else {
             return "no table of aggregates, or one of another size"
         }
         for (cluster, aggregates) in zip(clusters, table) {
-            let members = index.members(of: cluster, options: options).map { values[$0] ?? Values(id: 0, step: 0) }
+            let members = try index.clustering(options).members(of: cluster).map {
+                values[$0] ?? Values(id: 0, step: 0)
+            }
             let present = members.compactMap(\.value)
             let counts = ["a", "b", "c"].map { category in members.filter { $0.category == category }.count }
             let expected: [(String, Double?, Double?)] = [
@@ -280,11 +286,11 @@ struct IndexPropertyTests {
 
     /// A smaller sequence that still fails: steps dropped in halves, then quarters, down to one by one; then each
     /// batch cut to either half, down to one item.
-    static func shrink(_ steps: [Step], extra: Property? = nil) -> (steps: [Step], failure: Failure)? {
-        guard var failure = check(steps, extra: extra) else { return nil }
+    static func shrink(_ steps: [Step], extra: Property? = nil) throws -> (steps: [Step], failure: Failure)? {
+        guard var failure = try check(steps, extra: extra) else { return nil }
         var steps = Array(steps.prefix(failure.step + 1))
-        func keep(_ candidate: [Step]) -> Bool {
-            guard let smaller = check(candidate, extra: extra) else { return false }
+        func keep(_ candidate: [Step]) throws -> Bool {
+            guard let smaller = try check(candidate, extra: extra) else { return false }
             steps = Array(candidate.prefix(smaller.step + 1))
             failure = smaller
             return true
@@ -295,7 +301,7 @@ struct IndexPropertyTests {
             while start < steps.count {
                 var candidate = steps
                 candidate.removeSubrange(start..<min(start + chunk, steps.count))
-                if !keep(candidate) { start += chunk }
+                if try !keep(candidate) { start += chunk }
             }
             chunk /= 2
         }
@@ -319,7 +325,7 @@ struct IndexPropertyTests {
             for half in halves {
                 var candidate = steps
                 candidate[position] = half
-                if keep(candidate) {
+                if try keep(candidate) {
                     shrunk = true
                     break
                 }
@@ -338,11 +344,12 @@ struct IndexPropertyTests {
         return (0..<UInt64(runs)).map { 1_000 + $0 }
     }
 
-    @Test func randomSequencesKeepConservationHierarchySteadinessAndValueSemantics() {
+    @Test func randomSequencesKeepConservationHierarchySteadinessAndValueSemantics() throws {
         let coverage = Coverage()
         for seed in Self.seeds {
             let steps = Self.steps(seed: seed)
-            guard Self.check(steps, coverage: coverage) != nil, let (shrunk, failure) = Self.shrink(steps) else {
+            guard try Self.check(steps, coverage: coverage) != nil, let (shrunk, failure) = try Self.shrink(steps)
+            else {
                 continue
             }
             Issue.record(
@@ -375,7 +382,7 @@ struct IndexPropertyTests {
         let planted = (0..<40).map { (id: 100 + $0, coordinate: Coordinate.checked(10, Double($0))) }
         steps.insert(
             .insert(planted + [(13, .checked(70, 5))] + planted.map { (id: $0.id + 40, $0.coordinate) }), at: 14)
-        let (shrunk, failure) = try #require(Self.shrink(steps, extra: property))
+        let (shrunk, failure) = try #require(try Self.shrink(steps, extra: property))
         #expect(failure.property == "13 is north of 60°")
         #expect(shrunk.count == 1)
         guard case .insert(let items) = try #require(shrunk.first) else {
@@ -385,7 +392,7 @@ struct IndexPropertyTests {
         #expect(items.map(\.id) == [13])
         // And the same property on the unbroken sequence holds: the check itself isn't what fails.
         #expect(
-            Self.check(
+            try Self.check(
                 steps.filter { if case .insert(let items) = $0 { !items.contains { $0.id == 13 } } else { true } },
                 extra: property) == nil)
     }

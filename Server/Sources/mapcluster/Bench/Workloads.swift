@@ -21,6 +21,11 @@ struct Workload {
         var run: () -> Void
     }
 
+    /// The clustering of a workload's constant options, which are valid.
+    static func clustering(_ index: ClusterIndex<Int>, _ options: ClusterOptions<Int>) -> Clustering<Int> {
+        do { return try Clustering(index, options: options) } catch { preconditionFailure("\(error)") }
+    }
+
     /// The standard workloads: the bars of the design's performance budget.
     static var standard: [Workload] {
         [
@@ -35,7 +40,8 @@ struct Workload {
             Workload(name: "world-10M-z2", iterations: 51) {
                 let index = ClusterIndex(BenchmarkData.uniformPoints(count: 10_000_000, seed: 45))
                 let world = Viewport(rect: .world, size: ViewSize(width: 1024, height: 1024))
-                return Iteration { blackHole(index.clusters(in: world)) }
+                let clustering = Clustering(index)
+                return Iteration { blackHole(clustering.clusters(in: world)) }
             },
             Workload(name: "snapshot-1M", iterations: 21) {
                 // The first change to an index while a copy of it (a reader's snapshot) is alive.
@@ -65,7 +71,7 @@ struct Workload {
                     run: {
                         index.insert(contentsOf: added)
                         index.remove(contentsOf: (round * 10_000)..<((round + 1) * 10_000))
-                        blackHole(index.clusters(in: viewport))
+                        blackHole(Clustering(index).clusters(in: viewport))
                         round += 1
                     })
             },
@@ -79,7 +85,7 @@ struct Workload {
                     records: points.map { PointRecord(id: String($0.0), coordinate: $0.1, properties: []) })
                 var options = ClusterOptions<Int>()
                 options.cellSize = 128
-                let tiles = ClusterTiles(points: set, index: set.indexByRecord(), options: options)
+                let tiles = ClusterTiles(points: set, clustering: Self.clustering(set.indexByRecord(), options))
                 let center = standardCenter.mapPoint
                 let side = MapSize.worldWidth / 256
                 let addresses = (-1...1).flatMap { dy in
@@ -103,7 +109,8 @@ struct Workload {
                 var options = ClusterOptions<Int>()
                 options.cellSize = 128
                 let pyramid = TilePyramid(
-                    tiles: ClusterTiles(points: set, index: set.indexByRecord(), options: options), zooms: 0...14)
+                    tiles: ClusterTiles(points: set, clustering: Self.clustering(set.indexByRecord(), options)),
+                    zooms: 0...14)
                 let url = FileManager.default.temporaryDirectory.appendingPathComponent(
                     "mapcluster-bench-\(ProcessInfo.processInfo.processIdentifier).pmtiles")
                 return Iteration {
@@ -152,8 +159,9 @@ struct Workload {
                             preconditionFailure("the benchmark's values are valid: \(error)")
                         }
                         index.remove(contentsOf: (round * 10_000)..<((round + 1) * 10_000))
-                        let clusters = index.clusters(in: viewport)
-                        blackHole((clusters, index.aggregates(of: clusters)))
+                        let clustering = Clustering(index)
+                        let clusters = clustering.clusters(in: viewport)
+                        blackHole((clusters, clustering.aggregates(ofOwn: clusters)))
                         round += 1
                     })
             },
@@ -167,9 +175,10 @@ struct Workload {
             let points = BenchmarkData.uniformPoints(count: 1_000_000, seed: 44)
             let index = aggregated ? BenchmarkData.aggregatedIndex(points, seed: 53) : ClusterIndex(points)
             let world = Viewport(rect: .world, size: ViewSize(showing: .world, atZoom: 2))
+            let clustering = Clustering(index)
             return Iteration {
-                let clusters = index.clusters(in: world)
-                blackHole((clusters, aggregated ? index.aggregates(of: clusters) : nil))
+                let clusters = clustering.clusters(in: world)
+                blackHole((clusters, aggregated ? clustering.aggregates(ofOwn: clusters) : nil))
             }
         }
     }
@@ -182,10 +191,11 @@ struct Workload {
             let viewport = Viewport(center: standardCenter, zoom: zoom, size: screen)
             var options = ClusterOptions<Int>()
             options.categories = categories
+            let clustering = Self.clustering(index, options)
             return Iteration {
                 // The clusters and what they add up to: what a map with aggregates draws.
-                let clusters = index.clusters(in: viewport, options: options)
-                blackHole((clusters, index.aggregates(of: clusters, options: options)))
+                let clusters = clustering.clusters(in: viewport)
+                blackHole((clusters, clustering.aggregates(ofOwn: clusters)))
             }
         }
     }
@@ -241,8 +251,9 @@ struct Workload {
             let index = ClusterIndex(BenchmarkData.uniformPoints(count: 1_000_000, seed: 44))
             // Eastward from the standard center, a view's width at a time, to the first view with nothing in it.
             var viewport = Viewport(center: standardCenter, zoom: 15, size: screen)
-            while !index.clusters(in: viewport).isEmpty { viewport.rect.origin.x += viewport.rect.size.width }
-            return Iteration { blackHole(index.clusters(in: viewport)) }
+            let clustering = Clustering(index)
+            while !clustering.clusters(in: viewport).isEmpty { viewport.rect.origin.x += viewport.rect.size.width }
+            return Iteration { blackHole(clustering.clusters(in: viewport)) }
         }
     }
 
@@ -250,7 +261,8 @@ struct Workload {
         Workload(name: name, iterations: 201) {
             let index = ClusterIndex(BenchmarkData.uniformPoints(count: 1_000_000, seed: 44))
             let viewport = Viewport(center: standardCenter, zoom: zoom, size: screen)
-            return Iteration { blackHole(index.clusters(in: viewport)) }
+            let clustering = Clustering(index)
+            return Iteration { blackHole(clustering.clusters(in: viewport)) }
         }
     }
 }

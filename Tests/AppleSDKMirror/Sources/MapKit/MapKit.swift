@@ -89,6 +89,10 @@ public struct MKMapRect: Hashable, Sendable {
         self.init(origin: MKMapPoint(x: x, y: y), size: MKMapSize(width: width, height: height))
     }
 
+    // https://developer.apple.com/documentation/mapkit/mkmaprect/null
+    // (Its origin is infinite, as MKMapRectNull's is.)
+    public static let null = MKMapRect(x: .infinity, y: .infinity, width: 0, height: 0)
+
     // https://developer.apple.com/documentation/mapkit/mkmaprect/minx
     public var minX: Double { origin.x }
     // https://developer.apple.com/documentation/mapkit/mkmaprect/miny

@@ -5,7 +5,7 @@
 //   mapcluster-peers --dist cities --csv FILE.csv
 //
 // The points come from ../../points.mjs's generator, written again here: the fingerprint printed must be the other
-// harnesses' for the same data set. A query is `clusters(in:)` of the bbox's viewport at its zoom with a 40-point
+// harnesses' for the same data set. A query is a `Clustering`'s `clusters(in:)` of the bbox's viewport at its zoom with a 40-point
 // cell (32-point cells at integer zooms, supercluster's radius 40 at extent 512 being 20 points) and no margin, as
 // supercluster's getClusters asks for the bbox alone. With --aggregates each query also reads every cluster's sum and
 // category counts, as a map that draws them must.
@@ -203,6 +203,7 @@ let options = {
     options.marginFactor = 0
     return options
 }()
+let clustering = try Clustering(built, options: options)
 
 let world = (west: -180.0, south: -85.0, east: 180.0, north: 85.0)
 let views = [
@@ -218,9 +219,9 @@ let queries: [(name: String, bbox: (west: Double, south: Double, east: Double, n
 
 var sink = 0.0
 /// One query as a map asks it: the clusters, and with --aggregates each one's sum and category counts read.
-@MainActor func ask(_ viewport: Viewport) -> [Cluster<Int>] {
-    let clusters = built.clusters(in: viewport, options: options)
-    if aggregated, let aggregates = built.aggregates(of: clusters, options: options) {
+@MainActor func ask(_ viewport: Viewport) throws -> [Cluster<Int>] {
+    let clusters = clustering.clusters(in: viewport)
+    if aggregated, let aggregates = try clustering.aggregates(of: clusters) {
         for cluster in aggregates {
             sink += cluster.number("v_sum") ?? 0
             for categoryCount in cluster.categoryCounts { sink += Double(categoryCount) }
@@ -235,20 +236,20 @@ for query in queries {
     let rect = try MapRect(
         west: query.bbox.west, south: query.bbox.south, east: query.bbox.east, north: query.bbox.north)
     let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: Double(query.zoom)))
-    let clusters = ask(viewport)
-    if aggregated, query.zoom == 0, let aggregates = built.aggregates(of: clusters, options: options) {
+    let clusters = try ask(viewport)
+    if aggregated, query.zoom == 0, let aggregates = try clustering.aggregates(of: clusters) {
         // The world at zoom 0 holds every point once: its sum and its count of c0 are the data's, in every harness.
         let sum = aggregates.reduce(0.0) { $0 + ($1.number("v_sum") ?? 0) }
         check = ["v": (sum * 10).rounded() / 10, "c0": aggregates.reduce(0) { $0 + $1.count(ofCategory: "c0") }]
     }
     started = milliseconds()
-    keep(ask(viewport))
+    keep(try ask(viewport))
     // Enough calls a batch for 20 ms of it, so that the clock's grain doesn't show.
     let calls = max(1, min(100_000, Int((20 / max(milliseconds() - started, 1e-4)).rounded(.up))))
     var perCall: [Double] = []
     for _ in 0..<queryRuns {
         started = milliseconds()
-        for _ in 0..<calls { keep(ask(viewport)) }
+        for _ in 0..<calls { keep(try ask(viewport)) }
         perCall.append((milliseconds() - started) / Double(calls))
     }
     let groups = clusters.filter(\.isCluster).count
