@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the peers' seeded point sets (../shared/peers: mulberry32, seed 42) as CSV or newline-delimited GeoJSON.
+"""Writes the peers' seeded point sets (Benchmarks/peers: mulberry32, seed 42) as CSV or newline-delimited GeoJSON.
 
 The same formulas as the peers' harnesses, so MapCluster and other tools (tippecanoe) read the very points
 supercluster and pysupercluster are measured on:

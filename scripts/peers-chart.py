@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Draws the side-by-side ratios of ../shared/peers as an SVG chart: for each data set and each query (and the
+"""Draws the side-by-side ratios of Benchmarks/peers as an SVG chart: for each data set and each query (and the
 build), how many times faster MapCluster is than supercluster and pysupercluster with plain clusters, and than
 supercluster's map/reduce with aggregates, on a log scale with a line at 1x (left of it, MapCluster is slower).
 

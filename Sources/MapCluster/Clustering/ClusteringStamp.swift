@@ -77,8 +77,10 @@ extension ClusterPosition {
     }
 
     static func stampName(_ tag: UInt8) -> String {
-        [".centerOfMass", ".weightedCenterOfMass", ".cellCenter", ".firstMember", ".firstInZOrder",
-            ".nearestToCellCenter", ".custom"][Int(tag)]
+        [
+            ".centerOfMass", ".weightedCenterOfMass", ".cellCenter", ".firstMember", ".firstInZOrder",
+            ".nearestToCellCenter", ".custom",
+        ][Int(tag)]
     }
 }
 

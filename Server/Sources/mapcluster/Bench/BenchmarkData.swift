@@ -28,7 +28,7 @@ enum BenchmarkData {
         }
     }
 
-    /// The peers' `clustered` set (../shared/peers, and scripts/peer_points.py): 100 blobs, the first at Paris, drawn
+    /// The peers' `clustered` set (Benchmarks/peers, and scripts/peer_points.py): 100 blobs, the first at Paris, drawn
     /// with mulberry32 from seed 42, the very points supercluster, pysupercluster and tippecanoe are measured on.
     static func peerClusteredPoints(count: Int) -> [(Int, Coordinate)] {
         var rng = Mulberry32(state: 42)
