@@ -68,9 +68,10 @@ struct ClusterIDRouteTests {
                 if id.hasPrefix("m") {
                     // A merged marker's expansion zoom in a layout is taken past the view's zoom, which its id alone
                     // doesn't know: the two disagree, and neither is yet where the marker splits (issue 34).
-                    withKnownIssue("a merged marker's expansion zoom depends on the view it was laid out in",
-                        isIntermittent: true)
-                    {
+                    withKnownIssue(
+                        "a merged marker's expansion zoom depends on the view it was laid out in",
+                        isIntermittent: true
+                    ) {
                         #expect(agrees, "\(id) at zoom \(zoom): the route's expansion zoom is the feature's")
                     }
                 } else {

@@ -33,6 +33,13 @@ enum Python {
     static let hasTileReaders = imports("mapbox_vector_tile", "pmtiles.reader")
     static let hasPrometheusClient = imports("prometheus_client.parser")
 
+    /// Runs a test whose script reads tiles with mapbox-vector-tile and pmtiles where they import (or every tier is
+    /// asked for).
+    static var tileReaders: ConditionTrait {
+        .enabled(
+            if: hasTileReaders || ServeAndRenderTests.browserRequired, needs("mapbox-vector-tile", "pmtiles"))
+    }
+
     /// What a skipped test needs installed: the pip line of the packages (PyPI names).
     static func needs(_ packages: String...) -> Comment {
         """

@@ -8,10 +8,7 @@ import Testing
 /// `.ci/run` installs it and asks for this test with `MAPCLUSTER_REQUIRE_BROWSER=1`.
 @Suite(.tags(.processes), .tier(.processes))
 struct TileReaderTests {
-    @Test(
-        .enabled(
-            if: Python.hasTileReaders || ServeAndRenderTests.browserRequired,
-            Python.needs("mapbox-vector-tile", "pmtiles")))
+    @Test(Python.tileReaders)
     func everyTileDecodesAndEachZoomHoldsEveryPointOnce() async throws {
         let server = try ServeAndRenderTests.Server()
         defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
@@ -44,9 +41,7 @@ struct ArchiveReaderTests {
     }
 
     @Test(
-        .enabled(
-            if: Python.hasTileReaders || ServeAndRenderTests.browserRequired,
-            Python.needs("mapbox-vector-tile", "pmtiles")),
+        Python.tileReaders,
         arguments: ["pmtiles", "mbtiles"])
     func anArchiveOpensWithOtherReadersAndEachZoomHoldsEveryPointOnce(format: String) async throws {
         let url = try Self.write(format)
@@ -86,9 +81,7 @@ struct ArchiveReaderTests {
     }
 
     @Test(
-        .enabled(
-            if: Python.hasTileReaders || ServeAndRenderTests.browserRequired,
-            Python.needs("mapbox-vector-tile", "pmtiles")),
+        Python.tileReaders,
         arguments: ["pmtiles", "mbtiles"])
     func aServerOfAnArchiveServesEveryPointAtEachZoom(format: String) async throws {
         let url = try Self.write(format)
