@@ -139,7 +139,8 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
     public func marker(holding element: Element) -> ClusterMarker<Element>? {
         guard let coordinate = index.coordinate(of: element) else { return nil }
         return markers.first { marker in
-            marker.clusters.contains { clustering.isMember(element, at: coordinate, of: $0) }
+            clustering.isMember(element, at: coordinate, of: marker.cluster)
+                || marker.mergedClusters.contains { clustering.isMember(element, at: coordinate, of: $0) }
         }
     }
 
