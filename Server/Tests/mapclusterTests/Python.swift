@@ -30,6 +30,15 @@ enum Python {
     }
 
     static let hasPlaywright = imports("playwright.sync_api")
+    /// The folder of MapLibre GL JS that the Python's `maplibre` package carries; `nil` without the package.
+    static let mapLibre: String? = {
+        guard let executable else { return nil }
+        let script = "import maplibre, os; print(os.path.join(os.path.dirname(maplibre.__file__), 'srcjs'))"
+        guard let run = try? CommandLineTests.run(URL(fileURLWithPath: executable), ["-c", script]), run.status == 0
+        else { return nil }
+        let folder = run.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        return FileManager.default.fileExists(atPath: folder + "/maplibre-gl.js") ? folder : nil
+    }()
     static let hasTileReaders = imports("mapbox_vector_tile", "pmtiles.reader")
     static let hasPrometheusClient = imports("prometheus_client.parser")
 

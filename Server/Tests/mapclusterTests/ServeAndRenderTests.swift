@@ -26,6 +26,12 @@ struct ServeAndRenderTests {
         init(_ arguments: [String] = [], timeout: Duration = .seconds(300)) throws {
             process.executableURL = CommandLineTests.executable
             process.arguments = ["serve", "--port", "0"] + arguments
+            // The MapLibre GL JS of the tests' Python: the server looks in ./.venv, and the tests run in Server/.
+            if let mapLibre = Python.mapLibre, ProcessInfo.processInfo.environment["MAPCLUSTER_MAPLIBRE"] == nil {
+                process.environment = ProcessInfo.processInfo.environment.merging(["MAPCLUSTER_MAPLIBRE": mapLibre]) {
+                    $1
+                }
+            }
             process.standardOutput = output
             process.standardError = errors
             errors.fileHandleForReading.readabilityHandler = { [errorText] handle in
