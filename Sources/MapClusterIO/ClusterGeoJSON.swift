@@ -25,9 +25,9 @@ public struct ClusterGeoJSON: Sendable {
     public func featureCollection(_ clusters: [Cluster<Int>]) throws(ClusteringMismatch) -> String {
         var json = JSONText()
         json.raw(#"{"type":"FeatureCollection","features":["#)
-        // It checks every cluster, so the features may ask for their expansion zooms unchecked.
+        // It checks every cluster (with a schema or without), so the features may ask for their expansion zooms
+        // unchecked.
         let aggregates = try clustering.aggregates(of: clusters)
-        if aggregates == nil { for cluster in clusters { try clustering.check(cluster) } }
         let keys = aggregates?.first.map {
             AggregateKeys(of: $0, weighted: clustering.index.schema?.isWeighted == true)
         }

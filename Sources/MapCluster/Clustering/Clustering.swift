@@ -205,14 +205,14 @@ public struct Clustering<Element: Hashable & Sendable>: Sendable {
     /// - Complexity: O(1), or O(log *n*) with ``ClusterOptions/cellSizeForZoom``.
     public func expansionZoom(of cluster: Cluster<Element>) throws(ClusteringMismatch) -> Double? {
         try check(cluster)
-        // It follows from the cluster's tight cell and the grid alone, whatever its category filter: no clustering
-        // made for it is needed, which a writer asking it of every feature would pay.
-        return options.expansionZoom(of: cluster.id)
+        return expansionZoom(ofOwn: cluster)
     }
 
     /// The expansion zoom of a cluster this clustering made, for a caller that made it (a manager's layout pass, a
     /// tile's encoder).
     @_spi(MapClusterServer) public func expansionZoom(ofOwn cluster: Cluster<Element>) -> Double? {
+        // It follows from the cluster's tight cell and the grid alone, whatever its category filter: no clustering
+        // made for it is needed, which a writer asking it of every feature would pay.
         options.expansionZoom(of: cluster.id)
     }
 

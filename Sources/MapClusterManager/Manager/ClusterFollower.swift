@@ -19,7 +19,8 @@ public struct ClusterFollower<Element: Hashable & Sendable>: Sendable {
     {
         self.viewport = viewport
         self.options = options
-        snapshot = .empty(index: index)
+        // Made once: each version's clustering is this one, of that version's index.
+        snapshot = .empty(Clustering(validated: index, options: options.clustering), layout: options)
         _ = update(index: index, version: version, changedKeys: nil)
     }
 
@@ -39,7 +40,8 @@ public struct ClusterFollower<Element: Hashable & Sendable>: Sendable {
         -> ClusterUpdate<Element>
     {
         let job = UpdateJob(
-            viewport: viewport, index: index, dataVersion: version, options: options, optionsVersion: 0,
+            viewport: viewport, clustering: snapshot.clustering.of(index), dataVersion: version, options: options,
+            optionsVersion: 0,
             previous: snapshot, dirty: changedKeys.map { .keys($0.sorted()) } ?? .all)
         guard let update = job.run(stop: { false }) else {
             preconditionFailure("an update that is never stopped finishes")

@@ -62,7 +62,7 @@ public actor ClusterManager<Element: Hashable & Sendable> {
     private init(checked options: ClusterManagerOptions<Element>) {
         self.options = options
         index = ClusterIndex()
-        snapshot = .empty(index: ClusterIndex())
+        snapshot = .empty(Clustering(ClusterIndex()))
     }
 
     /// How many elements it manages.
@@ -208,7 +208,8 @@ public actor ClusterManager<Element: Hashable & Sendable> {
         let request = latestRequest
         send(.willUpdate(viewport))
         let job = UpdateJob(
-            viewport: viewport, index: index, dataVersion: dataVersion, options: options,
+            viewport: viewport, clustering: Clustering(validated: index, options: options.clustering),
+            dataVersion: dataVersion, options: options,
             optionsVersion: optionsVersion, previous: snapshot, dirty: dirtyKeys(since: snapshot.dataVersion))
         let task = Task.detached(executorPreference: workExecutor, priority: Task.currentPriority) {
             job.run { Task.isCancelled }

@@ -114,12 +114,13 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
         var coordinate: Coordinate
     }
 
-    static func empty(index: ClusterIndex<Element>, layout: ClusterManagerOptions<Element> = .init()) -> ClusterSnapshot
+    /// No markers yet, of `clustering`'s elements.
+    static func empty(_ clustering: Clustering<Element>, layout: ClusterManagerOptions<Element> = .init())
+        -> ClusterSnapshot
     {
         ClusterSnapshot(
-            viewport: nil, markers: [], region: nil,
-            clustering: Clustering(validated: index, options: layout.clustering),
-            layout: layout, gridLevel: nil, dataVersion: 0, optionsVersion: 0, anchors: [:])
+            viewport: nil, markers: [], region: nil, clustering: clustering, layout: layout, gridLevel: nil,
+            dataVersion: 0, optionsVersion: 0, anchors: [:])
     }
 
     /// A marker's title, from ``ClusterManagerOptions/title`` (or the default one), computed when asked.
@@ -184,8 +185,8 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
     /// The smallest zoom at which a marker's members no longer show as this one marker; `nil` if they never split.
     /// - Throws: ``MapCluster/ClusteringMismatch`` for a marker that a snapshot of other options made.
     public func expansionZoom(of marker: ClusterMarker<Element>) throws(ClusteringMismatch) -> Double? {
-        let own = try clustering.expansionZoom(of: marker.cluster)
-        return marker.mergedExpansionZoom ?? own
+        try clustering.check(marker.cluster)
+        return expansionZoom(ofOwn: marker)
     }
 
     /// ``expansionZoom(of:)`` of one of its own markers, for a caller that took it from here (a server's writer).

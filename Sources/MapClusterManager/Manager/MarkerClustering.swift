@@ -47,12 +47,13 @@ public struct MarkerClustering<Element: Hashable & Sendable>: Sendable {
 
     /// The markers of one viewport: the overlap and fan-out passes run, with no earlier markers to keep.
     public func markers(in viewport: Viewport) -> ClusterSnapshot<Element> {
-        guard !viewport.isEmpty else { return .empty(index: clustering.index, layout: options) }
+        let empty = ClusterSnapshot.empty(clustering, layout: options)
+        guard !viewport.isEmpty else { return empty }
         let job = UpdateJob(
-            viewport: viewport, index: clustering.index, dataVersion: 0, options: options, optionsVersion: 0,
-            previous: .empty(index: clustering.index), dirty: .all)
+            viewport: viewport, clustering: clustering, dataVersion: 0, options: options, optionsVersion: 0,
+            previous: empty, dirty: .all)
         // Nothing stops a job that is never cancelled: it always answers.
-        return job.run { false }?.snapshot ?? .empty(index: clustering.index, layout: options)
+        return job.run { false }?.snapshot ?? empty
     }
 
     /// A snapshot of the one marker an id names, as ``markers(in:)`` gives it out: a cluster's, or a merged marker's of

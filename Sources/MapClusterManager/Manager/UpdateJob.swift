@@ -31,7 +31,8 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
     typealias Marker = ClusterMarker<Element>
 
     var viewport: Viewport
-    var index: ClusterIndex<Element>
+    /// The elements, clustered with the options' ``ClusterManagerOptions/clustering``, which the caller validated.
+    var clustering: Clustering<Element>
     var dataVersion: Int
     var options: ClusterManagerOptions<Element>
     var optionsVersion: Int
@@ -40,8 +41,6 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
 
     /// The update, or `nil` if `stop` answered true on the way: it is asked every few grid cells and between steps.
     func run(stop: () -> Bool) -> ClusterUpdate<Element>? {
-        // The manager validated its options; so does a stateless caller's MarkerClustering.
-        let clustering = Clustering(validated: index, options: options.clustering)
         let zoom = viewport.zoom
         let region = CellRegion(viewport, options: clustering.options)
         guard let clusters = clustering.clusters(in: region, zoom: zoom, stop: stop), !stop() else {
