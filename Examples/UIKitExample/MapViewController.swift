@@ -40,7 +40,7 @@ final class MapViewController: UIViewController, MKMapViewDelegate {
         }
     }
 
-    // The two delegate methods MapCluster needs; everything else stays the app's.
+    // The three delegate methods MapCluster needs; everything else stays the app's.
 
     func mapView(_ mapView: MKMapView, regionDidChangeAnimated animated: Bool) {
         clusters.regionDidChange()
@@ -51,6 +51,11 @@ final class MapViewController: UIViewController, MKMapViewDelegate {
         (view as? StyledClusterAnnotationView)?.style = .color(.systemIndigo, radius: 14)
         view?.canShowCallout = true
         return view
+    }
+
+    // MapKit makes views after their annotations are added: the fade and glide of each marker start here.
+    func mapView(_ mapView: MKMapView, didAdd views: [MKAnnotationView]) {
+        clusters.didAdd(views)
     }
 
     func mapView(_ mapView: MKMapView, didSelect view: MKAnnotationView) {

@@ -13,13 +13,16 @@
         public struct Move {
             /// The annotation, on the map.
             public let annotation: ClusterAnnotation
+            /// Its view, as MapKit made it; `nil` while it has none (off screen).
+            public let view: MKAnnotationView?
             /// Where it is when the animation begins.
             public let start: CLLocationCoordinate2D
             /// Where it is when the animation ends.
             public let end: CLLocationCoordinate2D
         }
 
-        /// New annotations, already on the map at their start (where the cluster they split out of stood).
+        /// New annotations whose views MapKit has just added, at their start (where the cluster they split out of
+        /// stood).
         public let appearing: [Move]
         /// Annotations that go: removed from the map once the animation completes.
         public let disappearing: [Move]
@@ -47,8 +50,8 @@
         public func animate(
             _ animation: ClusterAnimation, in mapView: MKMapView, completion: @escaping @MainActor () -> Void
         ) {
-            let appearingViews = animation.appearing.compactMap { mapView.view(for: $0.annotation) }
-            let disappearingViews = animation.disappearing.compactMap { mapView.view(for: $0.annotation) }
+            let appearingViews = animation.appearing.compactMap(\.view)
+            let disappearingViews = animation.disappearing.compactMap(\.view)
             for view in appearingViews { setOpacity(of: view, to: 0) }
             run(duration: animation.duration) {
                 for move in animation.appearing + animation.disappearing + animation.moving {

@@ -27,5 +27,16 @@
             guard let viewport = Viewport(context, size: size) else { return }
             cameraDidChange(to: viewport)
         }
+
+        /// Where a tap on a marker takes a `Map(position:)`: the rectangle of ``viewport(expanding:)``, where the
+        /// marker's members no longer show as one marker; `nil` for a marker that never splits.
+        ///
+        ///     Annotation(…, coordinate: marker.coordinate.clLocationCoordinate) {
+        ///         Button { if let next = model.cameraPosition(expanding: marker) { position = next } } label: { … }
+        ///     }
+        @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
+        public func cameraPosition(expanding marker: ClusterMarker<Element>) -> MapCameraPosition? {
+            viewport(expanding: marker).map { .rect(MKMapRect($0.rect)) }
+        }
     }
 #endif

@@ -16,11 +16,15 @@
     ///     func mapView(_ mapView: MKMapView, viewFor annotation: any MKAnnotation) -> MKAnnotationView? {
     ///         clusters.view(for: annotation, in: mapView)
     ///     }
+    ///     func mapView(_ mapView: MKMapView, didAdd views: [MKAnnotationView]) {
+    ///         clusters.didAdd(views)
+    ///     }
     ///
     /// The map view's delegate stays the app's: the app calls ``regionDidChange()`` from its own
-    /// `mapView(_:regionDidChangeAnimated:)`, and asks ``view(for:in:)`` for the views of cluster annotations. For
-    /// annotations that are `MKAnnotation` objects, use ``MKMapViewAdapter/add(annotations:completion:)`` on a
-    /// controller of ``AnnotationElement``.
+    /// `mapView(_:regionDidChangeAnimated:)`, asks ``view(for:in:)`` for the views of cluster annotations, and
+    /// passes on the views MapKit added, whose fades and glides start then (MapKit makes views lazily, after the
+    /// annotations are added). For annotations that are `MKAnnotation` objects, use
+    /// ``MKMapViewAdapter/add(annotations:completion:)`` on a controller of ``AnnotationElement``.
     @MainActor
     public final class MKMapViewAdapter<Element: Hashable & Sendable> {
         /// The platform-neutral controller: what is shown, and when.
@@ -49,6 +53,19 @@
         public var delegate: (any MapMarkerControllerDelegate<Element>)? {
             get { controller.delegate }
             set { controller.delegate = newValue }
+        }
+        /// The class of the views ``view(for:in:)`` makes: ``StyledClusterAnnotationView`` or a subclass of it.
+        public var viewClass: StyledClusterAnnotationView.Type = StyledClusterAnnotationView.self
+        /// A cluster's title from its annotation, which can read its members, as CCHMapClusterController's delegate
+        /// did; `nil` (the default) keeps ``MapClusterManager/ClusterManagerOptions/title``.
+        public var title: (@MainActor (ClusterAnnotation) -> String?)? {
+            get { layer.title }
+            set { layer.title = newValue }
+        }
+        /// A cluster's subtitle from its annotation; `nil` keeps ``MapClusterManager/ClusterManagerOptions/subtitle``.
+        public var subtitle: (@MainActor (ClusterAnnotation) -> String?)? {
+            get { layer.subtitle }
+            set { layer.subtitle = newValue }
         }
         /// How annotations appear, move and go; default ``FadeAndMoveAnimator``.
         public var animator: any ClusterAnnotationAnimator {
@@ -84,6 +101,25 @@
                     completion?(error)
                 }
             }
+        }
+
+        /// Adds elements (or moves those already there), and returns once the map shows them.
+        ///
+        /// - Throws: ``MapCluster/BatchError`` naming the first invalid placement; nothing is added then.
+        public func add(_ placements: [Placement<Element>]) async throws(BatchError<Element>) {
+            try await controller.add(placements)
+        }
+
+        /// Removes elements, and returns once the map no longer shows them.
+        public func remove(_ elements: [Element]) async {
+            await controller.remove(elements)
+        }
+
+        /// Replaces every element, and returns once the map shows them.
+        ///
+        /// - Throws: ``MapCluster/BatchError`` naming the first invalid placement; nothing changes then.
+        public func replaceAll(with placements: [Placement<Element>]) async throws(BatchError<Element>) {
+            try await controller.replaceAll(with: placements)
         }
 
         /// Removes elements.
@@ -134,13 +170,19 @@
         /// user location), which the app's delegate then handles as it would.
         public func view(for annotation: any MKAnnotation, in mapView: MKMapView) -> MKAnnotationView? {
             guard let annotation = annotation as? ClusterAnnotation, layer.owns(annotation) else { return nil }
+            let identifier = viewClass.reuseIdentifier
             let view =
-                mapView.dequeueReusableAnnotationView(withIdentifier: StyledClusterAnnotationView.reuseIdentifier)
-                as? StyledClusterAnnotationView
-                ?? StyledClusterAnnotationView(
-                    annotation: annotation, reuseIdentifier: StyledClusterAnnotationView.reuseIdentifier)
+                mapView.dequeueReusableAnnotationView(withIdentifier: identifier) as? StyledClusterAnnotationView
+                ?? viewClass.init(annotation: annotation, reuseIdentifier: identifier)
             view.annotation = annotation
             return view
+        }
+
+        /// Call from `mapView(_:didAdd:)`: starts the fade and glide of the annotations whose views MapKit has just
+        /// added (it makes them lazily, after the annotations are added). Views that aren't the adapter's are left
+        /// alone. Without it, annotations appear in place, without animation.
+        public func didAdd(_ views: [MKAnnotationView]) {
+            layer.didAdd(views)
         }
 
         /// Zooms to the smallest zoom at which an element stands alone (or with only the elements on its coordinate)
@@ -176,8 +218,9 @@
         /// Its subtitle when added.
         public let subtitle: String?
 
+        /// The element of an annotation, with its title and subtitle now.
         @MainActor
-        init(_ annotation: any MKAnnotation) {
+        public init(_ annotation: any MKAnnotation) {
             self.annotation = annotation
             title = annotation.title ?? nil
             subtitle = annotation.subtitle ?? nil
@@ -218,6 +261,35 @@
                 try? await controller.move(placements)
                 completion?()
             }
+        }
+
+        /// Adds `MKAnnotation`s, at their coordinates now, and returns once the map shows them.
+        ///
+        /// - Throws: ``MapCluster/BatchError`` naming the annotation with an invalid coordinate; nothing is added then.
+        public func add(annotations: [any MKAnnotation]) async throws(BatchError<Element>) {
+            try await add(annotations.map { Placement(AnnotationElement($0), at: $0.coordinate) })
+        }
+
+        /// Removes `MKAnnotation`s, and returns once the map no longer shows them.
+        public func remove(annotations: [any MKAnnotation]) async {
+            await remove(annotations.map { AnnotationElement($0) })
+        }
+
+        /// Replaces every annotation, and returns once the map shows them.
+        ///
+        /// - Throws: ``MapCluster/BatchError`` naming the annotation with an invalid coordinate; nothing changes then.
+        public func replaceAll(annotations: [any MKAnnotation]) async throws(BatchError<Element>) {
+            try await replaceAll(with: annotations.map { Placement(AnnotationElement($0), at: $0.coordinate) })
+        }
+
+        /// Zooms to the smallest zoom at which one of the app's annotations stands alone (or with only those on its
+        /// coordinate) and selects the marker that shows it: CCHMapClusterController's
+        /// `selectAnnotation(_:andZoomToRegionWithLatitudinalMeters:longitudinalMeters:)`.
+        public func selectAndReveal(
+            annotation: any MKAnnotation, animated: Bool = true,
+            completion: (@MainActor (Result<Reveal, RevealError>) -> Void)? = nil
+        ) {
+            selectAndReveal(AnnotationElement(annotation), animated: animated, completion: completion)
         }
 
         /// The app's annotations a cluster annotation stands for.

@@ -26,11 +26,15 @@
     /// A view for ``ClusterAnnotation``s.
     ///
     /// A disc (or image) with the count for a cluster, a small dot for a single element: Cluster's
-    /// `StyledClusterAnnotationView`, for MapCluster.
+    /// `StyledClusterAnnotationView`, for MapCluster. Subclass it for a look of your own: override ``configure()``
+    /// (call `super`'s, then draw over it) and set ``MKMapViewAdapter/viewClass`` to the subclass.
+    ///
+    /// Its `displayPriority` is `.required`, so MapKit never hides it when it collides with another: the counts on
+    /// screen add up to the elements in view. Lower it (in ``configure()``) to let MapKit hide colliding markers.
     @MainActor
-    public final class StyledClusterAnnotationView: MKAnnotationView {
-        /// The identifier ``MKMapViewAdapter/view(for:in:)`` dequeues these views by.
-        public static let reuseIdentifier = "MapCluster.StyledClusterAnnotationView"
+    open class StyledClusterAnnotationView: MKAnnotationView {
+        /// The identifier ``MKMapViewAdapter/view(for:in:)`` dequeues views of this class by: one per subclass.
+        public class var reuseIdentifier: String { "MapCluster." + String(reflecting: self) }
 
         /// How clusters are drawn; default a blue disc of radius 14.
         public var style: ClusterStyle = .color(.systemBlue, radius: 14) {
@@ -50,7 +54,7 @@
         #endif
 
         /// A view for an annotation.
-        public override init(annotation: (any MKAnnotation)?, reuseIdentifier: String?) {
+        public required override init(annotation: (any MKAnnotation)?, reuseIdentifier: String?) {
             super.init(annotation: annotation, reuseIdentifier: reuseIdentifier)
             #if canImport(UIKit)
                 countLabel.textAlignment = .center
@@ -75,24 +79,28 @@
         }
 
         /// The annotation shown; setting it redraws the view.
-        public override var annotation: (any MKAnnotation)? {
+        open override var annotation: (any MKAnnotation)? {
             didSet { configure() }
         }
 
         /// Redraws for the annotation about to be shown.
-        public override func prepareForDisplay() {
+        open override func prepareForDisplay() {
             super.prepareForDisplay()
             configure()
         }
 
-        private func configure() {
+        /// Draws the annotation: called when it, its style or its colour changes, and before the view shows.
+        ///
+        /// Override to draw more (a ring by category, an image by a member's kind), calling `super`'s first; the
+        /// annotation is ``annotation`` (a ``ClusterAnnotation`` of this library's, whose members
+        /// ``ClusterAnnotation/members(of:offset:limit:)`` gives).
+        open func configure() {
             guard let cluster = annotation as? ClusterAnnotation, cluster.isCluster else {
                 let side: CGFloat = 12
                 frame.size = CGSize(width: side, height: side)
                 imageView.isHidden = true
                 countLabel.isHidden = true
                 paint(singleColor, cornerRadius: side / 2)
-                displayPriority = .defaultLow
                 return
             }
             let text = cluster.count < 1_000 ? "\(cluster.count)" : "\(cluster.count / 1_000)k"
@@ -102,7 +110,6 @@
             #else
                 countLabel.stringValue = text
             #endif
-            displayPriority = .defaultHigh
             switch style {
             case .color(let color, let radius):
                 let side = 2 * (radius + 4 * CGFloat(log10(Double(cluster.count))))

@@ -33,16 +33,17 @@ let package = Package(
         .target(name: "QuartzCore", dependencies: ["CoreGraphics"]),
         .target(name: "UIKit", dependencies: ["QuartzCore"]),
         .target(name: "MapKit", dependencies: ["CoreLocation", "UIKit"]),
+        .target(name: "SwiftUI", dependencies: ["MapKit"]),
         .target(
             name: "MirroredMapKitAdapter",
-            dependencies: [library("MapCluster"), library("MapClusterManager"), "MapKit"],
+            dependencies: [library("MapCluster"), library("MapClusterManager"), "MapKit", "SwiftUI"],
             path: "Adapter", exclude: ["Documentation.docc"],
             // The adapter builds without a warning, here as in the typecheck.
             swiftSettings: settings + [.unsafeFlags(["-warnings-as-errors"])]),
         .testTarget(
             name: "AdapterBehaviourTests",
             dependencies: [
-                "MirroredMapKitAdapter", "MapKit", library("MapCluster"), library("MapClusterManager"),
+                "MirroredMapKitAdapter", "MapKit", "SwiftUI", library("MapCluster"), library("MapClusterManager"),
                 // The examples read their CSV with MapClusterIO: the typecheck copies its module with the engine's.
                 library("MapClusterIO"),
             ],

@@ -70,6 +70,18 @@ public final class ClusterMapModel<Element: Hashable & Sendable> {
         snapshot?.subtitle(of: marker) ?? ClusterManagerOptions<Element>().subtitle(for: marker)
     }
 
+    /// Where a tap on a marker takes the camera: centred on the marker's members, at the zoom at which they no longer
+    /// show as this one marker (``ClusterSnapshot/expansionZoom(of:)``), in the last camera's size and heading.
+    ///
+    /// - Returns: `nil` for a marker whose members never split (they share a coordinate), for a marker of an older
+    ///   camera's snapshot, or before the first camera.
+    public func viewport(expanding marker: ClusterMarker<Element>) -> Viewport? {
+        guard let viewport, let snapshot, let zoom = try? snapshot.expansionZoom(of: marker),
+            let bounds = try? snapshot.bounds(of: marker)
+        else { return nil }
+        return Viewport(center: bounds.center.coordinate, zoom: zoom, size: viewport.size, heading: viewport.heading)
+    }
+
     /// Adds elements (or moves those already there) and re-clusters the last camera.
     public func add(_ placements: [Placement<Element>]) async throws(BatchError<Element>) {
         try await manager.add(placements)

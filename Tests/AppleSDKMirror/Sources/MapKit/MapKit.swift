@@ -14,7 +14,10 @@
 // - MKMapViewDelegate's parameters are classes that derive from Linux's NSObject, which Objective-C can't represent:
 //   it is a Swift protocol, and each of its optional methods has a default implementation that does what MapKit does
 //   when a delegate doesn't implement it.
-// - Every annotation gets a view at once, not only those in the visible rectangle.
+// - The screen is the visible map rectangle scaled to the view's bounds (no camera pitch or heading), and a view stands
+//   centred on its annotation's point (no `centerOffset`); that is what collisions are computed from.
+// - A coordinate change outside an animation block is seen at the next layout pass, not at once: Linux has no
+//   key-value observation to see it sooner.
 @_exported import CoreLocation
 
 #if canImport(UIKit)
@@ -50,6 +53,57 @@ public struct MKMapPoint: Hashable, Sendable {
     public init(x: Double, y: Double) {
         self.x = x
         self.y = y
+    }
+
+    /// The point of a coordinate on the Web Mercator plane MapKit draws on, 2^28 points wide.
+    ///
+    /// https://developer.apple.com/documentation/mapkit/mkmappoint/init(_:)
+    public init(_ coordinate: CLLocationCoordinate2D) {
+        let sine = sin(coordinate.latitude * .pi / 180)
+        x = (coordinate.longitude + 180) / 360 * mirrorWorldWidth
+        y = (0.5 - log((1 + sine) / (1 - sine)) / (4 * .pi)) * mirrorWorldWidth
+    }
+
+    // https://developer.apple.com/documentation/mapkit/mkmappoint/coordinate
+    public var coordinate: CLLocationCoordinate2D {
+        let longitude = x / mirrorWorldWidth * 360 - 180
+        let latitude = atan(sinh(.pi * (1 - 2 * y / mirrorWorldWidth))) * 180 / .pi
+        return CLLocationCoordinate2D(latitude: latitude, longitude: longitude)
+    }
+}
+
+/// The mirror's own: the width of MapKit's world in map points (`MKMapRect.world`'s).
+let mirrorWorldWidth: Double = 268_435_456
+
+/// The width and height of a map region.
+///
+/// https://developer.apple.com/documentation/mapkit/mkcoordinatespan
+public struct MKCoordinateSpan: Hashable, Sendable {
+    // https://developer.apple.com/documentation/mapkit/mkcoordinatespan/latitudedelta
+    public var latitudeDelta: CLLocationDegrees
+    // https://developer.apple.com/documentation/mapkit/mkcoordinatespan/longitudedelta
+    public var longitudeDelta: CLLocationDegrees
+
+    // https://developer.apple.com/documentation/mapkit/mkcoordinatespan/init(latitudedelta:longitudedelta:)
+    public init(latitudeDelta: CLLocationDegrees, longitudeDelta: CLLocationDegrees) {
+        self.latitudeDelta = latitudeDelta
+        self.longitudeDelta = longitudeDelta
+    }
+}
+
+/// A rectangular geographic region that centers around a specific latitude and longitude.
+///
+/// https://developer.apple.com/documentation/mapkit/mkcoordinateregion
+public struct MKCoordinateRegion: Sendable {
+    // https://developer.apple.com/documentation/mapkit/mkcoordinateregion/center
+    public var center: CLLocationCoordinate2D
+    // https://developer.apple.com/documentation/mapkit/mkcoordinateregion/span
+    public var span: MKCoordinateSpan
+
+    // https://developer.apple.com/documentation/mapkit/mkcoordinateregion/init(center:span:)
+    public init(center: CLLocationCoordinate2D, span: MKCoordinateSpan) {
+        self.center = center
+        self.span = span
     }
 }
 
@@ -109,6 +163,11 @@ public struct MKMapRect: Hashable, Sendable {
     public var width: Double { size.width }
     // https://developer.apple.com/documentation/mapkit/mkmaprect/height
     public var height: Double { size.height }
+
+    // https://developer.apple.com/documentation/mapkit/mkmaprect/contains(_:)-79tjt
+    public func contains(_ point: MKMapPoint) -> Bool {
+        point.x >= minX && point.x < maxX && point.y >= minY && point.y < maxY
+    }
 }
 
 // MARK: - Annotations and overlays
@@ -294,6 +353,14 @@ open class MKAnnotationView: MirrorPlatformView {
     open var collisionMode: MKAnnotationView.CollisionMode = .rectangle
     // https://developer.apple.com/documentation/mapkit/mkannotationview/displaypriority
     open var displayPriority: MKFeatureDisplayPriority = .required
+    /// `nil` (the default) keeps MapKit from clustering the view; views that share a non-`nil` identifier and collide
+    /// are removed from the map and replaced by a cluster view.
+    ///
+    /// https://developer.apple.com/documentation/mapkit/mkannotationview/clusteringidentifier
+    open var clusteringIdentifier: String?
+
+    /// The mirror's own record: why MapKit's last layout pass took the view off the screen, or `nil` if it shows.
+    public internal(set) var mirrorHiddenBy: MirrorHiding?
 
     // https://developer.apple.com/documentation/mapkit/mkannotationview/init(annotation:reuseidentifier:)
     public init(annotation: (any MKAnnotation)?, reuseIdentifier: String?) {
@@ -314,6 +381,16 @@ open class MKAnnotationView: MirrorPlatformView {
     open func prepareForReuse() {}
 }
 
+/// The mirror's own: why MapKit keeps a view it made off the screen.
+public enum MirrorHiding: Hashable, Sendable {
+    /// It collided with a view of a higher priority, or of the same priority nearer the map's centre, and its own is
+    /// below `.required` (https://developer.apple.com/documentation/mapkit/mkfeaturedisplaypriority/defaulthigh).
+    case collision
+    /// It collided with a view of the same `clusteringIdentifier`, and MapKit clustered them
+    /// (https://developer.apple.com/documentation/mapkit/mkannotationview/clusteringidentifier).
+    case clusteredByMapKit
+}
+
 // MARK: - The map view
 
 /// A viewing angle, heading and altitude above the map.
@@ -330,10 +407,14 @@ open class MKMapCamera: NSObject {
 /// https://developer.apple.com/documentation/mapkit/mkmapviewdelegate
 @MainActor
 public protocol MKMapViewDelegate: NSObjectProtocol {
+    // https://developer.apple.com/documentation/mapkit/mkmapviewdelegate/mapview(_:regionwillchangeanimated:)
+    func mapView(_ mapView: MKMapView, regionWillChangeAnimated animated: Bool)
     // https://developer.apple.com/documentation/mapkit/mkmapviewdelegate/mapview(_:regiondidchangeanimated:)
     func mapView(_ mapView: MKMapView, regionDidChangeAnimated animated: Bool)
     // https://developer.apple.com/documentation/mapkit/mkmapviewdelegate/mapview(_:viewfor:)-8humz
     func mapView(_ mapView: MKMapView, viewFor annotation: any MKAnnotation) -> MKAnnotationView?
+    // https://developer.apple.com/documentation/mapkit/mkmapviewdelegate/mapview(_:didadd:)-44xon
+    func mapView(_ mapView: MKMapView, didAdd views: [MKAnnotationView])
     // https://developer.apple.com/documentation/mapkit/mkmapviewdelegate/mapview(_:didselect:)
     func mapView(_ mapView: MKMapView, didSelect view: MKAnnotationView)
     // https://developer.apple.com/documentation/mapkit/mkmapviewdelegate/mapview(_:rendererfor:)
@@ -342,9 +423,13 @@ public protocol MKMapViewDelegate: NSObjectProtocol {
 
 extension MKMapViewDelegate {
     /// The mirror's own default, for a delegate without the optional method: it isn't told.
+    public func mapView(_ mapView: MKMapView, regionWillChangeAnimated animated: Bool) {}
+    /// The mirror's own default, for a delegate without the optional method: it isn't told.
     public func mapView(_ mapView: MKMapView, regionDidChangeAnimated animated: Bool) {}
     /// The mirror's own default, for a delegate without the optional method: `nil`, and the standard marker.
     public func mapView(_ mapView: MKMapView, viewFor annotation: any MKAnnotation) -> MKAnnotationView? { nil }
+    /// The mirror's own default, for a delegate without the optional method: it isn't told.
+    public func mapView(_ mapView: MKMapView, didAdd views: [MKAnnotationView]) {}
     /// The mirror's own default, for a delegate without the optional method: it isn't told.
     public func mapView(_ mapView: MKMapView, didSelect view: MKAnnotationView) {}
     /// The mirror's own default, for a delegate without the optional method: a renderer that draws nothing.
@@ -363,12 +448,24 @@ open class MKMapView: MirrorPlatformView {
     // https://developer.apple.com/documentation/mapkit/mkmapview/camera
     open var camera = MKMapCamera()
     // https://developer.apple.com/documentation/mapkit/mkmapview/visiblemaprect
-    open var visibleMapRect = MKMapRect(x: 0, y: 0, width: 268_435_456, height: 268_435_456) {
-        didSet {
-            guard telling else { return }
-            mirrorVisibleMapRectChanges.append(visibleMapRect)
-            tellRegionDidChange(animated: false)
+    open var visibleMapRect: MKMapRect {
+        get { shownRect }
+        set { move(to: newValue, animated: false) }
+    }
+    /// The region shown, as a centre and span of degrees.
+    ///
+    /// https://developer.apple.com/documentation/mapkit/mkmapview/region
+    open var region: MKCoordinateRegion {
+        get {
+            let northWest = MKMapPoint(x: shownRect.minX, y: shownRect.minY).coordinate
+            let southEast = MKMapPoint(x: shownRect.maxX, y: shownRect.maxY).coordinate
+            return MKCoordinateRegion(
+                center: MKMapPoint(x: shownRect.midX, y: shownRect.midY).coordinate,
+                span: MKCoordinateSpan(
+                    latitudeDelta: northWest.latitude - southEast.latitude,
+                    longitudeDelta: southEast.longitude - northWest.longitude))
         }
+        set { setRegion(newValue, animated: false) }
     }
     // https://developer.apple.com/documentation/mapkit/mkmapview/annotations
     open private(set) var annotations: [any MKAnnotation] = []
@@ -377,24 +474,60 @@ open class MKMapView: MirrorPlatformView {
     // https://developer.apple.com/documentation/mapkit/mkmapview/overlays
     open private(set) var overlays: [any MKOverlay] = []
 
+    private var shownRect = MKMapRect(x: 0, y: 0, width: mirrorWorldWidth, height: mirrorWorldWidth)
     private var views: [ObjectIdentifier: MKAnnotationView] = [:]
     private var reusableViews: [String: [MKAnnotationView]] = [:]
+    private var layoutPending = false
+
+    // https://developer.apple.com/documentation/mapkit/mkmapview/init(frame:)
+    public override init(frame: CGRect) {
+        super.init(frame: frame)
+        #if canImport(UIKit)
+            UIView.mirrorAnimationWatchers.append(MirrorWeakWatcher(self))
+        #endif
+    }
+
+    // https://developer.apple.com/documentation/mapkit/mkmapview/init(coder:)
+    public required init?(coder: NSCoder) {
+        nil
+    }
 
     // https://developer.apple.com/documentation/mapkit/mkmapview/setvisiblemaprect(_:animated:)
     open func setVisibleMapRect(_ mapRect: MKMapRect, animated animate: Bool) {
-        setVisibleMapRect(mapRect, edgePadding: MirrorPlatformEdgeInsets(), animated: animate)
+        move(to: mapRect, animated: animate)
     }
 
     // https://developer.apple.com/documentation/mapkit/mkmapview/setvisiblemaprect(_:edgepadding:animated:)
     open func setVisibleMapRect(
         _ mapRect: MKMapRect, edgePadding insets: MirrorPlatformEdgeInsets, animated animate: Bool
     ) {
-        // One region change, told once, animated or not.
-        telling = false
-        visibleMapRect = mapRect
-        telling = true
-        mirrorVisibleMapRectChanges.append(mapRect)
-        tellRegionDidChange(animated: animate)
+        move(to: mapRect, animated: animate)
+    }
+
+    /// Shows a region, widened to the view's proportions: "the map may adjust the value in the region parameter so
+    /// that it fits the visible area of the map precisely".
+    ///
+    /// https://developer.apple.com/documentation/mapkit/mkmapview/setregion(_:animated:)
+    open func setRegion(_ region: MKCoordinateRegion, animated: Bool) {
+        let northWest = MKMapPoint(
+            CLLocationCoordinate2D(
+                latitude: region.center.latitude + region.span.latitudeDelta / 2,
+                longitude: region.center.longitude - region.span.longitudeDelta / 2))
+        let southEast = MKMapPoint(
+            CLLocationCoordinate2D(
+                latitude: region.center.latitude - region.span.latitudeDelta / 2,
+                longitude: region.center.longitude + region.span.longitudeDelta / 2))
+        var width = southEast.x - northWest.x
+        var height = southEast.y - northWest.y
+        let size = bounds.size
+        if size.width > 0, size.height > 0 {
+            let aspect = Double(size.width / size.height)
+            if width / height < aspect { width = height * aspect } else { height = width / aspect }
+        }
+        let center = MKMapPoint(x: (northWest.x + southEast.x) / 2, y: (northWest.y + southEast.y) / 2)
+        move(
+            to: MKMapRect(x: center.x - width / 2, y: center.y - height / 2, width: width, height: height),
+            animated: animated)
     }
 
     // https://developer.apple.com/documentation/mapkit/mkmapview/addannotation(_:)
@@ -402,19 +535,15 @@ open class MKMapView: MirrorPlatformView {
         addAnnotations([annotation])
     }
 
-    /// Adds the annotations and asks the delegate for each one's view.
+    /// Adds the annotations; their views come later, from a layout pass after this returns, for the annotations in
+    /// the visible rectangle only ("the annotation view or nil if the view has not yet been created",
+    /// https://developer.apple.com/documentation/mapkit/mkmapview/view(for:)).
     ///
     /// https://developer.apple.com/documentation/mapkit/mkmapview/addannotations(_:)
     open func addAnnotations(_ annotations: [any MKAnnotation]) {
         mirrorAddedBatches.append(annotations.map { ($0, $0.coordinate) })
-        for annotation in annotations {
-            self.annotations.append(annotation)
-            let view =
-                delegate?.mapView(self, viewFor: annotation)
-                ?? MKAnnotationView(annotation: annotation, reuseIdentifier: nil)
-            views[ObjectIdentifier(annotation)] = view
-            view.prepareForDisplay()
-        }
+        self.annotations += annotations
+        setNeedsLayOut()
     }
 
     // https://developer.apple.com/documentation/mapkit/mkmapview/removeannotation(_:)
@@ -422,7 +551,7 @@ open class MKMapView: MirrorPlatformView {
         removeAnnotations([annotation])
     }
 
-    /// Removes the annotations; their views go to the reuse queue.
+    /// Removes the annotations and their views; the views go to the reuse queue.
     ///
     /// https://developer.apple.com/documentation/mapkit/mkmapview/removeannotations(_:)
     open func removeAnnotations(_ annotations: [any MKAnnotation]) {
@@ -434,9 +563,12 @@ open class MKMapView: MirrorPlatformView {
             guard let view = views.removeValue(forKey: id) else { continue }
             if let identifier = view.reuseIdentifier { reusableViews[identifier, default: []].append(view) }
         }
+        setNeedsLayOut()
     }
 
-    // https://developer.apple.com/documentation/mapkit/mkmapview/view(for:)
+    /// The annotation's view, or `nil` if the view has not yet been created.
+    ///
+    /// https://developer.apple.com/documentation/mapkit/mkmapview/view(for:)
     open func view(for annotation: any MKAnnotation) -> MKAnnotationView? {
         views[ObjectIdentifier(annotation)]
     }
@@ -474,15 +606,181 @@ open class MKMapView: MirrorPlatformView {
         []
     /// The mirror's own record: each `removeAnnotations` call's annotations.
     public private(set) var mirrorRemovedBatches: [[any MKAnnotation]] = []
-    /// The mirror's own record: every visible rectangle the map was moved to, in order.
-    public private(set) var mirrorVisibleMapRectChanges: [MKMapRect] = []
-    private var telling = true
+    /// The mirror's own record: every visible rectangle the map was moved to, in order, and whether it was animated.
+    public private(set) var mirrorRegionChanges: [(rect: MKMapRect, animated: Bool)] = []
+    /// The mirror's own record: each batch of views `mapView(_:didAdd:)` reported, in order.
+    public private(set) var mirrorDidAddBatches: [[MKAnnotationView]] = []
+    /// The mirror's own record: each move of a view that an animation block made (its annotation's coordinate changed
+    /// inside it while the view was on the map), in order.
+    public private(set) var mirrorAnimatedMoves:
+        [(view: MKAnnotationView, from: CLLocationCoordinate2D, to: CLLocationCoordinate2D)] = []
 
-    /// Tells the delegate after the current main-actor job, as MapKit does once the map has moved.
-    private func tellRegionDidChange(animated: Bool) {
+    /// The mirror's own: whether an annotation is inside the visible rectangle, where MapKit makes views.
+    public func mirrorIsVisible(_ annotation: any MKAnnotation) -> Bool {
+        shownRect.contains(MKMapPoint(annotation.coordinate))
+    }
+
+    /// The mirror's own: runs the layout pass now if one is due (MapKit runs it on its next turn of the run loop).
+    public func mirrorLayOutIfNeeded() {
+        guard layoutPending else { return }
+        layOut()
+    }
+
+    // MARK: The mirror's own: MapKit's behaviour
+
+    /// Tells the delegate the region will change, changes it, and tells it the region did change once the move is
+    /// over (https://developer.apple.com/documentation/mapkit/mkmapviewdelegate/mapview(_:regionwillchangeanimated:)).
+    private func move(to rect: MKMapRect, animated: Bool) {
+        delegate?.mapView(self, regionWillChangeAnimated: animated)
+        shownRect = rect
+        mirrorRegionChanges.append((rect, animated))
+        setNeedsLayOut()
         Task { @MainActor [weak self] in
             guard let self else { return }
             delegate?.mapView(self, regionDidChangeAnimated: animated)
         }
     }
+
+    private func setNeedsLayOut() {
+        guard !layoutPending else { return }
+        layoutPending = true
+        Task { @MainActor [weak self] in self?.mirrorLayOutIfNeeded() }
+    }
+
+    /// Makes the views of the visible annotations that have none (asking the delegate, through the reuse queue), then
+    /// hides what collides, then reports the new views to the delegate.
+    private func layOut() {
+        layoutPending = false
+        var added: [MKAnnotationView] = []
+        for annotation in annotations where views[ObjectIdentifier(annotation)] == nil && mirrorIsVisible(annotation) {
+            let view =
+                delegate?.mapView(self, viewFor: annotation)
+                ?? MKAnnotationView(annotation: annotation, reuseIdentifier: nil)
+            views[ObjectIdentifier(annotation)] = view
+            view.prepareForDisplay()
+            added.append(view)
+        }
+        resolveCollisions()
+        guard !added.isEmpty else { return }
+        mirrorDidAddBatches.append(added)
+        delegate?.mapView(self, didAdd: added)
+    }
+
+    /// Hides views that collide, in the order MapKit documents: a `.required` view always shows; otherwise the higher
+    /// priority wins, and of equal priorities the view nearer the centre of the visible region
+    /// (https://developer.apple.com/documentation/mapkit/mkfeaturedisplaypriority/defaulthigh). Views of one
+    /// `clusteringIdentifier` that collide are clustered, whatever their priority.
+    private func resolveCollisions() {
+        let size = bounds.size
+        let center = CGPoint(x: size.width / 2, y: size.height / 2)
+        var placed: [(view: MKAnnotationView, shape: MirrorShape)] = []
+        for annotation in annotations {
+            guard let view = views[ObjectIdentifier(annotation)] else { continue }
+            view.mirrorHiddenBy = nil
+            guard mirrorIsVisible(annotation) else { continue }
+            let point = MKMapPoint(annotation.coordinate)
+            let screen = CGPoint(
+                x: (point.x - shownRect.minX) / shownRect.width * Double(size.width),
+                y: (point.y - shownRect.minY) / shownRect.height * Double(size.height))
+            let frame = CGRect(
+                x: screen.x - view.frame.width / 2, y: screen.y - view.frame.height / 2, width: view.frame.width,
+                height: view.frame.height)
+            placed.append((view, MirrorShape(frame: frame, mode: view.collisionMode)))
+        }
+        placed.sort { lhs, rhs in
+            if lhs.view.displayPriority.rawValue != rhs.view.displayPriority.rawValue {
+                return lhs.view.displayPriority.rawValue > rhs.view.displayPriority.rawValue
+            }
+            return lhs.shape.distance(to: center) < rhs.shape.distance(to: center)
+        }
+        var shown: [(view: MKAnnotationView, shape: MirrorShape)] = []
+        for candidate in placed {
+            let colliding = shown.filter { candidate.shape.collides(with: $0.shape) }
+            if let identifier = candidate.view.clusteringIdentifier,
+                colliding.contains(where: { $0.view.clusteringIdentifier == identifier })
+            {
+                candidate.view.mirrorHiddenBy = .clusteredByMapKit
+            } else if candidate.view.displayPriority.rawValue < MKFeatureDisplayPriority.required.rawValue,
+                !colliding.isEmpty
+            {
+                candidate.view.mirrorHiddenBy = .collision
+            } else {
+                shown.append(candidate)
+            }
+        }
+    }
+
+    /// Before an animation block: where each annotation with a view stands. After it: a record of each that moved.
+    fileprivate func mirrorAnimationWillBegin() -> @MainActor () -> Void {
+        let before = annotations.compactMap { annotation in
+            views[ObjectIdentifier(annotation)].map { (annotation, $0, annotation.coordinate) }
+        }
+        return { [weak self] in
+            guard let self else { return }
+            for (annotation, view, from) in before where views[ObjectIdentifier(annotation)] === view {
+                let to = annotation.coordinate
+                if from.latitude != to.latitude || from.longitude != to.longitude {
+                    mirrorAnimatedMoves.append((view, from, to))
+                }
+            }
+            setNeedsLayOut()
+        }
+    }
 }
+
+/// The mirror's own: a view's collision frame, as its collision mode reads it.
+struct MirrorShape {
+    let frame: CGRect
+    let mode: MKAnnotationView.CollisionMode
+
+    var center: CGPoint { CGPoint(x: frame.midX, y: frame.midY) }
+
+    func distance(to point: CGPoint) -> Double {
+        Double(hypot(center.x - point.x, center.y - point.y))
+    }
+
+    /// Whether two shapes overlap: rectangles, or circles inscribed in them
+    /// (https://developer.apple.com/documentation/mapkit/mkannotationview/collisionmode-swift.enum); `.none` never does.
+    func collides(with other: MirrorShape) -> Bool {
+        guard mode != .none, other.mode != .none, frame.width > 0, frame.height > 0, other.frame.width > 0,
+            other.frame.height > 0
+        else { return false }
+        switch (mode, other.mode) {
+        case (.circle, .circle):
+            let radii = min(frame.width, frame.height) / 2 + min(other.frame.width, other.frame.height) / 2
+            return hypot(center.x - other.center.x, center.y - other.center.y) < radii
+        case (.circle, _):
+            return Self.circle(self, meets: other.frame)
+        case (_, .circle):
+            return Self.circle(other, meets: frame)
+        default:
+            return frame.intersection(other.frame).width > 0 && frame.intersection(other.frame).height > 0
+        }
+    }
+
+    private static func circle(_ shape: MirrorShape, meets rect: CGRect) -> Bool {
+        let radius = min(shape.frame.width, shape.frame.height) / 2
+        let nearest = CGPoint(
+            x: min(max(shape.center.x, rect.minX), rect.maxX), y: min(max(shape.center.y, rect.minY), rect.maxY))
+        return hypot(shape.center.x - nearest.x, shape.center.y - nearest.y) < radius
+    }
+}
+
+#if canImport(UIKit)
+    /// The mirror's own: a map view, held weakly, that watches UIKit's animation blocks as key-value observation of
+    /// its annotations' coordinates would.
+    final class MirrorWeakWatcher: MirrorAnimationWatcher {
+        weak var mapView: MKMapView?
+
+        init(_ mapView: MKMapView) {
+            self.mapView = mapView
+        }
+
+        var isGone: Bool { mapView == nil }
+
+        func animationWillBegin() -> @MainActor () -> Void {
+            guard let mapView else { return {} }
+            return mapView.mirrorAnimationWillBegin()
+        }
+    }
+#endif

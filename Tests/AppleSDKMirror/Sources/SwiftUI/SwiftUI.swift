@@ -117,6 +117,32 @@ public struct State<Value> {
         get { value }
         nonmutating set { unreachable() }
     }
+
+    // https://developer.apple.com/documentation/swiftui/state/projectedvalue
+    public var projectedValue: Binding<Value> {
+        Binding(get: { unreachable() }, set: { _ in unreachable() })
+    }
+}
+
+/// A property wrapper type that can read and write a value owned by a source of truth.
+///
+/// https://developer.apple.com/documentation/swiftui/binding
+@propertyWrapper
+public struct Binding<Value> {
+    private let get: () -> Value
+    private let set: (Value) -> Void
+
+    // https://developer.apple.com/documentation/swiftui/binding/init(get:set:)-6g3d5
+    public init(get: @escaping () -> Value, set: @escaping (Value) -> Void) {
+        self.get = get
+        self.set = set
+    }
+
+    // https://developer.apple.com/documentation/swiftui/binding/wrappedvalue
+    public var wrappedValue: Value {
+        get { get() }
+        nonmutating set { set(newValue) }
+    }
 }
 
 // https://developer.apple.com/documentation/swiftui/state
@@ -295,6 +321,18 @@ public struct Circle: Shape {
     nonisolated public init() {}
 }
 
+/// A control that initiates an action.
+///
+/// https://developer.apple.com/documentation/swiftui/button
+@MainActor @preconcurrency
+public struct Button<Label: View>: View {
+    // https://developer.apple.com/documentation/swiftui/button/init(action:label:)
+    nonisolated public init(action: @escaping @MainActor () -> Void, @ViewBuilder label: () -> Label) {}
+
+    // https://developer.apple.com/documentation/swiftui/button/body
+    public var body: Never { unreachable() }
+}
+
 // MARK: - View modifiers
 
 extension View {
@@ -442,8 +480,14 @@ public struct MapContentView<SelectionValue: Hashable, Content: MapContent>: Vie
 /// https://developer.apple.com/documentation/mapkit/mapcameraposition
 @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
 public struct MapCameraPosition: Equatable, Sendable {
+    // https://developer.apple.com/documentation/mapkit/mapcameraposition/rect
+    public let rect: MKMapRect?
+
     // https://developer.apple.com/documentation/mapkit/mapcameraposition/automatic
-    public static var automatic: MapCameraPosition { MapCameraPosition() }
+    public static var automatic: MapCameraPosition { MapCameraPosition(rect: nil) }
+
+    // https://developer.apple.com/documentation/mapkit/mapcameraposition/rect(_:)
+    public static func rect(_ rect: MKMapRect) -> MapCameraPosition { MapCameraPosition(rect: rect) }
 }
 
 /// A view that displays an embedded map interface.
@@ -457,6 +501,12 @@ public struct Map<Content: View>: View {
         initialPosition: MapCameraPosition, bounds: MapCameraBounds? = nil,
         interactionModes: MapInteractionModes = .all,
         scope: Namespace.ID? = nil, @MapContentBuilder content: () -> C
+    ) where Content == MapContentView<Never, C> {}
+
+    // https://developer.apple.com/documentation/mapkit/map/init(position:bounds:interactionmodes:scope:content:)
+    public init<C: MapContent>(
+        position: Binding<MapCameraPosition>, bounds: MapCameraBounds? = nil,
+        interactionModes: MapInteractionModes = .all, scope: Namespace.ID? = nil, @MapContentBuilder content: () -> C
     ) where Content == MapContentView<Never, C> {}
 
     // https://developer.apple.com/documentation/mapkit/map/body

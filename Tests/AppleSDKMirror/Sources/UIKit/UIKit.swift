@@ -37,7 +37,12 @@ open class UIView: UIResponder {
         set { frame.size = newValue.size }
     }
     // https://developer.apple.com/documentation/uikit/uiview/alpha
-    open var alpha: CGFloat = 1
+    open var alpha: CGFloat = 1 {
+        didSet { mirrorAlphaChanges.append((alpha, UIView.mirrorAnimationDepth > 0)) }
+    }
+    /// The mirror's own record: each value `alpha` was set to, and whether inside an animation block (where UIKit
+    /// animates the change from the value shown).
+    public private(set) var mirrorAlphaChanges: [(alpha: CGFloat, animated: Bool)] = []
     // https://developer.apple.com/documentation/uikit/uiview/ishidden
     open var isHidden = false
     // https://developer.apple.com/documentation/uikit/uiview/autoresizingmask
@@ -78,14 +83,33 @@ open class UIView: UIResponder {
         withDuration duration: TimeInterval, delay: TimeInterval, options: UIView.AnimationOptions = [],
         animations: @escaping () -> Void, completion: ((Bool) -> Void)? = nil
     ) {
+        mirrorAnimationWatchers.removeAll { $0.isGone }
+        let ends = mirrorAnimationWatchers.map { $0.animationWillBegin() }
+        mirrorAnimationDepth += 1
         animations()
+        mirrorAnimationDepth -= 1
+        for end in ends { end() }
         guard let completion else { return }
         nonisolated(unsafe) let finish = completion
         Task { @MainActor in finish(true) }
     }
 }
 
+/// The mirror's own: what watches animation blocks (a map view, for its annotations' coordinates).
+@MainActor
+public protocol MirrorAnimationWatcher: AnyObject {
+    /// Whether what it watches for is gone.
+    var isGone: Bool { get }
+    /// Called before an animation block runs; what it returns is called after.
+    func animationWillBegin() -> @MainActor () -> Void
+}
+
 extension UIView {
+    /// The mirror's own: how many animation blocks are running.
+    public private(set) static var mirrorAnimationDepth = 0
+    /// The mirror's own: what watches animation blocks.
+    public static var mirrorAnimationWatchers: [any MirrorAnimationWatcher] = []
+
     // https://developer.apple.com/documentation/uikit/uiview/autoresizingmask-swift.struct
     public struct AutoresizingMask: OptionSet, Sendable {
         // https://developer.apple.com/documentation/uikit/uiview/autoresizingmask-swift.struct/rawvalue

@@ -20,10 +20,12 @@ import Testing
         #expect(shown.count < app.places.count / 10, "10,000 places shown as \(shown.count) annotations")
         #expect(shown.contains { $0.count > 1 })
         try await app.expectMapShowsTheClusters(of: regions.europe)
-        // Each annotation's view is the adapter's own, asked of it by the app's delegate.
-        for annotation in app.mapView.annotations {
+        // Each annotation in view has a view, the adapter's own, asked of it by the app's delegate; MapKit made them
+        // after the annotations were added, and reported them to the app's delegate.
+        for annotation in app.mapView.annotations where app.mapView.mirrorIsVisible(annotation) {
             #expect(app.mapView.view(for: annotation) is StyledClusterAnnotationView)
         }
+        #expect(!app.mapView.mirrorDidAddBatches.isEmpty)
     }
 
     @Test func aRegionChangeReclusters() async throws {
@@ -121,6 +123,8 @@ import Testing
         // The app's own annotation: the adapter gives no view for it, so the app's delegate draws it as before.
         let ownPlace = MKPointAnnotation(coordinate: CLLocationCoordinate2D(latitude: 48.85, longitude: 2.35))
         app.mapView.addAnnotation(ownPlace)
+        #expect(app.mapView.view(for: ownPlace) == nil, "MapKit makes views after addAnnotation returns")
+        app.mapView.mirrorLayOutIfNeeded()
         #expect(app.adapter.view(for: ownPlace, in: app.mapView) == nil)
         #expect(app.mapView.view(for: ownPlace)?.reuseIdentifier == MapAppDelegate.ownReuseIdentifier)
         #expect(app.delegate.ownViewsMade == 1)
@@ -145,184 +149,153 @@ import Testing
         #expect(app.delegate.regionChanges >= 1)
         #expect(app.mapView.delegate === app.delegate)
     }
-}
 
-// MARK: - The regions
+    // MARK: What is on screen, through MapKit's lazy views and collisions
 
-/// A phone's map view, in points.
-let phone = CGSize(width: 390, height: 844)
-
-/// Europe, the Alps, Iberia: regions of the map by their corners, as MapKit's map rectangles.
-struct Regions {
-    let europe: MKMapRect
-    let alps: MKMapRect
-    let iberia: MKMapRect
-
-    init() throws {
-        europe = MKMapRect(try MapRect(west: -12, south: 35, east: 32, north: 62))
-        alps = MKMapRect(try MapRect(west: 5, south: 44, east: 12, north: 48.5))
-        iberia = MKMapRect(try MapRect(west: -10, south: 36, east: 4, north: 44))
-    }
-}
-
-/// A coordinate that can be compared and hashed, to the precision the adapter passes through (it copies doubles).
-struct Position: Hashable, CustomStringConvertible {
-    let latitude: Double
-    let longitude: Double
-
-    init(_ coordinate: CLLocationCoordinate2D) {
-        latitude = coordinate.latitude
-        longitude = coordinate.longitude
-    }
-
-    var description: String { "(\(latitude), \(longitude))" }
-}
-
-/// What one annotation on the map says: where, how many, and which object.
-struct Shown: Hashable {
-    let position: Position
-    let count: Int
-    let id: ObjectIdentifier
-}
-
-// MARK: - The app
-
-/// The app's side of the map: its delegate, which forwards to the adapter as the README's quick start does, draws its
-/// own annotations, and counts what it was told.
-@MainActor
-final class MapAppDelegate: NSObject, MKMapViewDelegate {
-    static let ownReuseIdentifier = "the app's own"
-    weak var adapter: MKMapViewAdapter<Int>?
-    private(set) var regionChanges = 0
-    private(set) var ownViewsMade = 0
-    private(set) var selectedViews: [MKAnnotationView] = []
-
-    func mapView(_ mapView: MKMapView, regionDidChangeAnimated animated: Bool) {
-        regionChanges += 1
-        adapter?.regionDidChange()
-    }
-
-    func mapView(_ mapView: MKMapView, viewFor annotation: any MKAnnotation) -> MKAnnotationView? {
-        if let view = adapter?.view(for: annotation, in: mapView) { return view }
-        ownViewsMade += 1
-        return MKAnnotationView(annotation: annotation, reuseIdentifier: Self.ownReuseIdentifier)
-    }
-
-    func mapView(_ mapView: MKMapView, didSelect view: MKAnnotationView) {
-        selectedViews.append(view)
-    }
-}
-
-/// What the adapter's controller tells: each update the map applied.
-@MainActor
-final class UpdateRecorder: MapMarkerControllerDelegate {
-    private(set) var updates: [ClusterUpdate<Int>] = []
-
-    func markerController(didUpdate update: ClusterUpdate<Int>) {
-        updates.append(update)
-    }
-}
-
-/// A map view, the app's delegate, the adapter, and 10,000 places added through it.
-@MainActor
-final class MapApp {
-    let mapView: MKMapView
-    let delegate = MapAppDelegate()
-    let recorder = UpdateRecorder()
-    let adapter: MKMapViewAdapter<Int>
-    let places: [Placement<Int>]
-    /// The same places in a manager of its own: what the map should show.
-    private let reference = ClusterManager<Int>()
-
-    var updates: [ClusterUpdate<Int>] { recorder.updates }
-
-    init(showing rect: MKMapRect) async throws {
-        mapView = MKMapView(frame: CGRect(origin: .zero, size: phone))
-        adapter = MKMapViewAdapter(mapView: mapView)
-        places = tenThousandPlaces()
-        mapView.visibleMapRect = rect
-        mapView.delegate = delegate
-        adapter.delegate = recorder
-        delegate.adapter = adapter
-        try await reference.add(places)
-        let error = await withCheckedContinuation { continuation in
-            adapter.add(places) { continuation.resume(returning: $0) }
-        }
-        if let error { throw error }
-        try await waitUntilMapShowsTheClusters(of: rect)
-    }
-
-    var clusterAnnotations: [ClusterAnnotation] {
-        mapView.annotations.compactMap { $0 as? ClusterAnnotation }
-    }
-
-    /// The adapter's annotations on the map, in a stable order.
-    func shown() -> [Shown] {
-        clusterAnnotations.map { Shown(position: Position($0.coordinate), count: $0.count, id: ObjectIdentifier($0)) }
-            .sorted {
-                ($0.position.latitude, $0.position.longitude, $0.count) < (
-                    $1.position.latitude, $1.position.longitude, $1.count
-                )
-            }
-    }
-
-    /// What the map should show for a region: the reference manager's markers, as positions and counts.
-    func expected(for rect: MKMapRect) async throws -> [Position: [Int]] {
-        let viewport = try #require(Viewport(rect, size: phone))
-        let markers = try await reference.update(for: viewport).snapshot.markers
-        return Dictionary(grouping: markers) { Position($0.coordinate.clLocationCoordinate) }
-            .mapValues { $0.map(\.count).sorted() }
-    }
-
-    func actual() -> [Position: [Int]] {
-        Dictionary(grouping: shown(), by: \.position).mapValues { $0.map(\.count).sorted() }
-    }
-
-    func expectMapShowsTheClusters(of rect: MKMapRect) async throws {
-        #expect(mapView.visibleMapRect == rect)
-        #expect(actual() == (try await expected(for: rect)))
-    }
-
-    /// Waits until the map shows exactly the reference's markers for a region, its animations done.
-    func waitUntilMapShowsTheClusters(of rect: MKMapRect) async throws {
-        let expected = try await expected(for: rect)
-        try await waitUntil("the map shows the clusters of \(rect)") {
-            mapView.visibleMapRect == rect && actual() == expected
+    @Test func everyMarkerInViewHasAViewMapKitDoesNotHideAfterEachAddPanZoomSplitAndMerge() async throws {
+        let regions = try Regions()
+        let app = try await MapApp(showing: regions.europe)
+        try app.expectScreenAddsUp("added")
+        let panned = MKMapRect(
+            x: regions.europe.minX + regions.europe.width / 5, y: regions.europe.minY,
+            width: regions.europe.width, height: regions.europe.height)
+        let steps = [
+            ("panned east", panned), ("zoomed into the Alps: clusters split", regions.alps),
+            ("zoomed out: markers merge", regions.europe), ("moved to Iberia", regions.iberia),
+        ]
+        for (step, region) in steps {
+            app.mapView.setVisibleMapRect(region, animated: true)
+            try await app.waitUntilMapShowsTheClusters(of: region)
+            try app.expectScreenAddsUp(step)
         }
     }
 
-    /// Gives the adapter's tasks the main actor until `condition` holds, looking again every millisecond.
-    ///
-    /// It fails after 60,000 looks: a bound on a hang, far beyond what a correct adapter needs on a loaded machine
-    /// (an update of these 10,000 places takes milliseconds), so no test depends on how fast the machine is.
-    func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
-        for _ in 0..<60_000 {
-            if condition() { return }
-            try await Task.sleep(for: .milliseconds(1))
-        }
-        throw NeverTrue(what: what)
+    @Test func theCountsOnScreenAddUpAfterSetRegionWhichTellsWillAndDidChange() async throws {
+        let regions = try Regions()
+        let app = try await MapApp(showing: regions.europe)
+        let willBefore = app.delegate.regionWillChanges
+        let didBefore = app.delegate.regionChanges
+        // Paris, 3° by 3°: MapKit widens the region to the view's proportions, animated.
+        let paris = MKCoordinateRegion(
+            center: CLLocationCoordinate2D(latitude: 48.86, longitude: 2.35),
+            span: MKCoordinateSpan(latitudeDelta: 3, longitudeDelta: 3))
+        app.mapView.setRegion(paris, animated: true)
+        let shown = app.mapView.visibleMapRect
+        #expect(abs(shown.width / shown.height - Double(phone.width / phone.height)) < 1e-9)
+        #expect(app.mapView.mirrorRegionChanges.last?.animated == true)
+        try await app.waitUntilMapShowsTheClusters(of: shown)
+        try app.expectScreenAddsUp("Paris")
+        #expect(app.delegate.regionWillChanges == willBefore + 1)
+        #expect(app.delegate.regionChanges >= didBefore + 1)
     }
-}
 
-/// A condition a test waited for in vain.
-struct NeverTrue: Error, CustomStringConvertible {
-    let what: String
-    var description: String { "never true: \(what)" }
-}
+    // MARK: Split and merge, on the views MapKit made
 
-/// 10,000 places over Europe, dense in a few cities and spread thinly between, the same on every run.
-func tenThousandPlaces() -> [Placement<Int>] {
-    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-    func next() -> Double {
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        return Double(state >> 11) / Double(1 << 53)
-    }
-    let cities = [(48.86, 2.35), (52.52, 13.40), (41.39, 2.17), (45.46, 9.19), (46.95, 7.45), (40.42, -3.70)]
-    return (0..<10_000).map { id in
-        if id % 2 == 0 {
-            let city = cities[id / 2 % cities.count]
-            return Placement(id, latitude: city.0 + (next() - 0.5) * 0.6, longitude: city.1 + (next() - 0.5) * 0.9)
+    @Test func splitsFadeInAndGlideOnTheViewsMapKitReportedAdded() async throws {
+        let regions = try Regions()
+        let app = try await MapApp(showing: regions.europe)
+        let addedBefore = app.mapView.mirrorAddedBatches.count
+        let reportedBefore = app.mapView.mirrorDidAddBatches.count
+        let movesBefore = app.mapView.mirrorAnimatedMoves.count
+
+        app.mapView.setVisibleMapRect(regions.alps, animated: true)
+        try await app.waitUntilMapShowsTheClusters(of: regions.alps)
+
+        let added = app.mapView.mirrorAddedBatches[addedBefore...].flatMap { $0 }
+        let reported = app.mapView.mirrorDidAddBatches[reportedBefore...].flatMap { $0 }
+        let moves = app.mapView.mirrorAnimatedMoves[movesBefore...]
+        var faded = 0
+        var glided = 0
+        for (annotation, start) in added {
+            guard let annotation = annotation as? ClusterAnnotation,
+                let view = reported.first(where: { $0.annotation === annotation })
+            else { continue }
+            // Hidden as MapKit reported it, then shown inside an animation block: a fade in.
+            let fade = view.mirrorAlphaChanges.suffix(2)
+            #expect(fade.map(\.alpha) == [0, 1] && fade.map(\.animated) == [false, true], "popped in: \(fade)")
+            faded += 1
+            // Out of the cluster it split from, to its own place, while its view was on the map.
+            guard Position(start) != Position(annotation.coordinate) else { continue }
+            let glide = moves.first { $0.view === view }
+            #expect(glide.map { Position($0.from) } == Position(start))
+            #expect(glide.map { Position($0.to) } == Position(annotation.coordinate))
+            if glide != nil { glided += 1 }
         }
-        return Placement(id, latitude: 36 + next() * 24, longitude: -9 + next() * 38)
+        #expect(faded > 0, "no view MapKit added faded in")
+        #expect(glided > 0, "no view MapKit added glided out of its cluster")
+    }
+
+    @Test func mergesGlideAndFadeOutOnTheirViewsBeforeMapKitRemovesThem() async throws {
+        let regions = try Regions()
+        let app = try await MapApp(showing: regions.alps)
+        let viewsBefore = Dictionary(
+            uniqueKeysWithValues: app.clusterAnnotations.compactMap { annotation in
+                app.mapView.view(for: annotation).map {
+                    (ObjectIdentifier(annotation), ($0, Position(annotation.coordinate)))
+                }
+            })
+        let removedBefore = app.mapView.mirrorRemovedBatches.count
+        let movesBefore = app.mapView.mirrorAnimatedMoves.count
+
+        app.mapView.setVisibleMapRect(regions.europe, animated: true)
+        try await app.waitUntilMapShowsTheClusters(of: regions.europe)
+
+        let removed = app.mapView.mirrorRemovedBatches[removedBefore...].flatMap { $0 }
+        let moves = app.mapView.mirrorAnimatedMoves[movesBefore...]
+        var merged = 0
+        for annotation in removed {
+            guard let (view, start) = viewsBefore[ObjectIdentifier(annotation)] else { continue }
+            // Faded out inside an animation block, and opaque again once removed, for MapKit to reuse.
+            let alphas = view.mirrorAlphaChanges
+            #expect(alphas.contains { $0.alpha == 0 && $0.animated }, "vanished without a fade")
+            #expect(view.alpha == 1)
+            let end = Position(annotation.coordinate)
+            guard end != start else { continue }
+            #expect(moves.contains { $0.view === view && Position($0.from) == start && Position($0.to) == end })
+            merged += 1
+        }
+        #expect(merged > 0, "no view glided into the cluster it merged with")
+    }
+
+    @Test func withoutDidAddMarkersAppearInPlaceAndNoneStaysInvisible() async throws {
+        let regions = try Regions()
+        // An app that never passes on mapView(_:didAdd:): nothing waits for a view that it won't hear of.
+        let app = try await MapApp(showing: regions.europe, forwardsDidAdd: false)
+        app.mapView.setVisibleMapRect(regions.alps, animated: true)
+        try await app.waitUntilMapShowsTheClusters(of: regions.alps)
+        try app.expectScreenAddsUp("zoomed in, without didAdd")
+        for annotation in app.clusterAnnotations {
+            #expect((app.mapView.view(for: annotation)?.alpha ?? 1) == 1)
+        }
+    }
+
+    // MARK: The async forms
+
+    @Test func theAsyncFormsReturnOnceTheMapHasTheirMarkers() async throws {
+        let regions = try Regions()
+        let mapView = MKMapView(frame: CGRect(origin: .zero, size: phone))
+        mapView.visibleMapRect = regions.europe
+        let adapter = MKMapViewAdapter<Int>(mapView: mapView)
+        let places = tenThousandPlaces()
+        func members() -> Set<Int> {
+            Set(adapter.layer.annotations.values.flatMap { $0.members(of: Int.self) })
+        }
+
+        try await adapter.add(places)
+        let shown = members()
+        #expect(!shown.isEmpty)
+        let gone = Array(shown.prefix(500))
+        await adapter.remove(gone)
+        #expect(members().isDisjoint(with: gone))
+
+        // A bad batch is refused whole, naming the placement; the map keeps what it showed.
+        let before = members()
+        let bad = [Placement(-1, latitude: 48, longitude: 2), Placement(-2, latitude: 91, longitude: 2)]
+        await #expect(throws: BatchError<Int>.self) { try await adapter.add(bad) }
+        #expect(members() == before)
+
+        try await adapter.replaceAll(with: Array(places.prefix(100)))
+        #expect(members().isSubset(of: Set(places.prefix(100).map(\.element))))
+        #expect(!members().isEmpty)
     }
 }
