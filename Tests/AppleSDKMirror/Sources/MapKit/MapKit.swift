@@ -524,7 +524,7 @@ open class MKMapView: MirrorPlatformView {
             let aspect = Double(size.width / size.height)
             if width / height < aspect { width = height * aspect } else { height = width / aspect }
         }
-        let center = MKMapPoint(x: (northWest.x + southEast.x) / 2, y: (northWest.y + southEast.y) / 2)
+        let center = MKMapPoint(region.center)
         move(
             to: MKMapRect(x: center.x - width / 2, y: center.y - height / 2, width: width, height: height),
             animated: animated)
