@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# On a Mac with Xcode (the macOS job of .github/workflows/ci.yml): compiles the example apps and the README's MapKit
-# quick start, in Swift 6 language mode, against Apple's own SDKs and the package's modules: the UIKit example and the
-# quick start for the iOS simulator, the SwiftUI example for the iOS simulator and for macOS. scripts/check-mapkit.sh
-# does the same on Linux against the SDK mirror, on every CI run; this is the check against the real SDKs.
+# On a Mac with Xcode (the macOS job of .github/workflows/ci.yml): compiles the example apps and every Swift block of
+# the README's MapKit and SwiftUI section and of the migration guide (scripts/doc-swift-blocks.py), in Swift 6 language
+# mode, against Apple's own SDKs and the package's modules: all for the iOS simulator, the SwiftUI example for macOS
+# too. scripts/check-mapkit.sh does the same on Linux against the SDK mirror, on every CI run; this is the check
+# against the real SDKs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 work=.build/examples-apple
 derived=$work/DerivedData
 mkdir -p "$work"
-scripts/readme-quick-start.sh >"$work/QuickStart.swift"
+mkdir -p "$work/blocks"
+mapfile -t doc_blocks < <(python3 scripts/doc-swift-blocks.py "$work/blocks")
 
 typecheck() {
     local platform=$1 target=$2 modules=$3
@@ -28,7 +30,11 @@ products=$derived/Build/Products/Debug-iphonesimulator
 simulator=arm64-apple-ios17.0-simulator
 typecheck iphonesimulator "$simulator" "$products" Examples/UIKitExample/*.swift
 typecheck iphonesimulator "$simulator" "$products" Examples/SwiftUIExample/*.swift
-typecheck iphonesimulator "$simulator" "$products" "$work/QuickStart.swift"
+for block in "${doc_blocks[@]}"; do
+    read -r source file _ <<<"$block"
+    echo "   (the Swift block at $source)"
+    typecheck iphonesimulator "$simulator" "$products" "$work/blocks/$file"
+done
 
 echo "== macOS: the SwiftUI example against the package's macOS build"
 swift build --target MapClusterMapKit

@@ -5,10 +5,13 @@
 #   1. builds the mirror package: the engine, the manager and IO, the mirror's iOS modules, the adapter's own files
 #      against them (without Objective-C interoperability, which needs a runtime Linux lacks), and the behaviour tests;
 #   2. typechecks, with Objective-C interoperability on, in Swift 6 language mode (complete concurrency checking) and
-#      with warnings as errors, every file of Sources/MapClusterMapKit unchanged, then the example apps and the
-#      README's quick start against that adapter: once for iOS (canImport(UIKit)) and once for macOS
-#      (canImport(AppKit));
-#   3. runs the behaviour tests, which drive MKMapViewAdapter through the mirror's recording MKMapView;
+#      with warnings as errors, every file of Sources/MapClusterMapKit unchanged, then the example apps and every
+#      Swift block of the README's MapKit and SwiftUI section and of the migration guide (scripts/doc-swift-blocks.py),
+#      each block an app target of its own, against that adapter: once for iOS (canImport(UIKit)) and once for macOS
+#      (canImport(AppKit)) where the block doesn't import UIKit;
+#   3. runs the behaviour tests, which drive MKMapViewAdapter through the mirror's MKMapView (which makes views
+#      lazily, hides colliding views below .required, and records what a test asks about), names each test that
+#      ran, and fails if fewer than 12 of them drive the adapter;
 #   4. checks that every .swift file under Sources/MapClusterMapKit and Examples/ was compiled.
 # Each compile names its files. Needs the Swift toolchain and python3; .ci/run runs it, and a failure fails CI.
 set -euo pipefail
@@ -52,9 +55,9 @@ compile() {
         -emit-module -emit-module-path "$dir/$module.swiftmodule" "$@"
 }
 
-# The README's MapKit quick start, as a file of its own.
-readme_quick_start=$work/QuickStart.swift
-scripts/readme-quick-start.sh >"$readme_quick_start"
+# The documentation's Swift blocks, each a file of its own: "SOURCE:LINE FILE PLATFORMS" per block.
+mkdir -p "$work/blocks"
+mapfile -t doc_blocks < <(python3 scripts/doc-swift-blocks.py "$work/blocks")
 
 for platform in ios macos; do
     echo "== typecheck for $platform, with Objective-C interoperability, Swift 6"
@@ -81,12 +84,31 @@ for platform in ios macos; do
     done
     compile "$platform" Examples "${examples[@]}"
     compiled+=("${examples[@]}")
-    # An app target of its own, as a migrating app's code would be.
-    [ "$platform" = ios ] && compile "$platform" QuickStart "$readme_quick_start"
+    # Each block an app target of its own, as a migrating app's code would be.
+    for block in "${doc_blocks[@]}"; do
+        read -r source file platforms <<<"$block"
+        [[ " $platforms " == *" $platform "* ]] || continue
+        echo "   (the Swift block at $source)"
+        compile "$platform" "${file%.swift}" "$work/blocks/$file"
+    done
 done
 
 echo "== the adapter's behaviour through the mirror"
-swift test --skip-build --package-path "$mirror" --scratch-path "$scratch"
+swift test --skip-build --package-path "$mirror" --scratch-path "$scratch" 2>&1 | tee "$work/behaviour.log"
+echo "== the behaviour tests that ran"
+# Swift Testing's line for each test that passed: "✔ Test name() passed after …".
+mapfile -t passed < <(sed -n 's/^.*✔ Test \([A-Za-z0-9_]*()\) passed.*$/\1/p' "$work/behaviour.log" | sort)
+printf '   %s\n' "${passed[@]}"
+mapfile -t mirror_only < <(grep -ho '@Test func [A-Za-z0-9_]*' "$mirror/Tests/AdapterBehaviourTests/MirrorBehaviourTests.swift" |
+    sed 's/@Test func //; s/$/()/' | sort)
+adapter_tests=$(comm -23 <(printf '%s\n' "${passed[@]}") <(printf '%s\n' "${mirror_only[@]}") | wc -l)
+echo "${#passed[@]} tests passed, $adapter_tests of them driving the adapter"
+if [ "$adapter_tests" -lt 12 ]; then
+    echo "fewer than 12 behaviour tests of the adapter ran" >&2
+    exit 1
+fi
+echo "== the documentation's Swift blocks, each compiled"
+printf '   %s\n' "${doc_blocks[@]}"
 
 echo "== every file compiled"
 mapfile -t expected < <(find Sources/MapClusterMapKit Examples -name '*.swift' | sort)
