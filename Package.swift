@@ -49,6 +49,10 @@ let package = Package(
         .testTarget(
             name: "MapClusterManagerTests", dependencies: ["MapCluster", "MapClusterManager", "MapClusterTestSupport"],
             swiftSettings: strictSettings),
+        // The MapKit adapter on Apple's MapKit, in an iOS simulator (`xcodebuild test`); empty elsewhere. On Linux the
+        // adapter's behaviour is tested against the SDK mirror (Tests/AppleSDKMirror, scripts/check-mapkit.sh).
+        .testTarget(
+            name: "MapClusterMapKitTests", dependencies: ["MapClusterMapKit"], swiftSettings: strictSettings),
         .testTarget(
             name: "MapClusterIOTests", dependencies: ["MapCluster", "MapClusterIO", "MapClusterTestSupport"],
             resources: [.copy("Fixtures")],
