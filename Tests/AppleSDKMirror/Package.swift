@@ -5,10 +5,12 @@ import PackageDescription
 //
 // Sources/ holds the mirror: Swift modules named CoreGraphics, QuartzCore, UIKit, AppKit, MapKit and SwiftUI, and a C
 // module named CoreLocation, each with exactly the declarations that the adapter and the examples use, as Apple
-// documents them. This package builds the iOS side of it without Objective-C interoperability (Linux has no
-// Objective-C runtime), compiles the adapter's own files against it (Adapter/ is Sources/MapClusterMapKit, linked),
-// and runs AdapterBehaviourTests, which drive MKMapViewAdapter through a recording MKMapView. The script also
-// typechecks the adapter and the examples, unchanged, with Objective-C interoperability on, for iOS and for macOS.
+// documents them, and where it matters to what a user sees, behaving as MapKit is documented to (views made lazily
+// and reported by didAdd, collisions, region changes; each behaviour cites its page). This package builds the iOS
+// side of it, SwiftUI included, without Objective-C interoperability (Linux has no Objective-C runtime), compiles the
+// adapter's own files against it (Adapter/ is Sources/MapClusterMapKit, linked), and runs AdapterBehaviourTests,
+// which drive MKMapViewAdapter and ClusterMapModel through it. The script also typechecks the adapter, the examples
+// and the documentation's Swift blocks, unchanged, with Objective-C interoperability on, for iOS and for macOS.
 //
 // The adapter's module is MirroredMapKitAdapter here: a package graph can't hold two modules of one name.
 
