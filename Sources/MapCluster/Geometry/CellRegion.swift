@@ -112,9 +112,14 @@ package struct CellRegion: Sendable {
         var high = box.upperBound
         var candidate: UInt64?
         // From the highest bit down: where the box's corners differ, the box splits in two halves along that bit's
-        // axis, and `code` lies in one of them.
-        for bit in (0..<(2 * level)).reversed() {
+        // axis, and `code` lies in one of them. A bit where `code` and both corners agree changes nothing, so the walk
+        // jumps from one bit where they differ to the next.
+        let levelBits: UInt64 = level == 32 ? .max : (UInt64(1) << (2 * level)) &- 1
+        var differing = ((code ^ low) | (code ^ high)) & levelBits
+        while differing != 0 {
+            let bit = UInt64.bitWidth - 1 - differing.leadingZeroBitCount
             let mask = UInt64(1) << bit
+            defer { differing = ((code ^ low) | (code ^ high)) & (mask &- 1) }
             // The bits of the same axis as `bit`, from it down.
             let axis = (0x5555_5555_5555_5555 << (bit & 1)) & (mask | (mask &- 1))
             switch (code & mask != 0, low & mask != 0, high & mask != 0) {
