@@ -130,26 +130,38 @@ extension ClusterIndex {
     }
 
     /// The clusters of every cell of `region`, at `zoom`, in key order of their cells, of the elements `filter` takes;
-    /// `nil` if `stop` said so (see ``ClusteringPass/forEachCluster(in:zoom:taking:stop:_:)``).
+    /// `nil` if `stop` said so (see ``ClusteringPass/drafts(in:zoom:taking:stop:)``).
     ///
     /// Inlinable, so that making each ``Cluster`` is specialized for the caller's element type.
     @inlinable
     func makeClusters(
         in region: CellRegion, zoom: Double, options: ClusterOptions<Element>, stamp: ClusteringStamp,
-        taking filter: MemberFilter, stop: () -> Bool
+        taking filter: MemberFilter, stop: (() -> Bool)?
     ) -> [Cluster<Element>]? {
-        var result: [Cluster<Element>] = []
-        let store = store
         let rules = clusteringRules(options)
-        let pass = ClusteringPass(tree: tree, rules: rules)
-        let finished = pass.forEachCluster(in: region, zoom: zoom, taking: filter, stop: stop) { draft in
-            var cluster = Cluster(draft, zoom: zoom, store: store, categories: rules.categories, stamp: stamp)
-            if case .custom(let place) = options.position, case .cell = draft.identity {
-                cluster = cluster.placed(at: place(cluster))
+        guard
+            let drafts = ClusteringPass(tree: tree, rules: rules).drafts(
+                in: region, zoom: zoom, taking: filter, stop: stop)
+        else { return nil }
+        guard !drafts.isEmpty else { return [] }
+        let store = store
+        var result: [Cluster<Element>] = []
+        result.reserveCapacity(drafts.count)
+        guard case .custom(let place) = options.position else {
+            for draft in drafts {
+                result.append(Cluster(draft, zoom: zoom, store: store, categories: rules.categories, stamp: stamp))
             }
+            return result
+        }
+        // The app's own position function is the costly part of such a pass: `stop` is asked between its calls too.
+        let check = ClusteringPass.cellsPerStopCheck
+        for (position, draft) in drafts.enumerated() {
+            if let stop, position % check == check - 1, stop() { return nil }
+            var cluster = Cluster(draft, zoom: zoom, store: store, categories: rules.categories, stamp: stamp)
+            if case .cell = draft.identity { cluster = cluster.placed(at: place(cluster)) }
             result.append(cluster)
         }
-        return finished ? result : nil
+        return result
     }
 }
 

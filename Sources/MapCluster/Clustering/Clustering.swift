@@ -84,7 +84,8 @@ public struct Clustering<Element: Hashable & Sendable>: Sendable {
     @inlinable
     public func clusters(in viewport: Viewport) -> [Cluster<Element>] {
         guard !viewport.isEmpty else { return [] }
-        return clusters(in: CellRegion(viewport, options: options), zoom: viewport.zoom) { false } ?? []
+        let zoom = viewport.zoom
+        return clusters(in: CellRegion(viewport, zoom: zoom, options: options), zoom: zoom, stoppingIf: nil) ?? []
     }
 
     /// The clusters of the grid cells a rectangle touches at a zoom, without a margin: a bounding-box query, as
@@ -96,7 +97,7 @@ public struct Clustering<Element: Hashable & Sendable>: Sendable {
     public func clusters(in rect: MapRect, zoom: Double) -> [Cluster<Element>] {
         guard rect.size.width > 0, rect.size.height > 0, zoom.isFinite else { return [] }
         let region = CellRegion(level: options.gridLevel(forZoom: zoom), covering: rect)
-        return clusters(in: region, zoom: zoom) { false } ?? []
+        return clusters(in: region, zoom: zoom, stoppingIf: nil) ?? []
     }
 
     /// The clusters of a region of grid cells at a zoom, or `nil` if `stop` answered true: it is asked every
@@ -104,6 +105,12 @@ public struct Clustering<Element: Hashable & Sendable>: Sendable {
     /// update) stops early.
     @inlinable
     package func clusters(in region: CellRegion, zoom: Double, stop: () -> Bool) -> [Cluster<Element>]? {
+        withoutActuallyEscaping(stop) { stop in clusters(in: region, zoom: zoom, stoppingIf: stop) }
+    }
+
+    /// ``clusters(in:zoom:stop:)``, with no `stop` to ask when `nil`.
+    @inlinable
+    func clusters(in region: CellRegion, zoom: Double, stoppingIf stop: (() -> Bool)?) -> [Cluster<Element>]? {
         index.makeClusters(in: region, zoom: zoom, options: options, stamp: stamp, taking: .all, stop: stop)
     }
 
@@ -369,12 +376,18 @@ extension CellRegion {
     /// every side, touches.
     @inlinable
     package init<Element>(_ viewport: Viewport, options: ClusterOptions<Element>) {
+        self.init(viewport, zoom: viewport.zoom, options: options)
+    }
+
+    /// ``init(_:options:)`` for a viewport whose zoom the caller has computed already.
+    @inlinable
+    init<Element>(_ viewport: Viewport, zoom: Double, options: ClusterOptions<Element>) {
         // A margin that fails validation is clamped, never trusted: none for a negative or NaN one.
         let margin =
             options.marginFactor >= 0 ? min(options.marginFactor, ClusterOptions<Element>.maximumMarginFactor) : 0
         let dx = viewport.rect.size.width * margin
         let dy = viewport.rect.size.height * margin
         self.init(
-            level: options.gridLevel(forZoom: viewport.zoom), covering: viewport.rect.insetBy(dx: -dx, dy: -dy))
+            level: options.gridLevel(forZoom: zoom), covering: viewport.rect.insetBy(dx: -dx, dy: -dy))
     }
 }

@@ -22,44 +22,42 @@ struct ClusteringPass {
     }
 
     /// How many cells a clustering pass works through between two questions to its `stop` function.
-    static var cellsPerStopCheck: Int { 32 }
+    @usableFromInline static var cellsPerStopCheck: Int { 32 }
 
-    /// Calls `body` with the clusters of every cell of `region`, in key order of their cells.
+    /// The clusters of every cell of `region`, in key order of their cells; `nil` if `stop` said so.
     ///
     /// The clusters are of the elements `filter` takes: all of them, or (for a cluster's children) the clusterable
-    /// ones. `stop` is asked every few cells; once it answers true the remaining cells are passed over without work
-    /// and the pass returns false.
+    /// ones. `stop`, when given, is asked every few cells; once it answers true the remaining cells are passed over
+    /// without work. Nothing is allocated for a region without clusters, and no closure: a small view costs what it
+    /// returns.
     @usableFromInline
-    func forEachCluster(
-        in region: CellRegion, zoom: Double, taking filter: MemberFilter, stop: () -> Bool,
-        _ body: (ClusterDraft) -> Void
-    ) -> Bool {
-        guard needsFinishing else {
-            return withoutActuallyEscaping(stop) { stop in
-                withoutActuallyEscaping(body) { body in
-                    var receiver = Receiver(
-                        pass: self, level: region.level, clusteringIsOn: zoom <= rules.maxZoomLevelForClustering,
-                        filter: filter, stop: stop, body: body)
-                    tree.forEachCell(in: region, into: &receiver)
-                    return !receiver.stopped
-                }
-            }
+    consuming func drafts(in region: CellRegion, zoom: Double, taking filter: MemberFilter, stop: (() -> Bool)?)
+        -> [ClusterDraft]?
+    {
+        let clusteringIsOn = zoom <= rules.maxZoomLevelForClustering
+        if needsFinishing {
+            var receiver = Receiver(
+                pass: copy self, level: region.level, clusteringIsOn: clusteringIsOn, filter: filter, stop: stop)
+            return finishedDrafts(in: region, receiver: &receiver)
         }
+        // The pass moves into the receiver, and the walk reads the tree there: a copy would retain each of its buffers,
+        // and release them after, which was a good part of what a small view cost.
+        var receiver = Receiver(
+            pass: consume self, level: region.level, clusteringIsOn: clusteringIsOn, filter: filter, stop: stop)
+        receiver.pass.tree.forEachCell(in: region, into: &receiver)
+        return receiver.stopped ? nil : receiver.drafts
+    }
+
+    /// The drafts of a pass with a category filter or a weighted position, which come in steps.
+    private func finishedDrafts(in region: CellRegion, receiver: inout Receiver) -> [ClusterDraft]? {
         if let categories = rules.categories, rules.placement != .weightedCenterOfMass,
             region.level <= CoarseCells.deepestLevel, let rows = tree.aggregates?.rows, rows.coarse != nil
         {
             // A filtered world map: each coarse cell's selected categories come with the cell, in the same pass.
-            return withoutActuallyEscaping(stop) { stop in
-                withoutActuallyEscaping(body) { body in
-                    var selection = CoarseSelection(
-                        rows: rows, categories: categories, level: region.level,
-                        receiver: Receiver(
-                            pass: self, level: region.level, clusteringIsOn: zoom <= rules.maxZoomLevelForClustering,
-                            filter: filter, stop: stop, body: body))
-                    tree.forEachCell(in: region, into: &selection)
-                    return !selection.receiver.stopped
-                }
-            }
+            var selection = CoarseSelection(
+                rows: rows, categories: categories, level: region.level, receiver: receiver)
+            tree.forEachCell(in: region, into: &selection)
+            return selection.receiver.stopped ? nil : selection.receiver.drafts
         }
         // With a category filter or a weighted position the work comes in steps, each one walk of the tree for all the
         // cells: the cells; with a filter, the selected categories' totals of each; the weighted positions.
@@ -68,20 +66,11 @@ struct ClusteringPass {
         if let categories = rules.categories {
             cells.cells = selected(categories, of: cells.cells, level: region.level)
         }
-        var drafts: [ClusterDraft] = []
-        let stopped = withoutActuallyEscaping(stop) { stop in
-            withoutActuallyEscaping({ drafts.append($0) }) { append in
-                var receiver = Receiver(
-                    pass: self, level: region.level, clusteringIsOn: zoom <= rules.maxZoomLevelForClustering,
-                    filter: filter, stop: stop, body: append)
-                for (code, totals) in cells.cells { receiver.take(code, totals) }
-                return receiver.stopped
-            }
-        }
-        guard !stopped else { return false }
+        for (code, totals) in cells.cells { receiver.take(code, totals) }
+        guard !receiver.stopped else { return nil }
+        var drafts = receiver.drafts
         finish(&drafts)
-        for draft in drafts { body(draft) }
-        return true
+        return drafts
     }
 
     /// The cells of a fold, collected.
@@ -132,22 +121,24 @@ struct ClusteringPass {
         let level: Int
         let clusteringIsOn: Bool
         let filter: MemberFilter
-        let stop: () -> Bool
-        let body: (ClusterDraft) -> Void
+        let stop: (() -> Bool)?
+        var drafts: [ClusterDraft] = []
         var stopped = false
         var cellsToNextCheck = ClusteringPass.cellsPerStopCheck
 
         mutating func take(_ code: UInt64, _ totals: CellTotals) {
             guard !stopped else { return }
-            cellsToNextCheck -= 1
-            if cellsToNextCheck == 0 {
-                cellsToNextCheck = ClusteringPass.cellsPerStopCheck
-                stopped = stop()
-                if stopped { return }
+            if let stop {
+                cellsToNextCheck -= 1
+                if cellsToNextCheck == 0 {
+                    cellsToNextCheck = ClusteringPass.cellsPerStopCheck
+                    stopped = stop()
+                    if stopped { return }
+                }
             }
             pass.clusters(
                 of: GridCell(level: level, code: code), totals: totals, clusteringIsOn: clusteringIsOn, taking: filter,
-                body)
+                into: &drafts)
         }
     }
 
@@ -203,14 +194,14 @@ struct ClusteringPass {
     /// The clusters of one non-empty cell, whose members `totals` adds up.
     private func clusters(
         of cell: GridCell, totals: CellTotals, clusteringIsOn: Bool, taking filter: MemberFilter,
-        _ body: (ClusterDraft) -> Void
+        into drafts: inout [ClusterDraft]
     ) {
         guard let isClusterable = rules.isClusterable else {
             // Every member clusters: the totals say it all.
             if clusteringIsOn && qualifies(totals, in: cell) {
-                body(cluster(of: totals, in: cell, filter: .clusterable))
+                drafts.append(cluster(of: totals, in: cell, filter: .clusterable))
             } else {
-                unclustered(in: cell, totals: totals, filter: filter, body)
+                unclustered(in: cell, totals: totals, filter: filter, into: &drafts)
             }
             return
         }
@@ -223,22 +214,22 @@ struct ClusteringPass {
             return true
         }
         guard clusteringIsOn, let clusterable, qualifies(clusterable, in: cell) else {
-            unclustered(in: cell, filter: filter, body)
+            unclustered(in: cell, filter: filter, into: &drafts)
             return
         }
         guard filter == .all && hasOptedOut else {
-            body(cluster(of: clusterable, in: cell, filter: .clusterable))
+            drafts.append(cluster(of: clusterable, in: cell, filter: .clusterable))
             return
         }
         if clusterable.isSameLocation {
             // Elements on one coordinate always show together, clustering or not.
             let location = clusterable.location
             let atLocation = count(at: location, filter: .all)
-            body(locationCluster(location, count: atLocation, in: cell, filter: .all))
-            unclustered(in: cell, filter: .optedOut, excluding: location, body)
+            drafts.append(locationCluster(location, count: atLocation, in: cell, filter: .all))
+            unclustered(in: cell, filter: .optedOut, excluding: location, into: &drafts)
         } else {
-            body(cluster(of: clusterable, in: cell, filter: .clusterable))
-            unclustered(in: cell, filter: .optedOut, body)
+            drafts.append(cluster(of: clusterable, in: cell, filter: .clusterable))
+            unclustered(in: cell, filter: .optedOut, into: &drafts)
         }
     }
 
@@ -311,10 +302,10 @@ struct ClusteringPass {
     /// location.
     private func unclustered(
         in cell: GridCell, totals: CellTotals? = nil, filter: MemberFilter, excluding excluded: Coordinate? = nil,
-        _ body: (ClusterDraft) -> Void
+        into drafts: inout [ClusterDraft]
     ) {
         if let totals, totals.isSameLocation, filter != .optedOut {
-            body(
+            drafts.append(
                 locationCluster(totals.location, count: totals.count, in: cell, filter: filter, first: totals.firstSlot)
             )
             return
@@ -322,9 +313,9 @@ struct ClusteringPass {
         if rules.locationLevel != nil {
             // At the tolerance's level and deeper every cell is one location: no visit.
             if let totals, rules.isOneLocation(totals), filter != .optedOut {
-                body(nearLocationCluster(totals, in: cell, filter: filter))
+                drafts.append(nearLocationCluster(totals, in: cell, filter: filter))
             } else {
-                unclusteredByLocationCell(in: cell, filter: filter, excluding: excluded, body)
+                unclusteredByLocationCell(in: cell, filter: filter, excluding: excluded, into: &drafts)
             }
             return
         }
@@ -341,7 +332,7 @@ struct ClusteringPass {
             return true
         }
         for (first, count) in groups {
-            body(
+            drafts.append(
                 count == 1
                     ? single(first.slot, at: first.coordinate, in: cell)
                     : locationCluster(first.coordinate, count: count, in: cell, filter: filter))
@@ -351,17 +342,17 @@ struct ClusteringPass {
     /// ``unclustered(in:totals:filter:excluding:_:)`` with a location tolerance: the members of each cell at its level
     /// are one location, and they come one after another in key order.
     private func unclusteredByLocationCell(
-        in cell: GridCell, filter: MemberFilter, excluding excluded: Coordinate?, _ body: (ClusterDraft) -> Void
+        in cell: GridCell, filter: MemberFilter, excluding excluded: Coordinate?, into drafts: inout [ClusterDraft]
     ) {
         var group: (key: UInt64, totals: CellTotals)?
         func flush() {
             guard let (_, totals) = group else { return }
             if totals.count == 1, let slot = totals.firstSlot {
-                body(single(slot, at: totals.location, in: cell))
+                drafts.append(single(slot, at: totals.location, in: cell))
             } else if totals.isSameLocation {
-                body(locationCluster(totals.location, count: totals.count, in: cell, filter: filter))
+                drafts.append(locationCluster(totals.location, count: totals.count, in: cell, filter: filter))
             } else {
-                body(nearLocationCluster(totals, in: cell, filter: filter))
+                drafts.append(nearLocationCluster(totals, in: cell, filter: filter))
             }
         }
         tree.forEachEntry(in: cell.keyRange) { entry in
