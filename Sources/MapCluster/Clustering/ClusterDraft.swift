@@ -130,7 +130,7 @@ extension ClusterIndex {
     }
 
     /// The clusters of every cell of `region`, at `zoom`, in key order of their cells, of the elements `filter` takes;
-    /// `nil` if `stop` said so (see ``ClusteringPass/drafts(in:zoom:taking:stop:)``).
+    /// `nil` if `stop` said so (see ``ClusteringPass/drafts(walking:with:in:zoom:taking:stop:)``).
     ///
     /// Inlinable, so that making each ``Cluster`` is specialized for the caller's element type.
     @inlinable
@@ -140,8 +140,9 @@ extension ClusterIndex {
     ) -> [Cluster<Element>]? {
         let rules = clusteringRules(options)
         guard
-            let drafts = ClusteringPass(tree: tree, rules: rules).drafts(
-                in: region, zoom: zoom, taking: filter, stop: stop)
+            let drafts = ClusteringPass.drafts(
+                walking: tree, with: ClusteringPass(tree: tree, rules: rules), in: region, zoom: zoom, taking: filter,
+                stop: stop)
         else { return nil }
         guard !drafts.isEmpty else { return [] }
         let store = store

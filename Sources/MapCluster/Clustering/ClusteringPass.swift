@@ -30,21 +30,24 @@ struct ClusteringPass {
     /// ones. `stop`, when given, is asked every few cells; once it answers true the remaining cells are passed over
     /// without work. Nothing is allocated for a region without clusters, and no closure: a small view costs what it
     /// returns.
+    ///
+    /// The pass is over `tree`, which the caller lends: the pass moves into the walk's receiver, and the walk reads the
+    /// caller's tree, so that no copy of the tree retains each of its buffers and releases them after, which was a good
+    /// part of what a small view cost.
     @usableFromInline
-    consuming func drafts(in region: CellRegion, zoom: Double, taking filter: MemberFilter, stop: (() -> Bool)?)
-        -> [ClusterDraft]?
-    {
-        let clusteringIsOn = zoom <= rules.maxZoomLevelForClustering
-        if needsFinishing {
+    static func drafts(
+        walking tree: borrowing MortonTree, with pass: consuming ClusteringPass, in region: CellRegion, zoom: Double,
+        taking filter: MemberFilter, stop: (() -> Bool)?
+    ) -> [ClusterDraft]? {
+        let clusteringIsOn = zoom <= pass.rules.maxZoomLevelForClustering
+        if pass.needsFinishing {
             var receiver = Receiver(
-                pass: copy self, level: region.level, clusteringIsOn: clusteringIsOn, filter: filter, stop: stop)
-            return finishedDrafts(in: region, receiver: &receiver)
+                pass: copy pass, level: region.level, clusteringIsOn: clusteringIsOn, filter: filter, stop: stop)
+            return pass.finishedDrafts(in: region, receiver: &receiver)
         }
-        // The pass moves into the receiver, and the walk reads the tree there: a copy would retain each of its buffers,
-        // and release them after, which was a good part of what a small view cost.
         var receiver = Receiver(
-            pass: consume self, level: region.level, clusteringIsOn: clusteringIsOn, filter: filter, stop: stop)
-        receiver.pass.tree.forEachCell(in: region, into: &receiver)
+            pass: consume pass, level: region.level, clusteringIsOn: clusteringIsOn, filter: filter, stop: stop)
+        tree.forEachCell(in: region, into: &receiver)
         return receiver.stopped ? nil : receiver.drafts
     }
 
