@@ -178,9 +178,10 @@
             return view
         }
 
-        /// Call from `mapView(_:didAdd:)`: starts the fade and glide of the annotations whose views MapKit has just
-        /// added (it makes them lazily, after the annotations are added). Views that aren't the adapter's are left
-        /// alone. Without it, annotations appear in place, without animation.
+        /// Starts the fade and glide of the annotations whose views MapKit has just added.
+        ///
+        /// Call from `mapView(_:didAdd:)`: MapKit makes views lazily, after the annotations are added. Views that
+        /// aren't the adapter's are left alone. Without it, annotations appear in place, without animation.
         public func didAdd(_ views: [MKAnnotationView]) {
             layer.didAdd(views)
         }

@@ -666,10 +666,11 @@ open class MKMapView: MirrorPlatformView {
         delegate?.mapView(self, didAdd: added)
     }
 
-    /// Hides views that collide, in the order MapKit documents: a `.required` view always shows; otherwise the higher
-    /// priority wins, and of equal priorities the view nearer the centre of the visible region
-    /// (https://developer.apple.com/documentation/mapkit/mkfeaturedisplaypriority/defaulthigh). Views of one
-    /// `clusteringIdentifier` that collide are clustered, whatever their priority.
+    /// Hides views that collide, in the order MapKit documents.
+    ///
+    /// A `.required` view always shows; otherwise the higher priority wins, and of equal priorities the view nearer the
+    /// centre of the visible region (https://developer.apple.com/documentation/mapkit/mkfeaturedisplaypriority/defaulthigh).
+    /// Views of one `clusteringIdentifier` that collide are clustered, whatever their priority.
     private func resolveCollisions() {
         let size = bounds.size
         let center = CGPoint(x: size.width / 2, y: size.height / 2)
@@ -710,7 +711,9 @@ open class MKMapView: MirrorPlatformView {
         }
     }
 
-    /// Before an animation block: where each annotation with a view stands. After it: a record of each that moved.
+    /// Notes where each annotation with a view stands before an animation block.
+    ///
+    /// What it returns, called after the block, records each that moved.
     fileprivate func mirrorAnimationWillBegin() -> @MainActor () -> Void {
         let before = annotations.compactMap { annotation in
             views[ObjectIdentifier(annotation)].map { (annotation, $0, annotation.coordinate) }

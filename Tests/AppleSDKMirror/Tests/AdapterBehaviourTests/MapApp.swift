@@ -106,7 +106,13 @@ final class MapApp {
 
     var updates: [ClusterUpdate<Int>] { recorder.updates }
 
-    /// - Parameter setUp: what the app sets on the adapter before it adds its places.
+    /// The app, its places added and shown.
+    ///
+    /// - Parameters:
+    ///   - rect: the region the map shows.
+    ///   - forwardsDidAdd: whether the app's delegate passes on `mapView(_:didAdd:)`.
+    ///   - setUp: what the app sets on the adapter before it adds its places.
+    /// - Throws: the batch's error, or ``NeverTrue`` if the map never shows the clusters.
     init(
         showing rect: MKMapRect, forwardsDidAdd: Bool = true, setUp: (MKMapViewAdapter<Int>) -> Void = { _ in }
     ) async throws {
