@@ -7,7 +7,7 @@ struct NodeAggregates: Sendable {
     let fixed: Fixed
     var rows: NodeRows
     /// The user's reductions (``RowLayout/Kind/custom(_:)``), each per category and all.
-    var custom: [AggregateColumn]
+    var custom: [any UserReductionColumn]
 
     /// The schema, its layout, and what every answer shares.
     final class Fixed: Sendable {
@@ -51,7 +51,7 @@ struct NodeAggregates: Sendable {
     }
 
     /// Calls `body` with the rows and every column of the user's reductions.
-    func forEachColumn(_ body: (AggregateColumn) -> Void) {
+    func forEachColumn(_ body: (any AggregateColumn) -> Void) {
         body(rows)
         for column in custom { body(column) }
     }
@@ -60,7 +60,7 @@ struct NodeAggregates: Sendable {
     mutating func makeUnique() {
         if !isKnownUniquelyReferenced(&rows), let copy = rows.copy() as? NodeRows { rows = copy }
         for i in custom.indices where !isKnownUniquelyReferenced(&custom[i]) {
-            custom[i] = custom[i].copy()
+            custom[i] = custom[i].copyReduction()
         }
     }
 
@@ -191,7 +191,7 @@ struct NodeAggregates: Sendable {
 
 extension ClusterAggregate {
     /// A column of this (non-numeric) reduction for an index with `categoryCount` categories.
-    static func column(categoryCount: Int) -> AggregateColumn {
+    static func column(categoryCount: Int) -> any UserReductionColumn {
         ReductionColumn<Self>(categoryCount: categoryCount, hasAllGroup: true, defaultStored: .identity)
     }
 
@@ -200,19 +200,23 @@ extension ClusterAggregate {
 }
 
 /// A column of a user's reduction, which answers with its values type-erased.
-final class ReductionColumn<Value: ClusterAggregate>: NodeColumn<Reduced<Value>>, @unchecked Sendable {
-    override func copy() -> AggregateColumn {
+final class ReductionColumn<Value: ClusterAggregate>: NodeColumn<Reduced<Value>>, UserReductionColumn,
+    @unchecked Sendable
+{
+    override func copy() -> any AggregateColumn { copyReduction() }
+
+    func copyReduction() -> any UserReductionColumn {
         let copy = ReductionColumn(categoryCount: categoryCount, hasAllGroup: hasAllGroup, defaultStored: defaultStored)
         copy.copyState(of: self)
         return copy
     }
 
-    override func prepare(erased value: any ClusterAggregate) {
+    func prepare(erased value: any ClusterAggregate) {
         guard let value = value as? Value else { preconditionFailure("values are validated before they are stored") }
         prepare(value)
     }
 
-    override func storeInput(_ values: ReductionValues?) {
+    func storeInput(_ values: ReductionValues?) {
         switch values {
         case nil, .numbers:
             input = nil
@@ -221,7 +225,7 @@ final class ReductionColumn<Value: ClusterAggregate>: NodeColumn<Reduced<Value>>
         }
     }
 
-    override func reductions(
+    func reductions(
         ranges: [ClosedRange<UInt64>], groups: [Int], where takes: ((IndexEntry) -> Bool)?, tree: MortonTree
     ) -> [any ClusterAggregate] {
         merged(ranges: ranges, groups: groups, where: takes, tree: tree).map(\.value)
@@ -365,7 +369,7 @@ extension NodeAggregates {
         admits: @escaping (IndexEntry, MemberFilter) -> Bool
     ) -> [[any ClusterAggregate]] {
         guard !custom.isEmpty else { return [] }
-        let groups = AggregateColumn.groups(
+        let groups = aggregateGroups(
             for: categories, categoryCount: schema.categories.count, hasAllGroup: true)
         let identities = schema.reductions.filter { !Self.isNumeric($0.valueType) }.map { $0.valueType.erasedIdentity }
         return custom.indices.map { column in

@@ -33,52 +33,54 @@ extension NodeValue {
 /// entry's groups of the nodes on its path from what lies below them, O(*F* + *L*) a level, since a merge has no
 /// inverse; a split or a merge of nodes recomputes the nodes it makes.
 ///
-/// A class, so that the non-generic tree holds columns of any value type; the tree copies a column before changing it
-/// when another tree shares it (``NodeAggregates/makeUnique()``), so trees keep their value semantics.
-class AggregateColumn: @unchecked Sendable {
-    /// The groups a query reads of a column that keeps `categoryCount` categories' groups (and a group of all, if
-    /// `hasAllGroup`): those of the selected categories, or, without a filter, the group of all when there is one and
-    /// every category's otherwise.
-    static func groups(for categories: CategorySet?, categoryCount: Int, hasAllGroup: Bool) -> [Int] {
-        guard let categories else { return hasAllGroup ? [categoryCount] : Array(0..<categoryCount) }
-        return categories.positions.filter { $0 < categoryCount }
-    }
-
+/// Columns are classes, so that the non-generic tree holds columns of any value type; the tree copies a column before
+/// changing it when another tree shares it (``NodeAggregates/makeUnique()``), so trees keep their value semantics.
+protocol AggregateColumn: AnyObject, Sendable {
     /// A copy that shares nothing mutable with this one.
-    func copy() -> AggregateColumn { preconditionFailure("abstract") }
+    func copy() -> any AggregateColumn
     /// Makes the next inserted entry store the default value.
-    func prepareDefault() { preconditionFailure("abstract") }
+    func prepareDefault()
     /// Makes the next inserted entry store what the last removed one stored (a move).
-    func prepareLastRemoved() { preconditionFailure("abstract") }
+    func prepareLastRemoved()
     /// An entry was inserted at `position` of a leaf, which now holds `count`: it stores the prepared value.
-    func inserted(at position: Int, of leaf: Int32, count: Int) { preconditionFailure("abstract") }
+    func inserted(at position: Int, of leaf: Int32, count: Int)
     /// The entry at `position` of a leaf, which held `count`, was removed.
-    func removed(at position: Int, of leaf: Int32, count: Int) { preconditionFailure("abstract") }
+    func removed(at position: Int, of leaf: Int32, count: Int)
     /// A leaf of `count` entries moved those from `half` on to a new sibling.
-    func split(_ leaf: Int32, at half: Int, count: Int, into sibling: Int32) { preconditionFailure("abstract") }
+    func split(_ leaf: Int32, at half: Int, count: Int, into sibling: Int32)
     /// A leaf of `count` entries took the `dropCount` entries of another.
-    func merged(_ drop: Int32, count dropCount: Int, into keep: Int32, count: Int) { preconditionFailure("abstract") }
+    func merged(_ drop: Int32, count dropCount: Int, into keep: Int32, count: Int)
     /// An entry was added below a node.
-    func added(_ entry: IndexEntry, to node: Int32, isLeaf: Bool) { preconditionFailure("abstract") }
+    func added(_ entry: IndexEntry, to node: Int32, isLeaf: Bool)
     /// An entry was removed from below a node: its groups are recomputed from the node's entries or children.
-    func removed(_ entry: IndexEntry, from node: Int32, height: Int, in tree: MortonTree) {
-        preconditionFailure("abstract")
-    }
+    func removed(_ entry: IndexEntry, from node: Int32, height: Int, in tree: MortonTree)
     /// Recomputes every group of a node, whose children's values are current.
-    func rebuild(_ node: Int32, height: Int, in tree: MortonTree) { preconditionFailure("abstract") }
-    /// Lays out what each entry stores (from ``storeInput``-given values, by slot) and computes every node's values.
-    func build(_ tree: MortonTree) { preconditionFailure("abstract") }
+    func rebuild(_ node: Int32, height: Int, in tree: MortonTree)
+    /// Computes every node's groups of a tree built in bulk.
+    func build(_ tree: MortonTree)
+}
+
+/// A column of one of the user's reductions, whose values come in and go out type-erased.
+protocol UserReductionColumn: AggregateColumn {
+    /// A copy that shares nothing mutable with this one.
+    func copyReduction() -> any UserReductionColumn
     /// Stores a reduction's values of a bulk load's elements, by slot (identities for `nil`).
-    func storeInput(_ values: ReductionValues?) { preconditionFailure("not a reduction") }
+    func storeInput(_ values: ReductionValues?)
     /// Makes the next inserted entry store a reduction's value.
-    func prepare(erased value: any ClusterAggregate) { preconditionFailure("not a reduction") }
+    func prepare(erased value: any ClusterAggregate)
     /// A reduction's value over the entries in each of `ranges` (disjoint, in key order) that `takes` accepts, merged
     /// over `groups`.
     func reductions(
         ranges: [ClosedRange<UInt64>], groups: [Int], where takes: ((IndexEntry) -> Bool)?, tree: MortonTree
-    ) -> [any ClusterAggregate] {
-        preconditionFailure("not a reduction")
-    }
+    ) -> [any ClusterAggregate]
+}
+
+/// The groups a query reads of a column that keeps `categoryCount` categories' groups (and a group of all, if
+/// `hasAllGroup`): those of the selected categories, or, without a filter, the group of all when there is one and every
+/// category's otherwise.
+func aggregateGroups(for categories: CategorySet?, categoryCount: Int, hasAllGroup: Bool) -> [Int] {
+    guard let categories else { return hasAllGroup ? [categoryCount] : Array(0..<categoryCount) }
+    return categories.positions.filter { $0 < categoryCount }
 }
 
 class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
@@ -127,7 +129,7 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
         input = other.input
     }
 
-    override func copy() -> AggregateColumn {
+    func copy() -> any AggregateColumn {
         let copy = NodeColumn(categoryCount: categoryCount, hasAllGroup: hasAllGroup, defaultStored: defaultStored)
         copy.copyState(of: self)
         return copy
@@ -138,7 +140,7 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
 
     /// The groups a query filtered by `categories` (or not, when `nil`) reads.
     func groups(for categories: CategorySet?) -> [Int] {
-        Self.groups(for: categories, categoryCount: categoryCount, hasAllGroup: hasAllGroup)
+        aggregateGroups(for: categories, categoryCount: categoryCount, hasAllGroup: hasAllGroup)
     }
 
     /// The category group of an entry, if it has a category and the column keeps categories.
@@ -158,9 +160,9 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
 
     // MARK: Stored values
 
-    override func prepareDefault() { prepared = defaultStored }
+    func prepareDefault() { prepared = defaultStored }
 
-    override func prepareLastRemoved() { prepared = lastRemoved }
+    func prepareLastRemoved() { prepared = lastRemoved }
 
     func prepare(_ value: Value.Stored) { prepared = value }
 
@@ -172,7 +174,7 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
         }
     }
 
-    override func inserted(at position: Int, of leaf: Int32, count: Int) {
+    func inserted(at position: Int, of leaf: Int32, count: Int) {
         growStored(toHold: leaf)
         let base = Int(leaf) * Self.window
         var i = base + count - 1
@@ -183,20 +185,20 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
         leafStored[base + position] = prepared
     }
 
-    override func removed(at position: Int, of leaf: Int32, count: Int) {
+    func removed(at position: Int, of leaf: Int32, count: Int) {
         let base = Int(leaf) * Self.window
         lastRemoved = leafStored[base + position]
         for i in (base + position)..<(base + count - 1) { leafStored[i] = leafStored[i + 1] }
     }
 
-    override func split(_ leaf: Int32, at half: Int, count: Int, into sibling: Int32) {
+    func split(_ leaf: Int32, at half: Int, count: Int, into sibling: Int32) {
         growStored(toHold: max(leaf, sibling))
         let from = Int(leaf) * Self.window
         let to = Int(sibling) * Self.window
         for i in half..<count { leafStored[to + i - half] = leafStored[from + i] }
     }
 
-    override func merged(_ drop: Int32, count dropCount: Int, into keep: Int32, count: Int) {
+    func merged(_ drop: Int32, count dropCount: Int, into keep: Int32, count: Int) {
         let from = Int(drop) * Self.window
         let to = Int(keep) * Self.window + count
         for i in 0..<dropCount { leafStored[to + i] = leafStored[from + i] }
@@ -212,7 +214,7 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
         }
     }
 
-    override func added(_ entry: IndexEntry, to node: Int32, isLeaf: Bool) {
+    func added(_ entry: IndexEntry, to node: Int32, isLeaf: Bool) {
         let one = Value(entry: entry, stored: prepared)
         let base = Int(node) * groupCount
         if isLeaf {
@@ -226,7 +228,7 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
         }
     }
 
-    override func removed(_ entry: IndexEntry, from node: Int32, height: Int, in tree: MortonTree) {
+    func removed(_ entry: IndexEntry, from node: Int32, height: Int, in tree: MortonTree) {
         let category = categoryGroup(of: entry)
         guard category != nil || hasAllGroup else { return }
         if removeExactly(entry, category: category, from: node, isLeaf: height == 0) { return }
@@ -286,7 +288,7 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
         return true
     }
 
-    override func rebuild(_ node: Int32, height: Int, in tree: MortonTree) {
+    func rebuild(_ node: Int32, height: Int, in tree: MortonTree) {
         // One pass over what lies below the node, each entry or child into its groups.
         var totals = [Value](repeating: .identity, count: groupCount)
         if height == 0 {
@@ -311,7 +313,7 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
         }
     }
 
-    override func build(_ tree: MortonTree) {
+    func build(_ tree: MortonTree) {
         leafStored = ContiguousArray(repeating: defaultStored, count: tree.leaves.count * Self.window)
         if let input {
             for (leaf, node) in tree.leaves.enumerated() {

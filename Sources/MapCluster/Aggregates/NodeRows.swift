@@ -54,7 +54,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         stored = [.nan]
     }
 
-    override func copy() -> AggregateColumn {
+    func copy() -> any AggregateColumn {
         let copy = NodeRows(layout: layout)
         copy.leafRows = leafRows
         copy.branchRows = branchRows
@@ -72,9 +72,9 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
 
     // MARK: Stored values
 
-    override func prepareDefault() { copyValues(defaults, into: &prepared) }
+    func prepareDefault() { copyValues(defaults, into: &prepared) }
 
-    override func prepareLastRemoved() { copyValues(lastRemoved, into: &prepared) }
+    func prepareLastRemoved() { copyValues(lastRemoved, into: &prepared) }
 
     /// Makes the next inserted entry store an element's validated values.
     func prepare(_ values: ElementValues) {
@@ -100,7 +100,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         }
     }
 
-    override func inserted(at position: Int, of leaf: Int32, count: Int) {
+    func inserted(at position: Int, of leaf: Int32, count: Int) {
         guard entryWidth > 0 else { return }
         growStored(toHold: leaf)
         let base = storedAt(0, of: leaf)
@@ -112,7 +112,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         for j in 0..<entryWidth { stored[base + position * entryWidth + j] = prepared[j] }
     }
 
-    override func removed(at position: Int, of leaf: Int32, count: Int) {
+    func removed(at position: Int, of leaf: Int32, count: Int) {
         guard entryWidth > 0 else { return }
         let base = storedAt(0, of: leaf)
         for j in 0..<entryWidth { lastRemoved[j] = stored[base + position * entryWidth + j] }
@@ -121,7 +121,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         }
     }
 
-    override func split(_ leaf: Int32, at half: Int, count: Int, into sibling: Int32) {
+    func split(_ leaf: Int32, at half: Int, count: Int, into sibling: Int32) {
         guard entryWidth > 0 else { return }
         growStored(toHold: max(leaf, sibling))
         let from = storedAt(half, of: leaf)
@@ -129,7 +129,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         for i in 0..<((count - half) * entryWidth) { stored[to + i] = stored[from + i] }
     }
 
-    override func merged(_ drop: Int32, count dropCount: Int, into keep: Int32, count: Int) {
+    func merged(_ drop: Int32, count dropCount: Int, into keep: Int32, count: Int) {
         guard entryWidth > 0 else { return }
         let from = storedAt(0, of: drop)
         let to = storedAt(count, of: keep)
@@ -155,7 +155,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         return branchRows.withUnsafeMutableBufferPointer { body($0.start + Int(node) * width) }
     }
 
-    override func added(_ entry: IndexEntry, to node: Int32, isLeaf: Bool) {
+    func added(_ entry: IndexEntry, to node: Int32, isLeaf: Bool) {
         guard width > 0 else { return }
         prepared.withUnsafeBufferPointer { values in
             withRow(of: node, isLeaf: isLeaf) { row in add(entry, values.start, to: row) }
@@ -172,7 +172,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         }
     }
 
-    override func removed(_ entry: IndexEntry, from node: Int32, height: Int, in tree: MortonTree) {
+    func removed(_ entry: IndexEntry, from node: Int32, height: Int, in tree: MortonTree) {
         guard width > 0 else { return }
         let (keptAll, keptCategory) = lastRemoved.withUnsafeBufferPointer { values in
             withRow(of: node, isLeaf: height == 0) { row in
@@ -188,7 +188,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         if !keptCategory { recompute(node, height: height, category: Int(entry.category) - 1, in: tree) }
     }
 
-    override func rebuild(_ node: Int32, height: Int, in tree: MortonTree) {
+    func rebuild(_ node: Int32, height: Int, in tree: MortonTree) {
         guard width > 0 else { return }
         // One pass over what lies below: each entry into its two blocks, or each child's whole row.
         let layout = layout
@@ -251,7 +251,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         }
     }
 
-    override func build(_ tree: MortonTree) {
+    func build(_ tree: MortonTree) {
         // A bulk load lays out its input; otherwise (a recomputation to check against) what each entry stores stays.
         let needed = max(1, tree.leaves.count * Self.window * entryWidth)
         if input != nil {
