@@ -6,13 +6,19 @@ import SwiftUI
 
 struct ClusteredMapView: View {
     @State private var model = ClusterMapModel<String>()
+    @State private var position = MapCameraPosition.automatic
 
     var body: some View {
         GeometryReader { geometry in
-            Map(initialPosition: .automatic) {
+            Map(position: $position) {
                 ForEach(model.markers) { marker in
                     Annotation(model.title(of: marker) ?? "", coordinate: marker.coordinate.clLocationCoordinate) {
-                        MarkerBadge(count: marker.count)
+                        // A tap on a cluster zooms to where it splits.
+                        Button {
+                            if let next = model.cameraPosition(expanding: marker) { position = next }
+                        } label: {
+                            MarkerBadge(count: marker.count)
+                        }
                     }
                 }
             }
