@@ -73,6 +73,9 @@ protocol UserReductionColumn: AggregateColumn {
     func reductions(
         ranges: [ClosedRange<UInt64>], groups: [Int], where takes: ((IndexEntry) -> Bool)?, tree: MortonTree
     ) -> [any ClusterAggregate]
+    /// Whether every node's values equal a recomputation from the values its entries store, for
+    /// ``MortonTree/_checkInvariants()``.
+    func matchesRecomputation(in tree: MortonTree) -> Bool
 }
 
 /// The groups a query reads of a column that keeps `categoryCount` categories' groups (and a group of all, if
@@ -415,5 +418,32 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
                 position += 1
             }
         }
+    }
+}
+
+extension NodeColumn where Value: Equatable {
+    /// Whether every node's groups equal those a column rebuilt from the same stored values computes, node by node
+    /// from the leaves up. O(*n*), for tests.
+    func matchesRecomputation(in tree: MortonTree) -> Bool {
+        guard tree.count > 0 else { return true }
+        let rebuilt = NodeColumn(categoryCount: categoryCount, hasAllGroup: hasAllGroup, defaultStored: defaultStored)
+        rebuilt.leafStored = leafStored
+        var matches = true
+        func check(_ node: Int32, height: Int) {
+            if height > 0 {
+                for child in tree.branches[Int(node)].children { check(child, height: height - 1) }
+            }
+            rebuilt.rebuild(node, height: height, in: tree)
+            let kept = height == 0 ? leafValues : branchValues
+            let computed = height == 0 ? rebuilt.leafValues : rebuilt.branchValues
+            let base = Int(node) * groupCount
+            guard base + groupCount <= kept.count else {
+                matches = false
+                return
+            }
+            for group in 0..<groupCount where kept[base + group] != computed[base + group] { matches = false }
+        }
+        check(tree.root, height: tree.height)
+        return matches
     }
 }

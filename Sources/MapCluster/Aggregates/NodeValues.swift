@@ -1,5 +1,5 @@
 /// A user's reduction as the tree keeps it: each element stores its own value.
-struct Reduced<Value: ClusterAggregate>: NodeValue {
+struct Reduced<Value: ClusterAggregate>: NodeValue, Equatable {
     typealias Stored = Value
 
     var value: Value

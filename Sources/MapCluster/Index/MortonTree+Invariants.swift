@@ -1,7 +1,8 @@
 extension MortonTree {
-    /// Checks what the tree promises, and traps naming the first promise broken: every stored summary and the
-    /// coarse cells (and the categories' node totals) equal a recomputation from what lies below them, keys are in order within and
-    /// across nodes, no node is over capacity or empty (but an empty root leaf), and every leaf is at the same depth.
+    /// Checks what the tree promises, and traps naming the first promise broken: every stored summary, the coarse
+    /// cells, the nodes' aggregate rows and every user reduction's node values equal a recomputation from what lies
+    /// below them, keys are in order within and across nodes, no node is over capacity or empty (but an empty root
+    /// leaf), and every leaf is at the same depth.
     ///
     /// For tests, after random edits. It visits every entry: O(*n*).
     func _checkInvariants() {
@@ -26,6 +27,10 @@ extension MortonTree {
             rebuilt.stored = rows.stored
             rebuilt.build(self)
             precondition(rows.matches(rebuilt, in: self), "the nodes' aggregate rows differ from their recomputation")
+        }
+        for column in aggregates?.custom ?? [] {
+            precondition(
+                column.matchesRecomputation(in: self), "a user reduction's node values differ from their recomputation")
         }
     }
 
