@@ -422,8 +422,9 @@ class NodeColumn<Value: NodeValue>: AggregateColumn, @unchecked Sendable {
 }
 
 extension NodeColumn where Value: Equatable {
-    /// Whether every node's groups equal those a column rebuilt from the same stored values computes, node by node
-    /// from the leaves up. O(*n*), for tests.
+    /// Whether every node's groups equal a rebuild's from the same stored values.
+    ///
+    /// The rebuild goes node by node from the leaves up. O(*n*), for tests.
     func matchesRecomputation(in tree: MortonTree) -> Bool {
         guard tree.count > 0 else { return true }
         let rebuilt = NodeColumn(categoryCount: categoryCount, hasAllGroup: hasAllGroup, defaultStored: defaultStored)
