@@ -139,6 +139,8 @@ struct ClusteringPass {
                     if stopped { return }
                 }
             }
+            // Room for a small view's clusters at once, rather than the five reallocations doubling makes to 16.
+            if drafts.capacity == 0 { drafts.reserveCapacity(16) }
             pass.clusters(
                 of: GridCell(level: level, code: code), totals: totals, clusteringIsOn: clusteringIsOn, taking: filter,
                 into: &drafts)
