@@ -239,7 +239,7 @@
         public func add(
             annotations: [any MKAnnotation], completion: (@MainActor (BatchError<Element>?) -> Void)? = nil
         ) {
-            add(annotations.map { Placement(AnnotationElement($0), at: $0.coordinate) }, completion: completion)
+            add(Self.placements(of: annotations), completion: completion)
         }
 
         /// Removes `MKAnnotation`s.
@@ -252,12 +252,12 @@
             annotations: [any MKAnnotation], completion: (@MainActor (BatchError<Element>?) -> Void)? = nil
         ) {
             replaceAll(
-                with: annotations.map { Placement(AnnotationElement($0), at: $0.coordinate) }, completion: completion)
+                with: Self.placements(of: annotations), completion: completion)
         }
 
         /// Tells the controller that annotations moved (their `coordinate` changed).
         public func annotationsDidMove(_ annotations: [any MKAnnotation], completion: (@MainActor () -> Void)? = nil) {
-            let placements = annotations.map { Placement(AnnotationElement($0), at: $0.coordinate) }
+            let placements = Self.placements(of: annotations)
             Task {
                 try? await controller.move(placements)
                 completion?()
@@ -268,7 +268,7 @@
         ///
         /// - Throws: ``MapCluster/BatchError`` naming the annotation with an invalid coordinate; nothing is added then.
         public func add(annotations: [any MKAnnotation]) async throws(BatchError<Element>) {
-            try await add(annotations.map { Placement(AnnotationElement($0), at: $0.coordinate) })
+            try await add(Self.placements(of: annotations))
         }
 
         /// Removes `MKAnnotation`s, and returns once the map no longer shows them.
@@ -280,7 +280,7 @@
         ///
         /// - Throws: ``MapCluster/BatchError`` naming the annotation with an invalid coordinate; nothing changes then.
         public func replaceAll(annotations: [any MKAnnotation]) async throws(BatchError<Element>) {
-            try await replaceAll(with: annotations.map { Placement(AnnotationElement($0), at: $0.coordinate) })
+            try await replaceAll(with: Self.placements(of: annotations))
         }
 
         /// Zooms to the smallest zoom at which one of the app's annotations stands alone (or with only those on its
@@ -291,6 +291,11 @@
             completion: (@MainActor (Result<Reveal, RevealError>) -> Void)? = nil
         ) {
             selectAndReveal(AnnotationElement(annotation), animated: animated, completion: completion)
+        }
+
+        /// Each annotation as an element, at its coordinate now.
+        private static func placements(of annotations: [any MKAnnotation]) -> [Placement<AnnotationElement>] {
+            annotations.map { Placement(AnnotationElement($0), at: $0.coordinate) }
         }
 
         /// The app's annotations a cluster annotation stands for.

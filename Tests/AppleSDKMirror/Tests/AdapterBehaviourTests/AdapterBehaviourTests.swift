@@ -140,7 +140,7 @@ import Testing
         #expect(ClusterGrid.renderer(for: ownArea) == nil)
         app.adapter.showsDebugGrid = true
         app.adapter.regionDidChange()
-        try await app.waitUntil("the debug grid is drawn") { !app.mapView.overlays.isEmpty }
+        try await waitUntil("the debug grid is drawn") { !app.mapView.overlays.isEmpty }
         for overlay in app.mapView.overlays {
             #expect(ClusterGrid.renderer(for: overlay) is MKPolygonRenderer)
         }

@@ -208,18 +208,20 @@ final class MapApp {
         // And what the screen shows is what an independent manager says it should.
         #expect(countedOnScreen == expectedOnScreen(in: rect))
     }
+}
 
-    /// Gives the adapter's tasks the main actor until `condition` holds, looking again every millisecond.
-    ///
-    /// It fails after 60,000 looks: a bound on a hang, far beyond what a correct adapter needs on a loaded machine
-    /// (an update of these 10,000 places takes milliseconds), so no test depends on how fast the machine is.
-    func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
-        for _ in 0..<60_000 {
-            if condition() { return }
-            try await Task.sleep(for: .milliseconds(1))
-        }
-        throw NeverTrue(what: what)
+/// Gives the main actor's tasks (the adapter's, the mirror's layout passes) the main actor until `condition` holds,
+/// looking again every millisecond.
+///
+/// It fails after `looks` looks: a bound on a hang, far beyond what a correct adapter needs on a loaded machine (an
+/// update of 10,000 places takes milliseconds), so no test depends on how fast the machine is.
+@MainActor
+func waitUntil(_ what: String, looks: Int = 60_000, _ condition: () -> Bool) async throws {
+    for _ in 0..<looks {
+        if condition() { return }
+        try await Task.sleep(for: .milliseconds(1))
     }
+    throw NeverTrue(what: what)
 }
 
 /// A condition a test waited for in vain.

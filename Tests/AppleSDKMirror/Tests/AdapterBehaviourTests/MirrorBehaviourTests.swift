@@ -13,7 +13,7 @@ import Testing
         #expect(map.mapView.view(for: inside) == nil)
         #expect(map.delegate.viewsMade == 0)
         // The layout pass runs on the next turn of the main actor.
-        try await map.waitUntil { map.mapView.view(for: inside) != nil }
+        try await waitUntil("the layout pass made the view", looks: 10_000) { map.mapView.view(for: inside) != nil }
         #expect(map.mapView.view(for: outside) == nil)
         #expect(map.delegate.added.map { $0.map(\.annotation) }.count == 1)
         #expect(map.delegate.added.first?.first?.annotation === inside)
@@ -57,7 +57,7 @@ import Testing
     @Test func regionChangesAreToldBeforeAndAfterAndSetRegionFitsTheView() async throws {
         let map = SmallMap()
         // The map's first rectangle was set before it had a delegate, which hears of it once the move is over.
-        try await map.waitUntil { map.delegate.regionDidChanges == [false] }
+        try await waitUntil("the first move was told", looks: 10_000) { map.delegate.regionDidChanges == [false] }
         map.delegate.regionDidChanges.removeAll()
         map.mapView.setRegion(
             MKCoordinateRegion(
@@ -66,7 +66,7 @@ import Testing
             animated: true)
         #expect(map.delegate.regionWillChanges == [true])
         #expect(map.delegate.regionDidChanges.isEmpty, "told after the move, not during it")
-        try await map.waitUntil { map.delegate.regionDidChanges == [true] }
+        try await waitUntil("setRegion was told", looks: 10_000) { map.delegate.regionDidChanges == [true] }
         // A square view: the region widened to a square.
         let rect = map.mapView.visibleMapRect
         #expect(abs(rect.width - rect.height) < 1e-6 * rect.width)
@@ -84,14 +84,6 @@ final class SmallMap {
     init() {
         mapView.visibleMapRect = MKMapRect(x: 0, y: 0, width: 1_000, height: 1_000)
         mapView.delegate = delegate
-    }
-
-    func waitUntil(_ condition: () -> Bool) async throws {
-        for _ in 0..<10_000 {
-            if condition() { return }
-            try await Task.sleep(for: .milliseconds(1))
-        }
-        throw NeverTrue(what: "the mirror's map never did it")
     }
 }
 
