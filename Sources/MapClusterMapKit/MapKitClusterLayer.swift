@@ -83,18 +83,19 @@
             let animates = transition.duration > 0
             let visible = mapView.visibleMapRect
             for move in appearing {
-                // MapKit makes a view only for an annotation in the visible rectangle: one that starts outside it
-                // starts where it ends (and fades in there, if it shows), and one that neither starts nor ends in it
-                // waits for nothing.
+                // MapKit makes a view only for an annotation in the visible rectangle: one that neither starts nor ends
+                // in it waits for nothing, and one that starts outside it starts where it ends (and fades in there).
                 let startsInView = visible.contains(MKMapPoint(move.start))
-                if !startsInView { move.annotation.coordinate = move.end }
                 guard animates, hearsDidAdd, startsInView || visible.contains(MKMapPoint(move.end)) else {
                     move.annotation.coordinate = move.end
                     continue
                 }
-                let waiting = ClusterAnimation.Move(
-                    annotation: move.annotation, view: nil, start: move.annotation.coordinate, end: move.end)
-                pendingAppearances[ObjectIdentifier(move.annotation)] = (waiting, transition.duration)
+                let start = startsInView ? move.start : move.end
+                move.annotation.coordinate = start
+                pendingAppearances[ObjectIdentifier(move.annotation)] = (
+                    ClusterAnimation.Move(annotation: move.annotation, view: nil, start: start, end: move.end),
+                    transition.duration
+                )
             }
             // Added where they start: MapKit makes their views later, and ``didAdd(_:)`` animates them from there.
             mapView.addAnnotations(appearing.map(\.annotation))
