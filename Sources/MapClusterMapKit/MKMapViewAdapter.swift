@@ -103,19 +103,25 @@
             }
         }
 
-        /// Adds elements (or moves those already there), and returns once the map shows them.
+        /// Adds elements (or moves those already there), and returns once the map is refreshed.
+        ///
+        /// A region change during that refresh overtakes it, and its own update shows the change instead.
         ///
         /// - Throws: ``MapCluster/BatchError`` naming the first invalid placement; nothing is added then.
         public func add(_ placements: [Placement<Element>]) async throws(BatchError<Element>) {
             try await controller.add(placements)
         }
 
-        /// Removes elements, and returns once the map no longer shows them.
+        /// Removes elements, and returns once the map is refreshed.
+        ///
+        /// A region change during that refresh overtakes it, and its own update shows the change instead.
         public func remove(_ elements: [Element]) async {
             await controller.remove(elements)
         }
 
-        /// Replaces every element, and returns once the map shows them.
+        /// Replaces every element, and returns once the map is refreshed.
+        ///
+        /// A region change during that refresh overtakes it, and its own update shows the change instead.
         ///
         /// - Throws: ``MapCluster/BatchError`` naming the first invalid placement; nothing changes then.
         public func replaceAll(with placements: [Placement<Element>]) async throws(BatchError<Element>) {
@@ -264,19 +270,25 @@
             }
         }
 
-        /// Adds `MKAnnotation`s, at their coordinates now, and returns once the map shows them.
+        /// Adds `MKAnnotation`s, at their coordinates now, and returns once the map is refreshed.
+        ///
+        /// A region change during that refresh overtakes it, and its own update shows the change instead.
         ///
         /// - Throws: ``MapCluster/BatchError`` naming the annotation with an invalid coordinate; nothing is added then.
         public func add(annotations: [any MKAnnotation]) async throws(BatchError<Element>) {
             try await add(Self.placements(of: annotations))
         }
 
-        /// Removes `MKAnnotation`s, and returns once the map no longer shows them.
+        /// Removes `MKAnnotation`s, and returns once the map is refreshed.
+        ///
+        /// A region change during that refresh overtakes it, and its own update shows the change instead.
         public func remove(annotations: [any MKAnnotation]) async {
             await remove(annotations.map { AnnotationElement($0) })
         }
 
-        /// Replaces every annotation, and returns once the map shows them.
+        /// Replaces every annotation, and returns once the map is refreshed.
+        ///
+        /// A region change during that refresh overtakes it, and its own update shows the change instead.
         ///
         /// - Throws: ``MapCluster/BatchError`` naming the annotation with an invalid coordinate; nothing changes then.
         public func replaceAll(annotations: [any MKAnnotation]) async throws(BatchError<Element>) {

@@ -19,7 +19,11 @@ import Testing
             return pin
         }
         try await app.adapter.add(annotations: pins)
-        // A pin inside a cluster of the wide map.
+        // A pin inside a cluster of the wide map. The map's first region change may overtake the add's refresh (the
+        // latest wins): its clusters come with that one.
+        try await waitUntil("the map shows a cluster of the pins") {
+            app.clusterAnnotations.contains { $0.count > 10 && !$0.isSameLocation }
+        }
         let cluster = try #require(app.clusterAnnotations.first { $0.count > 10 && !$0.isSameLocation })
         let pin = try #require(app.adapter.annotations(in: cluster).first)
 
