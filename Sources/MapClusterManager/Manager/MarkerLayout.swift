@@ -118,7 +118,15 @@ struct MarkerLayout<Element: Hashable & Sendable> {
     ///
     /// A merged marker is placed at the mean of its parts' positions weighted by count. Items are taken in order, so
     /// the result is the same for the same input.
+    ///
+    /// A merge is a cluster too, so the clustering's limits hold for it: past
+    /// ``MapCluster/ClusterOptions/maxZoomLevelForClustering`` nothing merges, and a merged marker of fewer elements
+    /// than ``MapCluster/ClusterOptions/minCountForClustering`` is taken apart again.
     mutating func merge(_ resolution: OverlapResolution) {
+        guard clustering.options.clusters(atZoom: zoom) else { return }
+        let originals = items
+        // The positions in `originals` each item holds.
+        var parts = items.indices.map { [$0] }
         var merged = true
         while merged {
             merged = false
@@ -139,11 +147,20 @@ struct MarkerLayout<Element: Hashable & Sendable> {
                     // positions.
                     guard apart >= 1 - 1e-9 else { continue }
                     items[first] = combine(items[first], items[second], dx: dx, dy: dy)
+                    parts[first] += parts[second]
                     alive[second] = false
                     merged = true
                 }
             }
-            if merged { items = items.indices.filter { alive[$0] }.map { items[$0] } }
+            if merged {
+                items = items.indices.filter { alive[$0] }.map { items[$0] }
+                parts = parts.indices.filter { alive[$0] }.map { parts[$0] }
+            }
+        }
+        // A merge of fewer elements than a cluster needs stands apart again, as its parts.
+        let minimumCount = clustering.options.minCountForClustering
+        items = zip(items, parts).flatMap { item, parts in
+            item.isMerged && item.count < minimumCount ? parts.map { originals[$0] } : [item]
         }
         items = items.map { item in
             guard item.isMerged else { return item }

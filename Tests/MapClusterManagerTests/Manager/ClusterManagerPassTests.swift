@@ -42,6 +42,38 @@ struct ClusterManagerPassTests {
 
     // MARK: - Merging
 
+    @Test func mergesKeepTheClusteringsMinimumCountAndLastZoom() async throws {
+        let corner = (x: 20.0, y: 24.0)
+        let center = Self.coordinate(corner: corner, dx: 0, dy: 0)
+        let size = ViewSize(width: 40, height: 40)
+        // Four single-element cells around one corner: every pair of their 40-point markers overlaps or touches.
+        let four = [(-20.0, -20.0), (20, -20), (-20, 20), (20, 20)].enumerated().map { offset, delta in
+            Placement(offset, at: Self.coordinate(corner: corner, dx: delta.0, dy: delta.1))
+        }
+        let all = try await Self.update(four, center: center) { $0.overlap = .merge(markerSize: size) }
+        #expect(all.snapshot.markers.map(\.count) == [4])
+
+        // A merge is a cluster: with five points the least a cluster holds, the four stay apart.
+        let fewest = try await Self.update(four, center: center) {
+            $0.overlap = .merge(markerSize: size)
+            $0.clustering.minCountForClustering = 5
+        }
+        #expect(fewest.snapshot.markers.map(\.count) == [1, 1, 1, 1])
+        // With three the four merge, as a group that overlaps is counted whole.
+        let three = try await Self.update(four, center: center) {
+            $0.overlap = .merge(markerSize: size)
+            $0.clustering.minCountForClustering = 3
+        }
+        #expect(three.snapshot.markers.map(\.count).sorted() == [4])
+
+        // Past the last zoom that clusters, nothing merges.
+        let past = try await Self.update(four, center: center) {
+            $0.overlap = .merge(markerSize: size)
+            $0.clustering.maxZoomLevelForClustering = Self.zoom - 1
+        }
+        #expect(past.snapshot.markers.map(\.count) == [1, 1, 1, 1])
+    }
+
     @Test func markersTouchingAtTheSharedCornerMergeAtTheWeightedCenter() async throws {
         let corner = (x: 20.0, y: 24.0)
         let center = Self.coordinate(corner: corner, dx: 0, dy: 0)
