@@ -13,6 +13,9 @@ public struct ClusterGeoJSON: Sendable {
     public let points: PointSet
     /// The clustering of the points, indexed by record: what the clusters' expansion zooms and aggregates are asked of.
     public let clustering: Clustering<Int>
+    /// How many zooms the expansion zooms written are below the clustering's: 0 (the default) for a map whose world
+    /// is 256 points wide at zoom 0, as Leaflet's is; 1 for MapLibre's, 512 points wide.
+    @_spi(MapClusterServer) public var zoomOffset = 0.0
 
     /// A writer for the clusters `clustering` makes of `points`' records.
     public init(points: PointSet, clustering: Clustering<Int>) {
@@ -90,7 +93,7 @@ public struct ClusterGeoJSON: Sendable {
         json.raw(#","point_count_abbreviated":"#)
         let abbreviated = Self.abbreviated(count)
         if let number = Int(abbreviated) { json.raw(String(number)) } else { json.string(abbreviated) }
-        if let zoom = expansionZoom {
+        if let zoom = expansionZoom.map({ max(0, $0 - zoomOffset) }) {
             json.raw(#","expansion_zoom":"#)
             json.number(zoom.rounded(.up))
             json.raw(#","expansion_zoom_exact":"#)

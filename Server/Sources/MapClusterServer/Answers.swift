@@ -24,11 +24,14 @@ package struct ExpansionZoomAnswer: ResponseEncodable, Sendable, Equatable {
     package let clusterID: String
     /// The exact zoom at which it splits.
     package let expansionZoom: Double?
+    /// How the zooms are counted.
+    package var zoomConvention = ZoomConvention.leaflet
 
     enum CodingKeys: String, CodingKey {
         case clusterID = "cluster_id"
         case expansionZoom = "expansion_zoom"
         case exact = "expansion_zoom_exact"
+        case zoomConvention = "zoom_convention"
     }
 
     /// Writes `null` for a cluster that never splits, where a synthesized encoder would leave the key out.
@@ -37,6 +40,7 @@ package struct ExpansionZoomAnswer: ResponseEncodable, Sendable, Equatable {
         try container.encode(clusterID, forKey: .clusterID)
         try container.encode(expansionZoom.map { Int($0.rounded(.up)) }, forKey: .expansionZoom)
         try container.encode(expansionZoom, forKey: .exact)
+        try container.encode(zoomConvention, forKey: .zoomConvention)
     }
 }
 
@@ -92,6 +96,10 @@ package struct ConfigurationAnswer: ResponseEncodable, Sendable {
     package let nameColumn: String?
     /// The sizes to draw markers at: the ones the server's answers keep apart.
     package let markers: MarkerDiameters
+    /// Whether the server's answers merge markers that would overlap at those sizes.
+    package let mergesMarkers: Bool
+    /// How the API counts zooms.
+    package let zoomConvention: ZoomConvention
     /// The smallest box holding every point (west, south, east, north), for the page to open on.
     package let bounds: [Double]?
     /// The highest zoom the page lets a user reach.
@@ -104,6 +112,8 @@ package struct ConfigurationAnswer: ResponseEncodable, Sendable {
         case categoryColumn = "category_column"
         case nameColumn = "name_column"
         case maxZoom = "max_zoom"
+        case mergesMarkers = "merges_markers"
+        case zoomConvention = "zoom_convention"
     }
 
     /// Writes `null` for what there is none of.
@@ -116,6 +126,8 @@ package struct ConfigurationAnswer: ResponseEncodable, Sendable {
         try container.encode(categoryColumn, forKey: .categoryColumn)
         try container.encode(nameColumn, forKey: .nameColumn)
         try container.encode(markers, forKey: .markers)
+        try container.encode(mergesMarkers, forKey: .mergesMarkers)
+        try container.encode(zoomConvention, forKey: .zoomConvention)
         try container.encode(bounds, forKey: .bounds)
         try container.encode(maxZoom, forKey: .maxZoom)
         try container.encode(live, forKey: .live)

@@ -26,14 +26,19 @@ package struct ClusterService: Sendable {
     package var layout: ClusterManagerOptions<Int> { markers.options }
     /// The property that titles a point's popup: `name` when the points have one, unless another is asked for.
     package let nameColumn: String?
-    /// The sizes the page draws markers at, which the layout keeps apart.
-    package let markerDiameters: MarkerDiameters
+    /// How the points are clustered, how their markers are laid out, and how zooms are counted.
+    package let options: MarkerOptions
+    /// The sizes the page draws markers at, which the layout keeps apart when markers merge.
+    package var markerDiameters: MarkerDiameters { options.diameters }
     /// The smallest box holding every point, as west, south, east, north in degrees (east below west when it crosses
     /// the antimeridian); `nil` without points.
     package let bounds: [Double]?
     let writer: MarkerGeoJSON
     /// The clusters as vector tiles.
     package let tiles: ClusterTiles
+    /// The `ETag` of the answers made from these points: it names the version of the points and the options that
+    /// cluster them, the same on every server that serves them.
+    package let entityTag: String
 
     /// The largest viewport side, in points, that a bbox and zoom may ask for.
     package static let maximumViewSide = 16_384.0
@@ -64,69 +69,72 @@ package struct ClusterService: Sendable {
     /// tenfold of its count (30 for 3, 42 for 100, 58 for 10,000), kept 2 points apart.
     package static let defaultMarkerDiameters = MarkerDiameters(single: 14, cluster: 26, perDecade: 8, gap: 2)
 
-    /// Indexes `points`, keeping the aggregates `aggregation` asks for, to cluster with `clustering` into markers of
-    /// `markerDiameters` that never overlap.
+    /// Indexes `points`, keeping the aggregates `aggregation` asks for, to cluster and lay out as `options` says.
     ///
     /// - Throws: ``MapClusterIO/PointFileError`` for a value the aggregation can't take, naming its file, line and
     ///   field.
     package init(
         points: PointSet, aggregation: PointAggregation = PointAggregation(), tileURL: String? = nil,
-        nameColumn: String? = nil, clustering: ClusterOptions<Int> = defaultClustering,
-        markerDiameters: MarkerDiameters = defaultMarkerDiameters
+        nameColumn: String? = nil, options: MarkerOptions = MarkerOptions()
     ) throws(PointFileError) {
         let clock = ContinuousClock()
         let start = clock.now
         let index = try points.indexByRecord(aggregating: aggregation)
         self.init(
             points: points, index: index, buildTime: clock.now - start, aggregation: aggregation, tileURL: tileURL,
-            nameColumn: nameColumn, clustering: clustering, markerDiameters: markerDiameters)
+            nameColumn: nameColumn, options: options)
     }
 
     /// Serves points indexed already (a live server's): `index` holds the positions of `points`' records, with the
     /// values `aggregation` asks for.
     ///
-    /// The options must pass ``MapClusterManager/ClusterManagerOptions/validate()``, as
-    /// ``buildApplication(_:logger:onServerRunning:)`` checks before a server starts.
+    /// The options must pass ``MarkerOptions/validate()``, as ``buildApplication(_:logger:onServerRunning:)`` checks
+    /// before a server starts. `version` names the points' version (a live store's sequence number); without one, the
+    /// points' hash does.
     package init(
         points: PointSet, index: ClusterIndex<Int>, buildTime: Duration, aggregation: PointAggregation,
-        tileURL: String? = nil, nameColumn: String? = nil, clustering: ClusterOptions<Int> = defaultClustering,
-        markerDiameters: MarkerDiameters = defaultMarkerDiameters
+        tileURL: String? = nil, nameColumn: String? = nil, options: MarkerOptions = MarkerOptions(),
+        version: String? = nil
     ) {
         self.buildTime = buildTime
         self.points = points
         self.tileURL = tileURL
         self.aggregation = aggregation
-        self.markerDiameters = markerDiameters
+        self.options = options
         self.nameColumn = nameColumn ?? (points.propertyNames.contains("name") ? "name" : nil)
-        markers = MarkerClustering(
-            validated: index, options: Self.layout(clustering: clustering, markerDiameters: markerDiameters))
+        markers = MarkerClustering(validated: index, options: options.layout)
         bounds = Self.boundingBox(of: points.records.lazy.map(\.coordinate))
-        writer = MarkerGeoJSON(points: points, clustering: markers.clustering)
+        writer = MarkerGeoJSON(points: points, clustering: markers.clustering, zoomConvention: options.zoomConvention)
         tiles = ClusterTiles(points: points, clustering: markers.clustering)
+        entityTag = Self.entityTag(
+            version: version ?? "p" + StableHash.of(points), options: options, aggregation: aggregation)
     }
 
-    /// How the markers are laid out: `clustering`, with markers of `markerDiameters` merged where they would overlap.
-    package static func layout(
-        clustering: ClusterOptions<Int>, markerDiameters: MarkerDiameters = defaultMarkerDiameters
-    ) -> ClusterManagerOptions<Int> {
-        var layout = ClusterManagerOptions<Int>()
-        layout.clustering = clustering
-        layout.overlap = .mergeCircles(markerDiameters)
-        return layout
+    /// An `ETag` of a version of the points and of the options and aggregation that make its answers.
+    private static func entityTag(version: String, options: MarkerOptions, aggregation: PointAggregation) -> String {
+        let clustering = options.clustering
+        let described = [
+            "\(clustering.cellSize)", "\(clustering.minCountForClustering)", "\(clustering.maxZoomLevelForClustering)",
+            "\(clustering.marginFactor)", "\(options.merges)", "\(options.diameters)", options.zoomConvention.rawValue,
+            "\(aggregation)",
+        ]
+        return "\(version)-\(StableHash.of(described.joined(separator: "|")))"
     }
 
-    /// The service of another version of the same kind of points (a live server's): `base`'s options, these points.
-    init(_ base: ClusterService, points: PointSet, index: ClusterIndex<Int>) {
+    /// The service of another version of the same kind of points (a live server's): `base`'s options, these points,
+    /// `version` naming their version.
+    init(_ base: ClusterService, points: PointSet, index: ClusterIndex<Int>, version: String) {
         self.points = points
         buildTime = base.buildTime
         tileURL = base.tileURL
         aggregation = base.aggregation
+        options = base.options
         markers = MarkerClustering(validated: index, options: base.layout)
         nameColumn = base.nameColumn
-        markerDiameters = base.markerDiameters
         bounds = base.bounds
-        writer = MarkerGeoJSON(points: points, clustering: markers.clustering)
+        writer = MarkerGeoJSON(points: points, clustering: markers.clustering, zoomConvention: options.zoomConvention)
         tiles = ClusterTiles(points: points, clustering: markers.clustering)
+        entityTag = Self.entityTag(version: version, options: options, aggregation: aggregation)
     }
 
     /// The smallest box holding `coordinates`: the widest band of longitudes without any (to a tenth of a degree) is
@@ -170,13 +178,13 @@ package struct ClusterService: Sendable {
 
     /// The area, zoom and categories of a request for clusters, checked against these points.
     func view(_ query: ViewQuery) throws(RequestError) -> (rect: MapRect, zoom: Double, categories: Set<String>?) {
-        let (rect, zoom) = (query.rect, query.zoom)
+        let (rect, zoom) = (query.rect, options.zoomConvention.engineZoom(query.zoom))
         let categories = try self.categories(query.categories)
         let size = ViewSize(showing: rect, atZoom: zoom)
         guard size.width <= Self.maximumViewSide && size.height <= Self.maximumViewSide else {
             throw RequestError(
                 .badRequest,
-                "bbox is \(Int(size.width)) × \(Int(size.height)) points at zoom \(zoom); at most "
+                "bbox is \(Int(size.width)) × \(Int(size.height)) points at zoom \(query.zoom); at most "
                     + "\(Int(Self.maximumViewSide)) a side: zoom out or ask for a smaller bbox")
         }
         return (rect, zoom, categories)
@@ -216,7 +224,9 @@ package struct ClusterService: Sendable {
     package func expansionZoom(of id: String) throws(RequestError) -> ExpansionZoomAnswer {
         let (snapshot, marker) = try self.marker(id)
         let zoom = try Self.own { () throws(ClusteringMismatch) in try snapshot.expansionZoom(of: marker) }
-        return ExpansionZoomAnswer(clusterID: id, expansionZoom: zoom)
+        return ExpansionZoomAnswer(
+            clusterID: id, expansionZoom: zoom.map(options.zoomConvention.zoom(ofEngineZoom:)),
+            zoomConvention: options.zoomConvention)
     }
 
     /// The vector tile at `address`, of the points in `categories` (all when `nil`); `nil` for a tile without a
@@ -256,8 +266,8 @@ package struct ClusterService: Sendable {
         ConfigurationAnswer(
             tiles: tileURL, points: index.count, categories: index.schema?.categories ?? [],
             reductions: index.schema?.reductions.map(\.name) ?? [], categoryColumn: aggregation.category,
-            nameColumn: nameColumn, markers: markerDiameters, bounds: bounds, maxZoom: Self.pageMaximumZoom,
-            live: live)
+            nameColumn: nameColumn, markers: markerDiameters, mergesMarkers: options.merges,
+            zoomConvention: options.zoomConvention, bounds: bounds, maxZoom: Self.pageMaximumZoom, live: live)
     }
 
     // MARK: - Checking input
@@ -306,5 +316,35 @@ package struct ClusterService: Sendable {
         } catch {
             throw RequestError(.internalServerError, "the server's own cluster was refused: \(error)")
         }
+    }
+}
+
+/// How a server clusters its points, lays out their markers, and counts zooms: what `serve`'s options ask for.
+package struct MarkerOptions: Sendable {
+    /// How points are clustered: the grid, the fewest points a cluster has, the last zoom that clusters.
+    package var clustering = ClusterService.defaultClustering
+    /// The sizes markers are drawn at.
+    package var diameters = ClusterService.defaultMarkerDiameters
+    /// Whether markers that would overlap at those sizes merge into one (in the API's answers and in tiles alike).
+    package var merges = true
+    /// How the API and the options count zooms.
+    package var zoomConvention = ZoomConvention.leaflet
+
+    package init() {}
+
+    /// The layout of the markers: the clustering, with the merge of markers that would overlap when asked for.
+    package var layout: ClusterManagerOptions<Int> {
+        var layout = ClusterManagerOptions<Int>()
+        layout.clustering = clustering
+        layout.overlap = merges ? .mergeCircles(diameters) : nil
+        return layout
+    }
+
+    /// Checks the clustering and the marker sizes.
+    ///
+    /// - Throws: ``MapCluster/OptionError`` naming the first option out of its range.
+    package func validate() throws(OptionError) {
+        try layout.validate()
+        try OverlapResolution.mergeCircles(diameters).validate()
     }
 }

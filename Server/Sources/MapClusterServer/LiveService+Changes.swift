@@ -27,6 +27,7 @@ extension LiveService {
         let clustering = selected.clustering
         let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: zoom))
         let live = self.live
+        let convention = service.options.zoomConvention
         let body = ResponseBody { [options, clustering, self] writer in
             guard let stream = open(channel) else {
                 try await writer.write(ByteBuffer(string: Self.endEvent(version: live.current.version)))
@@ -39,7 +40,8 @@ extension LiveService {
             var state = live.current
             var follower = ClusterFollower(
                 viewport: viewport, options: options, index: state.index, version: state.version)
-            var previous = MarkerGeoJSON(points: state.points, clustering: clustering.of(state.index))
+            var previous = MarkerGeoJSON(
+                points: state.points, clustering: clustering.of(state.index), zoomConvention: convention)
             try await writer.write(ByteBuffer(string: "event: ready\ndata: {\"version\":\(state.version)}\n\n"))
             for await _ in versions {
                 state = live.current
@@ -49,7 +51,8 @@ extension LiveService {
                 }
                 let keys = live.changedKeys(after: follower.version, through: state.version)
                 // The writer of this version: its changes' features, and the removals' points of the next event.
-                let current = MarkerGeoJSON(points: state.points, clustering: clustering.of(state.index))
+                let current = MarkerGeoJSON(
+                    points: state.points, clustering: clustering.of(state.index), zoomConvention: convention)
                 var event: String?
                 if let keys, state.version - follower.version <= Self.maximumLag {
                     let update = follower.update(index: state.index, version: state.version, changedKeys: keys)

@@ -10,19 +10,28 @@ struct MarkerGeoJSON: Sendable {
     /// The writer of the clusters and points the markers stand for.
     let clusters: ClusterGeoJSON
 
-    init(points: PointSet, clustering: Clustering<Int>) {
-        clusters = ClusterGeoJSON(points: points, clustering: clustering)
+    /// The zooms the markers' expansion zooms are told in.
+    let zoomConvention: ZoomConvention
+
+    init(points: PointSet, clustering: Clustering<Int>, zoomConvention: ZoomConvention) {
+        var clusters = ClusterGeoJSON(points: points, clustering: clustering)
+        clusters.zoomOffset = zoomConvention.offset
+        self.clusters = clusters
+        self.zoomConvention = zoomConvention
     }
 
     /// A FeatureCollection of the markers of a layout (``MapClusterManager/ClusterSnapshot``), as JSON text: a merged
     /// marker is one cluster feature whose id names its parts (see ``MapCluster/ClusterIDText``), whose count and aggregates are
     /// theirs together, and whose expansion zoom is the one at which they stand apart.
     ///
-    /// With `crossesAntimeridian`, the collection says so in a member of that name, so that a client that swapped its
+    /// The collection says how its zooms are counted, in `zoom_convention` (`leaflet` or `maplibre`). With
+    /// `crossesAntimeridian`, the collection says so in a member of that name, so that a client that swapped its
     /// bbox's west and east by mistake can tell why it got most of the world.
     func featureCollection(_ snapshot: ClusterSnapshot<Int>, crossesAntimeridian: Bool = false) -> String {
         var json = JSONText()
-        json.raw(#"{"type":"FeatureCollection","#)
+        json.raw(#"{"type":"FeatureCollection","zoom_convention":"#)
+        json.string(zoomConvention.rawValue)
+        json.raw(",")
         if crossesAntimeridian { json.raw(#""crosses_antimeridian":true,"#) }
         json.raw(#""features":"#)
         features(of: snapshot.markers, in: snapshot, into: &json)

@@ -16,40 +16,48 @@ package import MapClusterTiles
 /// rest (``buildApplication(router:host:port:logger:limits:onServerRunning:)``).
 package func buildRouter(
     service: ClusterService, live: LiveService? = nil, files: PageFiles, corsOrigin: String? = "*",
-    limits: ServerLimits = ServerLimits()
+    limits: ServerLimits = ServerLimits(), caching: CachePolicy? = nil, publicURL: PublicURL = PublicURL()
 ) -> Router<ServerRequestContext> {
     buildRouter(
         points: ServedPoints(service: service, live: live), writable: live != nil, files: files,
-        corsOrigin: corsOrigin, limits: limits)
+        corsOrigin: corsOrigin, limits: limits, caching: caching, publicURL: publicURL)
 }
 
 /// The routes of a server of points that may still be loading (``ServedPoints``).
 ///
 /// Until the points are loaded, the routes that answer from them are 503, `/healthz` is 200 and `/readyz` 503.
 /// `writable` says whether the edit routes take edits (a server of a store) or are 403.
+///
+/// The answers made from the points carry their version's `ETag` and `caching`'s `Cache-Control` (by default
+/// ``CachePolicy/live`` for a server of a store, ``CachePolicy/fixed`` for one of files); `/tiles.json` names the
+/// tiles at `publicURL`.
 package func buildRouter(
     points: ServedPoints, writable: Bool, files: PageFiles, corsOrigin: String? = "*",
-    limits: ServerLimits = ServerLimits(), metrics: ServerMetrics? = nil
+    limits: ServerLimits = ServerLimits(), metrics: ServerMetrics? = nil, caching: CachePolicy? = nil,
+    publicURL: PublicURL = PublicURL()
 ) -> Router<ServerRequestContext> {
     let routes = Routes(corsOrigin: corsOrigin, writable: writable, limits: limits, metrics: metrics)
     routes.probes { await points.unreadiness() }
     if let metrics { routes.metrics(metrics, points: points) }
-    routes.get("/api/clusters") { request, context in
+    let policy = caching ?? (writable ? .live : .fixed)
+    let tag: @Sendable (Request) throws -> String = { _ in try points.service().entityTag }
+    routes.cachedGet("/api/clusters", policy: policy, tag: tag) { request, context in
         try points.service().clusters(try request.uri.decodeQuery(as: ViewQuery.self, context: context))
     }
-    routes.get("/api/clusters/:id/leaves") { request, context in
+    routes.cachedGet("/api/clusters/:id/leaves", policy: policy, tag: tag) { request, context in
         let query = try request.uri.decodeQuery(as: LeavesQuery.self, context: context)
         return try points.service().leaves(of: try context.parameters.require("id"), query)
     }
-    routes.get("/api/clusters/:id/children") { _, context in
+    routes.cachedGet("/api/clusters/:id/children", policy: policy, tag: tag) { _, context in
         try points.service().children(of: try context.parameters.require("id"))
     }
-    routes.get("/api/clusters/:id/expansion-zoom") { _, context in
+    routes.cachedGet("/api/clusters/:id/expansion-zoom", policy: policy, tag: tag) { _, context in
         try points.service().expansionZoom(of: try context.parameters.require("id"))
     }
     routes.get("/api/stats") { _, _ in try points.service().stats() }
     routes.get("/api/config") { _, _ in try points.configuration() }
     routes.tiles(
+        policy: policy, publicURL: publicURL, tag: tag,
         tile: { address, categories throws(RequestError) in
             TileAnswer(bytes: try points.service().tile(address, categories: categories))
         },
@@ -122,17 +130,21 @@ private func liveRoutes(_ points: ServedPoints, on routes: Routes) {
 ///
 package func buildRouter(
     archive: any TileArchive, files: PageFiles, corsOrigin: String? = "*", limits: ServerLimits = ServerLimits(),
-    metrics: ServerMetrics? = nil
+    metrics: ServerMetrics? = nil, caching: CachePolicy = .fixed, publicURL: PublicURL = PublicURL(),
+    version: String = ""
 ) -> Router<ServerRequestContext> {
     let routes = Routes(corsOrigin: corsOrigin, limits: limits, metrics: metrics)
     // The archive was opened before the server listens: ready from the start.
     routes.probes { nil }
     if let metrics { routes.metrics(metrics, points: nil) }
-    let service = ArchiveService(archive: archive)
-    routes.tiles(tile: service.tile(_:categories:), tileJSON: service.tileJSON(baseURL:))
+    let service = ArchiveService(archive: archive, version: version)
+    routes.tiles(
+        policy: caching, publicURL: publicURL, tag: { _ in service.entityTag }, tile: service.tile(_:categories:),
+        tileJSON: service.tileJSON(baseURL:))
     // The pages' files but the Leaflet page, which needs /api: `/` is the MapLibre page.
     routes.files(files, paths: files.pagePaths.filter { $0 != "/" })
-    routes.get("/") { _, _ in Response(status: .found, headers: [.location: "/maplibre.html"]) }
+    // Relative, so that it holds behind a proxy's path prefix.
+    routes.get("/") { _, _ in Response(status: .found, headers: [.location: "maplibre.html"]) }
     routes.get("/api/**") { request, _ -> Response in
         throw RequestError(
             .notFound, "\(request.uri.path): this server serves a tile archive; /api needs a server of points")

@@ -66,23 +66,26 @@ struct Routes {
         }
     }
 
-    /// `/tiles/{z}/{x}/{y}.mvt` and `/tiles.json`, answered by `tile` and `tileJSON`.
+    /// `/tiles/{z}/{x}/{y}.mvt` and `/tiles.json`, answered by `tile` and `tileJSON` (which takes the base URL the
+    /// tiles are named under), each with the `ETag` `tag` gives and `policy`'s `Cache-Control`.
     func tiles(
+        policy: CachePolicy, publicURL: PublicURL, tag: @escaping @Sendable (Request) throws -> String,
         tile: @escaping @Sendable (TileAddress, [String]?) throws(RequestError) -> TileAnswer,
         tileJSON: @escaping @Sendable (String) throws(RequestError) -> TileJSONAnswer
     ) {
-        get("/tiles/:z/:x/:y") { request, context in
+        cachedGet("/tiles/:z/:x/:y", policy: policy, tag: tag) { request, context in
             let query = try request.uri.decodeQuery(as: CategoriesQuery.self, context: context)
             let address = try TileAddress(
                 z: try context.parameters.require("z"), x: try context.parameters.require("x"),
                 y: try context.parameters.require("y"))
             return try tile(address, query.categories)
         }
-        get("/tiles.json") { request, _ in
-            // The tiles' URLs are absolute, on the host and scheme the client reached (a TLS proxy says which).
-            let forwarded = HTTPField.Name("X-Forwarded-Proto").flatMap { request.headers[$0] }
-            let scheme = forwarded == "https" ? "https" : "http"
-            return try tileJSON("\(scheme)://\(request.head.authority ?? "localhost")")
+        // The answer names the base URL too, which may differ from request to request.
+        let tileJSONTag: @Sendable (Request) throws -> String = { request in
+            "\(try tag(request))-\(StableHash.of(publicURL.base(of: request)))"
+        }
+        cachedGet("/tiles.json", policy: policy, tag: tileJSONTag) { request, _ in
+            try tileJSON(publicURL.base(of: request))
         }
     }
 
@@ -121,8 +124,7 @@ struct Routes {
         let headers: HTTPFields = [
             .eTag: file.entityTag, .cacheControl: isLibrary ? "public, max-age=86400" : "no-cache",
         ]
-        let asked = request.headers[values: .ifNoneMatch].flatMap { $0.split(separator: ",") }
-        if asked.contains(where: { $0.trimmingCharacters(in: .whitespaces) == file.entityTag || $0 == "*" }) {
+        if isNotModified(request, entityTag: file.entityTag) {
             return Response(status: .notModified, headers: headers + [.vary: "Accept-Encoding"])
         }
         return Compression.response(

@@ -41,7 +41,17 @@ package struct ServerConfiguration: Sendable {
     package var tileURL: String?
     /// The property that titles a point's popup (default: `name` if there is one).
     package var nameColumn: String?
-    package var cellSize = ClusterService.defaultCellSize
+    /// How points are clustered and laid out, and how zooms are counted.
+    package var markers = MarkerOptions()
+    /// How the answers made from the data may be cached (`/api/clusters…`, `/tiles…`): a `Cache-Control` value;
+    /// `nil` for the default of the source (``CachePolicy``).
+    package var cacheControl: String?
+    /// The URL clients reach the server at behind a proxy (scheme, host and any path prefix), which `/tiles.json`
+    /// names; `nil` for the one each request came to.
+    package var publicURL: String?
+    /// Whether `X-Forwarded-Proto`, `X-Forwarded-Host` and `X-Forwarded-Prefix` say the public URL (when there is no
+    /// ``publicURL``): only behind a proxy that sets them.
+    package var trustsForwardedHeaders = false
     /// Where Leaflet's and MapLibre GL JS's local copies are.
     package var leafletDirectory = PageFiles.localLeaflet
     package var mapLibreDirectory: String? = PageFiles.localMapLibre()
@@ -49,6 +59,11 @@ package struct ServerConfiguration: Sendable {
     package var metrics = true
 
     package init() {}
+
+    /// Where `/tiles.json` names the tiles.
+    var publicURLPolicy: PublicURL {
+        PublicURL(fixed: publicURL, trustsForwardedHeaders: trustsForwardedHeaders)
+    }
 }
 
 /// A server built from a configuration, ready to run: listening at once, its points loaded while it listens.
@@ -174,7 +189,8 @@ package func buildApplication(
         logger.info("serving the tiles of \(url.path), zooms \(zooms)")
         let router = buildRouter(
             archive: archive, files: files, corsOrigin: configuration.corsOrigin, limits: configuration.limits,
-            metrics: metrics)
+            metrics: metrics, caching: configuration.cacheControl.map(CachePolicy.init) ?? .fixed,
+            publicURL: configuration.publicURLPolicy, version: ArchiveService.version(of: url))
         // Nothing to load: the port is told as soon as the server listens.
         let startup = Startup(loaded: true, onServerRunning: onServerRunning)
         return MapServer(
@@ -192,28 +208,22 @@ package func buildApplication(
         loader = { logger in (try pointService(configuration, logger: logger), nil) }
     }
     do {
-        try ClusterService.layout(clustering: clustering(configuration)).validate()
+        try configuration.markers.validate()
     } catch {
-        throw ServerSetupError("--cell-size or the marker sizes: \(error)")
+        throw ServerSetupError("the clustering options or the marker sizes: \(error)")
     }
     let points = ServedPoints()
     var writable = false
     if case .store = configuration.source { writable = true }
     let router = buildRouter(
         points: points, writable: writable, files: files, corsOrigin: configuration.corsOrigin,
-        limits: configuration.limits, metrics: metrics)
+        limits: configuration.limits, metrics: metrics, caching: configuration.cacheControl.map(CachePolicy.init),
+        publicURL: configuration.publicURLPolicy)
     let startup = Startup(loaded: false, onServerRunning: onServerRunning)
     let application = buildApplication(
         router: router, host: configuration.host, port: configuration.port, logger: logger,
         limits: configuration.limits, onServerRunning: { await startup.listening(on: $0) })
     return MapServer(application: application, points: points, loader: loader, startup: startup)
-}
-
-/// The clustering options of a configuration: the server's defaults, its cell size.
-private func clustering(_ configuration: ServerConfiguration) -> ClusterOptions<Int> {
-    var clustering = ClusterService.defaultClustering
-    clustering.cellSize = configuration.cellSize
-    return clustering
 }
 
 /// Checks that the points have the configuration's name column.
@@ -230,7 +240,7 @@ private func pointService(_ configuration: ServerConfiguration, logger: Logger) 
     try checkNameColumn(configuration, of: points)
     let service = try ClusterService(
         points: points, aggregation: configuration.aggregation, tileURL: configuration.tileURL,
-        nameColumn: configuration.nameColumn, clustering: clustering(configuration))
+        nameColumn: configuration.nameColumn, options: configuration.markers)
     logger.info(
         "indexed \(points.records.count) points in \(service.buildTime.formatted(.units(allowed: [.milliseconds])))")
     return service
@@ -275,7 +285,8 @@ private func liveService(
     try checkNameColumn(configuration, of: state.points)
     let base = ClusterService(
         points: state.points, index: state.index, buildTime: clock.now - start, aggregation: configuration.aggregation,
-        tileURL: configuration.tileURL, nameColumn: configuration.nameColumn, clustering: clustering(configuration))
+        tileURL: configuration.tileURL, nameColumn: configuration.nameColumn, options: configuration.markers,
+        version: "s\(state.sequence)")
     let writer = LiveWriter(live: opened.index, store: store)
     await writer.startFollowing()
     logger.info("\(state.index.count) live points in \(store.description)\(token != nil ? ", taking edits" : "")")

@@ -16,7 +16,10 @@ struct ClusterCommand: ParsableCommand {
 
     @OptionGroup var input: PointInput
 
-    @Option(parsing: .unconditional, help: "The zoom level, 0...24 (the world is 256 × 2^zoom points wide).")
+    @Option(
+        parsing: .unconditional,
+        help: "The zoom level, 0...24, in --zoom-convention's zooms (Leaflet's: the world is 256 × 2^zoom points wide)."
+    )
     var zoom: Double
 
     @Option(
@@ -25,16 +28,12 @@ struct ClusterCommand: ParsableCommand {
     )
     var bbox: String?
 
-    @Option(parsing: .unconditional, help: "The requested grid cell size in points.")
-    var cellSize: Double = ClusterService.defaultCellSize
+    @OptionGroup(title: "Clustering") var clustering: ClusteringInput
 
     @Option(
         parsing: .unconditional,
         help: "The margin clustered around the bbox, as a fraction of its width and height on each side.")
     var marginFactor: Double = 0
-
-    @Option(parsing: .unconditional, help: "The fewest elements a cell needs to be clustered.")
-    var minCount: Int = 2
 
     @Option(
         help: """
@@ -52,13 +51,9 @@ struct ClusterCommand: ParsableCommand {
 
     func validate() throws {
         guard (0...24).contains(zoom) else { throw ValidationError("--zoom must be within 0...24, not \(zoom)") }
-        guard cellSize > 0 && cellSize.isFinite else {
-            throw ValidationError("--cell-size must be a positive number of points")
-        }
         guard marginFactor >= 0 && marginFactor.isFinite else {
             throw ValidationError("--margin-factor must not be negative")
         }
-        guard minCount >= 0 else { throw ValidationError("--min-count must not be negative") }
         _ = try area()
     }
 
@@ -95,14 +90,15 @@ struct ClusterCommand: ParsableCommand {
         let rect = try area()
         if let note = Self.antimeridianNote(bbox, rect) { FileHandle.standardError.write(Data((note + "\n").utf8)) }
         let points = try input.load()
-        var options = ClusterOptions<Int>()
-        options.cellSize = cellSize
-        options.marginFactor = marginFactor
-        options.minCountForClustering = minCount
+        var markerOptions = try clustering.options()
+        markerOptions.clustering.marginFactor = marginFactor
+        let options = markerOptions.clustering
+        let zoom = markerOptions.zoomConvention.engineZoom(zoom)
         if format == .geojson {
             let service: ClusterService
             do {
-                service = try ClusterService(points: points, aggregation: try input.aggregation(), clustering: options)
+                service = try ClusterService(
+                    points: points, aggregation: try input.aggregation(), options: markerOptions)
             } catch let error as PointFileError {
                 throw InputError("\(error)")
             }

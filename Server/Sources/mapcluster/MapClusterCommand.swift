@@ -8,6 +8,21 @@ struct MapClusterCommand: AsyncParsableCommand {
         commandName: "mapcluster",
         abstract: "Cluster map points on a world-aligned grid.",
         subcommands: [ServeCommand.self, ClusterCommand.self, TilesCommand.self, RenderCommand.self, BenchCommand.self])
+
+    /// Runs the subcommand the arguments name; `serve` takes the options they don't give from `MAPCLUSTER_…`
+    /// environment variables (``EnvironmentOptions``).
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        guard arguments.first == ServeCommand.configuration.commandName else { return await main(arguments) }
+        do {
+            await main(
+                try EnvironmentOptions.arguments(
+                    arguments, of: ServeCommand.self, repeatable: ServeCommand.repeatableOptions,
+                    environment: ProcessInfo.processInfo.environment))
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 /// A value as one line of JSON, with sorted keys and unescaped slashes: what every `--json` option prints.

@@ -21,7 +21,16 @@ struct ServeCommand: AsyncParsableCommand {
             written by `mapcluster tiles` instead, without points or /api. Answers are gzip-compressed for clients \
             that take it. Stops cleanly on SIGINT (Ctrl-C) and SIGTERM, within seconds whatever its clients do: change \
             streams get a last event and close, edits under way are committed and answered.
+
+            Every option can come from an environment variable instead: MAPCLUSTER_ and its name in capitals, with \
+            _ for - (MAPCLUSTER_PORT=9000, MAPCLUSTER_CACHE_CONTROL='public, max-age=60'; a flag takes true or false; \
+            --reduce takes several values separated by commas). An option on the command line wins.
+
+            Example: mapcluster serve places.csv --category kind --reduce capacity:sum --min-points 3 --max-zoom 14
             """)
+
+    /// The options an environment variable may give several values of, separated by commas.
+    static let repeatableOptions: Set<String> = ["reduce"]
 
     @OptionGroup var input: PointInput
 
@@ -36,7 +45,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: """
-            The seconds a request may take to arrive (from the connection's opening or the previous answer's end); a             slower client, or a kept-alive connection idle that long, is disconnected.
+            The seconds a request may take to arrive (from the connection's opening or the previous answer's end); a \
+            slower client, or a kept-alive connection idle that long, is disconnected.
             """)
     var requestTimeout: Double = 30
 
@@ -56,13 +66,7 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var tiles: String?
 
-    @Option(
-        parsing: .unconditional,
-        help: """
-            The grid cell size in points. The default, 128, gives cells 91 to 181 points wide: a map as calm as \
-            Leaflet.markercluster's.
-            """)
-    var cellSize: Double = ClusterService.defaultCellSize
+    @OptionGroup(title: "Clustering") var clustering: ClusteringInput
 
     @Option(help: "The column whose value titles a point's popup on the page (default: 'name' if there is one).")
     var nameColumn: String?
@@ -116,12 +120,48 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "file"))
     var tokenFile: String?
 
+    @Option(
+        help: ArgumentHelp(
+            """
+            The Cache-Control of the answers made from the points (/api/clusters…, /tiles/…, /tiles.json), which \
+            carry the data's ETag. Default: 'no-cache' for live points (each use revalidates), else \
+            'public, max-age=3600'.
+            """, valueName: "value"))
+    var cacheControl: String?
+
+    @Option(
+        help: ArgumentHelp(
+            """
+            The URL clients reach the server at, behind a proxy or CDN: /tiles.json names the tiles under it, such as \
+            https://maps.example.org/base/tiles/{z}/{x}/{y}.mvt. Default: the host each request came to.
+            """, valueName: "url"))
+    var publicURL: String?
+
+    @Flag(
+        help: """
+            Believe X-Forwarded-Proto, X-Forwarded-Host and X-Forwarded-Prefix for the public URL: only behind a \
+            proxy that sets them (and strips a client's).
+            """)
+    var trustForwardedHeaders = false
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be within 0...65535, not \(port)") }
         guard metrics == "on" || metrics == "off" else {
             throw ValidationError("--metrics must be 'on' or 'off', not '\(metrics)'")
         }
-        try Self.validate(cellSize: cellSize)
+        if let cacheControl, cacheControl.isEmpty || cacheControl.contains(where: { $0.isNewline || !$0.isASCII }) {
+            throw ValidationError(
+                "--cache-control must be a Cache-Control value on one line, such as 'public, max-age=60'")
+        }
+        if let publicURL {
+            guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil,
+                url.query == nil, url.fragment == nil
+            else {
+                throw ValidationError(
+                    "--public-url must be an http(s) URL without a query, such as https://maps.example.org/base, not '\(publicURL)'"
+                )
+            }
+        }
         if let maxConnections, maxConnections < 1 {
             throw ValidationError("--max-connections must be at least 1, not \(maxConnections)")
         }
@@ -163,13 +203,6 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// Checks a `--cell-size`.
-    static func validate(cellSize: Double) throws {
-        guard cellSize > 0 && cellSize.isFinite && cellSize <= 4_096 else {
-            throw ValidationError("--cell-size must be a number of points within 1...4096, not \(cellSize)")
-        }
-    }
-
     func run() async throws {
         var logger = Logger(label: "mapcluster")
         logger.logLevel = .info
@@ -201,7 +234,10 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.metrics = metrics == "on"
         configuration.tileURL = tiles
         configuration.nameColumn = nameColumn
-        configuration.cellSize = cellSize
+        configuration.markers = try clustering.options()
+        configuration.cacheControl = cacheControl
+        configuration.publicURL = publicURL
+        configuration.trustsForwardedHeaders = trustForwardedHeaders
         if let maplibre { configuration.mapLibreDirectory = maplibre }
         do {
             let server = try await buildApplication(configuration, logger: logger) { [host] port in

@@ -28,16 +28,17 @@ struct TilesCommand: ParsableCommand {
             valueName: "file"))
     var output: String
 
-    @Option(parsing: .unconditional, help: "The shallowest tile zoom written.")
-    var minZoom = 0
-
-    @Option(parsing: .unconditional, help: "The deepest tile zoom written (at most \(TileAddress.maximumZoom)).")
-    var maxZoom = 14
+    @Option(
+        name: [.customShort("Z"), .customLong("min-tile-zoom")], parsing: .unconditional,
+        help: "The shallowest tile zoom written (tippecanoe's -Z).")
+    var minTileZoom = 0
 
     @Option(
-        parsing: .unconditional,
-        help: "The grid cell size in points, as `serve --cell-size` (tiles are 512 points, as MapLibre draws them).")
-    var cellSize: Double = ClusterService.defaultCellSize
+        name: [.customShort("z"), .customLong("max-tile-zoom")], parsing: .unconditional,
+        help: "The deepest tile zoom written (tippecanoe's -z), at most \(TileAddress.maximumZoom).")
+    var maxTileZoom = 14
+
+    @OptionGroup(title: "Clustering") var clustering: ClusteringInput
 
     @Option(help: "The archive's name, in its metadata (default: the output file's name).")
     var name: String?
@@ -46,13 +47,13 @@ struct TilesCommand: ParsableCommand {
         guard TileArchiveFormat(path: output) != nil else {
             throw ValidationError("--output must end in .pmtiles or .mbtiles, not '\(output)'")
         }
-        guard (0...TileAddress.maximumZoom).contains(minZoom), (0...TileAddress.maximumZoom).contains(maxZoom) else {
-            throw ValidationError("--min-zoom and --max-zoom must be within 0...\(TileAddress.maximumZoom)")
+        guard (0...TileAddress.maximumZoom).contains(minTileZoom), (0...TileAddress.maximumZoom).contains(maxTileZoom)
+        else {
+            throw ValidationError("--min-tile-zoom and --max-tile-zoom must be within 0...\(TileAddress.maximumZoom)")
         }
-        guard minZoom <= maxZoom else {
-            throw ValidationError("--min-zoom \(minZoom) is deeper than --max-zoom \(maxZoom)")
+        guard minTileZoom <= maxTileZoom else {
+            throw ValidationError("--min-tile-zoom \(minTileZoom) is deeper than --max-tile-zoom \(maxTileZoom)")
         }
-        try ServeCommand.validate(cellSize: cellSize)
     }
 
     func run() throws {
@@ -64,24 +65,24 @@ struct TilesCommand: ParsableCommand {
         }
         let points = try input.load()
         let index = try input.index(of: points)
-        var options = ClusterService.defaultClustering
-        options.cellSize = cellSize
+        // A tile's zoom is MapLibre's: so are the options' zooms, unless they say otherwise.
+        let options = try clustering.options(conventionByDefault: .maplibre)
         var pyramid = TilePyramid(
-            tiles: ClusterTiles(points: points, clustering: try Clustering(index, options: options)),
-            zooms: minZoom...maxZoom)
+            tiles: ClusterTiles(points: points, clustering: try Clustering(index, options: options.clustering)),
+            zooms: minTileZoom...maxTileZoom)
         pyramid.name = name ?? url.deletingPathExtension().lastPathComponent
 
         // Ctrl-C or a TERM takes the half-written archive with it.
         let cleanup = SignalCleanup(removing: TilePyramid.partialURL(for: url))
         defer { cleanup.cancel() }
         let progress = ProgressLine(label: "writing tiles")
-        let zooms = Double(maxZoom - minZoom + 1)
+        let zooms = Double(maxTileZoom - minTileZoom + 1)
         let start = ContinuousClock.now
         let summary: TilePyramid.Summary
         do {
             summary = try pyramid.write(to: url, format: format) { step in
                 // Each zoom has about as much work as the one before it (until every point is its own feature).
-                let done = Double(step.zoom - minZoom) + Double(step.rowsDone) / Double(step.rows)
+                let done = Double(step.zoom - minTileZoom) + Double(step.rowsDone) / Double(step.rows)
                 progress.show(done / zooms, detail: "zoom \(step.zoom), \(step.tiles) tiles")
             }
         } catch {
@@ -93,7 +94,7 @@ struct TilesCommand: ParsableCommand {
         let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         let megabytes = Double(summary.bytes) / 1_000_000
         print(
-            "wrote \(summary.tileCount) tiles of zooms \(minZoom)–\(maxZoom) to \(output) "
+            "wrote \(summary.tileCount) tiles of zooms \(minTileZoom)–\(maxTileZoom) to \(output) "
                 + "(\(String(format: "%.1f", megabytes)) MB) in \(String(format: "%.1f", seconds)) s")
     }
 }

@@ -268,7 +268,7 @@ struct ArchiveTests {
         let (filtered, _, _) = try await ServerTests.get(client, "/tiles/4/8/5.mvt?categories=EU")
         #expect(filtered == .badRequest)
         try await client.execute(uri: "/", method: .get) { response in
-            #expect(response.status == .found && response.headers[.location] == "/maplibre.html")
+            #expect(response.status == .found && response.headers[.location] == "maplibre.html")
         }
         try await client.execute(uri: "/maplibre.html", method: .get) { response in
             #expect(response.status == .ok)

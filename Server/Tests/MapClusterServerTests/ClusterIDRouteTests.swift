@@ -40,11 +40,11 @@ struct ClusterIDRouteTests {
 
     @Test(arguments: [(1 as UInt64, 32.0), (2, 64), (3, 128), (4, 256)])
     func everyIDOfAnAnswerIsAnsweredByEveryRoute(seed: UInt64, cellSize: Double) async throws {
-        var clustering = ClusterService.defaultClustering
-        clustering.cellSize = cellSize
+        var options = MarkerOptions()
+        options.clustering.cellSize = cellSize
         let points = Self.points(seed: seed, count: 400)
         let client = RouterClient(
-            buildRouter(service: try ClusterService(points: points, clustering: clustering), files: try PageFiles()))
+            buildRouter(service: try ClusterService(points: points, options: options), files: try PageFiles()))
         var checked = 0
         for zoom in 0...6 {
             let (status, json, _) = try await ServerTests.get(client, "/api/clusters?bbox=-180,-85,180,85&zoom=\(zoom)")

@@ -99,7 +99,7 @@ struct MapLibreTests {
         let archive = FileManager.default.temporaryDirectory.appendingPathComponent(
             "mapcluster-\(UUID().uuidString).pmtiles")
         defer { try? FileManager.default.removeItem(at: archive) }
-        let run = try CommandLineTests.run("tiles", "-o", archive.path, "--max-zoom", "9")
+        let run = try CommandLineTests.run("tiles", "-o", archive.path, "--max-tile-zoom", "9")
         try #require(run.status == 0, "\(run.error)")
         let server = try ServeAndRenderTests.Server(["--tiles-from", archive.path])
         defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }

@@ -34,7 +34,7 @@ struct ArchiveReaderTests {
     static func write(_ format: String, maxZoom: Int = 5) throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent(
             "mapcluster-\(UUID().uuidString).\(format)")
-        let run = try CommandLineTests.run("tiles", "-o", url.path, "--max-zoom", String(maxZoom))
+        let run = try CommandLineTests.run("tiles", "-o", url.path, "--max-tile-zoom", String(maxZoom))
         try #require(run.status == 0, "\(run.error)")
         #expect(run.output.contains("tiles of zooms 0–\(maxZoom) to \(url.path)"))
         return url
@@ -123,7 +123,7 @@ struct ArchiveReaderTests {
             let process = Process()
             process.executableURL = CommandLineTests.executable
             // Deep enough to take seconds.
-            process.arguments = ["tiles", "-o", url.path, "--max-zoom", "18"]
+            process.arguments = ["tiles", "-o", url.path, "--max-tile-zoom", "18"]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -157,10 +157,13 @@ struct ArchiveReaderTests {
         for (arguments, message) in [
             (["tiles", "-o", "clusters.zip"], "--output must end in .pmtiles or .mbtiles"),
             (
-                ["tiles", "-o", "x.pmtiles", "--min-zoom", "6", "--max-zoom", "2"],
-                "--min-zoom 6 is deeper than --max-zoom 2"
+                ["tiles", "-o", "x.pmtiles", "--min-tile-zoom", "6", "--max-tile-zoom", "2"],
+                "--min-tile-zoom 6 is deeper than --max-tile-zoom 2"
             ),
-            (["tiles", "-o", "x.pmtiles", "--max-zoom", "24"], "--max-zoom must be within 0...23"),
+            (
+                ["tiles", "-o", "x.pmtiles", "--max-tile-zoom", "24"],
+                "--min-tile-zoom and --max-tile-zoom must be within 0...23"
+            ),
             (["tiles", "-o", missing.path], "cannot write in"),
             (["serve", "--tiles-from", "/nonexistent/x.pmtiles", "--port", "0"], "cannot be read"),
             (["serve", "--tiles-from", csv, "--port", "0"], "not a PMTiles or MBTiles archive"),

@@ -18,7 +18,10 @@ import { DEFAULT_SIZES, colour, diameter, escape } from "./style.js";
 const status = document.getElementById("status");
 const hook = testHook();
 const config = { categories: [], reductions: [], category_column: null, name_column: null, bounds: null, max_zoom: 18,
-  markers: { ...DEFAULT_SIZES } };
+  markers: { ...DEFAULT_SIZES }, zoom_convention: "leaflet" };
+// The API counts zooms as Leaflet does, or as MapLibre does (one less at the same scale), as its config says.
+const apiZoom = (zoom) => (config.zoom_convention === "maplibre" ? Math.max(zoom - 1, 0) : zoom);
+const leafletZoom = (zoom) => (config.zoom_convention === "maplibre" ? zoom + 1 : zoom);
 const map = L.map("map", { worldCopyJump: true, minZoom: 0, maxZoom: 18 });
 map.attributionControl.addAttribution("Made with Natural Earth · GeoNames, CC BY 4.0");
 map.createPane("outline").style.zIndex = 200;
@@ -52,7 +55,7 @@ function testHook() {
 }
 if (window.mapclusterTest === hook) Object.defineProperty(hook, "map", { value: map });
 
-fetch("/basemap.geojson")
+fetch("basemap.geojson")
   .then((response) => response.json())
   .then((answer) => {
     outline = outlineLayer(answer, () => { hook.outline = true; });
@@ -62,7 +65,7 @@ fetch("/basemap.geojson")
 // A click on a cluster zooms to where it splits; where it never does within the map's zooms (its points share a
 // place, or lie closer than the deepest zoom shows), it opens in place.
 function expand(feature, marker) {
-  const zoom = feature.properties.expansion_zoom;
+  const zoom = feature.properties.expansion_zoom == null ? null : leafletZoom(feature.properties.expansion_zoom);
   const maxZoom = map.getMaxZoom();
   if (zoom != null && zoom <= maxZoom && map.getZoom() < maxZoom) {
     map.flyTo(marker.getLatLng(), Math.min(Math.max(zoom, map.getZoom() + 1), maxZoom));
@@ -97,7 +100,7 @@ function draw(features, asked, zoomedIn, zoomedOut, live) {
   document.body.dataset.markers = String(features.length);
   // The same view on the vector tile page, whose 512-point tiles make its zoom one less for the same scale.
   const center = map.getCenter();
-  const tiles = `/maplibre.html#${Math.max(map.getZoom() - 1, 0)}/${center.lat.toFixed(4)}/${center.lng.toFixed(4)}`;
+  const tiles = `maplibre.html#${Math.max(map.getZoom() - 1, 0)}/${center.lat.toFixed(4)}/${center.lng.toFixed(4)}`;
   status.innerHTML = `${escape(hook.drawn.toLocaleString())} points in ${escape(features.length.toLocaleString())} markers · ` +
     `zoom ${escape(map.getZoom())} · <a href="${escape(tiles)}">vector tiles</a>`;
 }
@@ -114,7 +117,7 @@ function refresh() {
   if (stream) stream.close();
   hook.pending = true;
   const asked = area();
-  stream = follow(`/api/changes?bbox=${asked.bbox}&zoom=${map.getZoom()}${categoriesQuery(selectedCategories())}`, {
+  stream = follow(`api/changes?bbox=${asked.bbox}&zoom=${apiZoom(map.getZoom())}${categoriesQuery(selectedCategories())}`, {
     ready: fetchClusters,
     resync: fetchClusters,
     change(change) {
@@ -137,7 +140,7 @@ function fetchClusters() {
   hook.requesting = true;
   const asked = area();
   const following = stream;
-  fetch(`/api/clusters?bbox=${asked.bbox}&zoom=${zoom}${categoriesQuery(selectedCategories())}`, { signal: controller.signal })
+  fetch(`api/clusters?bbox=${asked.bbox}&zoom=${apiZoom(zoom)}${categoriesQuery(selectedCategories())}`, { signal: controller.signal })
     .then((response) => response.json().then((body) => {
       if (!response.ok) throw new Error(body.error || response.statusText);
       return body;
@@ -221,7 +224,7 @@ window.addEventListener("hashchange", () => {
   refresh();
 });
 
-fetch("/api/config")
+fetch("api/config")
   .then((response) => response.json().then((body) => {
     if (!response.ok) throw new Error(body.error || `${response.status} ${response.statusText}`);
     return body;

@@ -18,13 +18,13 @@ const MISSING_MAPLIBRE =
   const status = document.getElementById("status");
   // The Leaflet page's marker sizes, when the server has points (a server of an archive has no /api, nor a Leaflet
   // page).
-  const config = await fetch("/api/config").then((r) => (r.ok ? r.json() : null)).catch(() => null);
+  const config = await fetch("api/config").then((r) => (r.ok ? r.json() : null)).catch(() => null);
   if (typeof maplibregl === "undefined") {
     status.classList.add("problem");
-    status.innerHTML = MISSING_MAPLIBRE + (config ? ' The <a href="/">Leaflet page</a> needs none of it.' : "");
+    status.innerHTML = MISSING_MAPLIBRE + (config ? ' The <a href="./">Leaflet page</a> needs none of it.' : "");
     return;
   }
-  const tileJSON = await (await fetch("/tiles.json")).json();
+  const tileJSON = await (await fetch("tiles.json")).json();
   const sizes = (config && config.markers) || DEFAULT_SIZES;
   const layer = tileJSON.vector_layers[0].id;
   const count = ["coalesce", ["get", "point_count"], 1];
@@ -39,8 +39,8 @@ const MISSING_MAPLIBRE =
     style: {
       version: 8,
       sources: {
-        outline: { type: "geojson", data: "/basemap.geojson" },
-        clusters: { type: "vector", url: new URL("/tiles.json", location.href).href },
+        outline: { type: "geojson", data: new URL("basemap.geojson", location.href).href },
+        clusters: { type: "vector", url: new URL("tiles.json", location.href).href },
       },
       layers: [
         { id: "sea", type: "background", paint: { "background-color": "#cfe3ef" } },
@@ -123,7 +123,7 @@ const MISSING_MAPLIBRE =
     const features = drawn();
     const points = features.reduce((sum, f) => sum + (f.properties.cluster ? f.properties.point_count : 1), 0);
     status.innerHTML = `${escape(points.toLocaleString())} points in ${escape(features.length.toLocaleString())} markers · ` +
-      `zoom ${escape(map.getZoom().toFixed(1))}` + (config ? ` · <a href="/#${escape(leafletView())}">Leaflet page</a>` : "");
+      `zoom ${escape(map.getZoom().toFixed(1))}` + (config ? ` · <a href="./#${escape(leafletView())}">Leaflet page</a>` : "");
   });
 
   // The view in the Leaflet page's hash: its 256-point tiles make its zoom one more for the same scale.

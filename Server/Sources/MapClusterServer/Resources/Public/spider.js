@@ -20,7 +20,7 @@ export function ringOffsets(count, size, gap) {
 
 /// A page of a cluster's points, as GeoJSON features.
 export function fetchLeaves(id, offset, limit) {
-  return fetch(`/api/clusters/${encodeURIComponent(id)}/leaves?limit=${limit}&offset=${offset}`)
+  return fetch(`api/clusters/${encodeURIComponent(id)}/leaves?limit=${limit}&offset=${offset}`)
     .then((response) => response.json().then((body) => {
       if (!response.ok) throw new Error(body.error || response.statusText);
       return body.features;

@@ -1,0 +1,132 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import MapCluster
+import MapClusterIO
+import MapClusterServer
+import MapClusterTiles
+import NIOCore
+import Testing
+
+/// What a cache in front of the server reads: `ETag`s of the data's version, `Cache-Control`, 304s, and the public URL
+/// `/tiles.json` names.
+struct CachingTests {
+    /// The routes whose answers are made from the data, with one of each kind of id.
+    static func cachedPaths(_ client: RouterClient) async throws -> [String] {
+        let (_, clusters, _) = try await ServerTests.get(client, "/api/clusters?bbox=-180,-85,180,85&zoom=1")
+        let features = try #require(clusters["features"] as? [[String: Any]])
+        let ids = features.compactMap { ($0["properties"] as? [String: Any])?["cluster_id"] as? String }
+        let id = try #require(ids.first)
+        return [
+            "/api/clusters?bbox=-180,-85,180,85&zoom=1", "/api/clusters/\(id)/leaves?limit=3",
+            "/api/clusters/\(id)/children", "/api/clusters/\(id)/expansion-zoom", "/tiles/0/0/0.mvt",
+            "/tiles/3/4/2.mvt", "/tiles.json",
+        ]
+    }
+
+    /// The status and headers of a GET, with `If-None-Match` when given.
+    static func head(_ client: RouterClient, _ path: String, ifNoneMatch tag: String? = nil) async throws -> (
+        HTTPResponse.Status, HTTPFields, Int
+    ) {
+        var headers: HTTPFields = [:]
+        if let tag { headers[.ifNoneMatch] = tag }
+        return try await client.execute(uri: path, method: .get, headers: headers) { response in
+            (response.status, response.headers, response.body.readableBytes)
+        }
+    }
+
+    @Test func everyAnswerOfTheDataCarriesItsVersionAndIsAnswered304WhenUnchanged() async throws {
+        let service = try ServerTests.loaded.get()
+        let client = RouterClient(
+            buildRouter(
+                service: service, files: try PageFiles(),
+                caching: CachePolicy(cacheControl: "public, max-age=60, stale-while-revalidate=30")))
+        var tags: Set<String> = []
+        for path in try await Self.cachedPaths(client) {
+            let (status, headers, _) = try await Self.head(client, path)
+            #expect(status == .ok, "\(path)")
+            #expect(headers[.cacheControl] == "public, max-age=60, stale-while-revalidate=30", "\(path)")
+            let tag = try #require(headers[.eTag], "\(path)")
+            #expect(tag.hasPrefix("W/\"") && tag.contains(service.entityTag), "\(path): \(tag)")
+            tags.insert(tag)
+            // Asked again with it, alone or in a list, strong or weak: 304 and no body.
+            for asked in [tag, "\"other\", \(tag)", String(tag.dropFirst(2))] {
+                let (again, againHeaders, bytes) = try await Self.head(client, path, ifNoneMatch: asked)
+                #expect(again == .notModified && bytes == 0, "\(path) with \(asked)")
+                #expect(againHeaders[.eTag] == tag && againHeaders[.cacheControl] != nil, "\(path)")
+            }
+            let (other, _, bytes) = try await Self.head(client, path, ifNoneMatch: "W/\"another-version\"")
+            #expect(other == .ok && bytes > 0, "\(path)")
+        }
+        // One version of the data, one tag; /tiles.json's names its base URL too.
+        #expect(tags.count == 2)
+        // An error is not the data's: no validator, nothing a cache would keep.
+        let (status, headers, _) = try await Self.head(client, "/api/clusters/c9.9.9/children")
+        #expect(status == .notFound && headers[.eTag] == nil)
+    }
+
+    @Test func theTagNamesTheOptionsAndTheDataAndTheDefaultsFollowTheSource() async throws {
+        let base = try ServerTests.loaded.get()
+        var options = MarkerOptions()
+        options.clustering.minCountForClustering = 5
+        let other = try ClusterService(points: base.points, aggregation: base.aggregation, options: options)
+        let same = try ClusterService(points: base.points, aggregation: base.aggregation)
+        #expect(other.entityTag != base.entityTag)
+        #expect(same.entityTag == base.entityTag)
+        let fewer = PointSet(propertyNames: base.points.propertyNames, records: Array(base.points.records.dropLast()))
+        #expect(try ClusterService(points: fewer, aggregation: base.aggregation).entityTag != base.entityTag)
+        // Points read from files are kept an hour by default; a live server's revalidate on each use.
+        let (_, fixed, _) = try await Self.head(
+            RouterClient(buildRouter(service: base, files: try PageFiles())), "/tiles/0/0/0.mvt")
+        #expect(fixed[.cacheControl] == CachePolicy.fixed.cacheControl)
+        try await LiveServiceTests.withLiveClient { client, _, _ in
+            let (_, live, _) = try await Self.head(client, "/tiles/0/0/0.mvt")
+            #expect(live[.cacheControl] == "no-cache")
+        }
+    }
+
+    @Test func anEditGivesEveryAnswerANewTag() async throws {
+        try await LiveServiceTests.withLiveClient { client, _, _ in
+            let paths = ["/api/clusters?bbox=-180,-85,180,85&zoom=0", "/tiles/0/0/0.mvt", "/tiles.json"]
+            var before: [String: String] = [:]
+            for path in paths { before[path] = try #require(try await Self.head(client, path).1[.eTag]) }
+            let (status, _) = try await LiveServiceTests.send(
+                client, .post, "/api/points", LiveServiceTests.feature("nice", 7.27, 43.7, #"{"continent":"EU"}"#))
+            #expect(status == .ok)
+            for path in paths {
+                let old = try #require(before[path])
+                let (again, headers, bytes) = try await Self.head(client, path, ifNoneMatch: old)
+                #expect(again == .ok && bytes > 0, "\(path)")
+                #expect(headers[.eTag] != old, "\(path)")
+            }
+        }
+    }
+
+    @Test func tileJSONNamesThePublicURL() async throws {
+        let service = try ServerTests.loaded.get()
+        func tiles(_ publicURL: PublicURL, headers: HTTPFields = [:]) async throws -> String {
+            let client = RouterClient(buildRouter(service: service, files: try PageFiles(), publicURL: publicURL))
+            return try await client.execute(uri: "/tiles.json", method: .get, headers: headers) { response in
+                let json = try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))
+                return try #require(((json as? [String: Any])?["tiles"] as? [String])?.first)
+            }
+        }
+        let fixed = PublicURL(fixed: "https://maps.example.org/base/")
+        #expect(try await tiles(fixed) == "https://maps.example.org/base/tiles/{z}/{x}/{y}.mvt")
+        let forwarded: HTTPFields = [
+            HTTPField.Name("X-Forwarded-Proto")!: "https", HTTPField.Name("X-Forwarded-Host")!: "cdn.example.net",
+            HTTPField.Name("X-Forwarded-Prefix")!: "/maps",
+        ]
+        // Forwarded headers count only when the operator says the proxy sets them.
+        #expect(
+            try await tiles(PublicURL(trustsForwardedHeaders: true), headers: forwarded)
+                == "https://cdn.example.net/maps/tiles/{z}/{x}/{y}.mvt")
+        let untrusted = try await tiles(PublicURL(), headers: forwarded)
+        #expect(untrusted.hasPrefix("http://") && !untrusted.contains("cdn.example.net"))
+        // A fixed URL wins over them.
+        #expect(
+            try await tiles(
+                PublicURL(fixed: "https://maps.example.org/base", trustsForwardedHeaders: true), headers: forwarded)
+                == "https://maps.example.org/base/tiles/{z}/{x}/{y}.mvt")
+    }
+}
