@@ -23,15 +23,18 @@ struct ServeAndRenderTests {
 
         /// Starts `mapcluster serve` and waits for the line with its address: at most `timeout`; a server that
         /// stops or stays silent that long throws, with what it wrote on standard error.
-        init(_ arguments: [String] = [], timeout: Duration = .seconds(300)) throws {
+        ///
+        /// It listens on any free port, unless `environment` names one (`MAPCLUSTER_PORT`).
+        init(_ arguments: [String] = [], environment: [String: String] = [:], timeout: Duration = .seconds(300)) throws
+        {
             process.executableURL = CommandLineTests.executable
-            process.arguments = ["serve", "--port", "0"] + arguments
+            process.arguments = ["serve"] + (environment["MAPCLUSTER_PORT"] == nil ? ["--port", "0"] : []) + arguments
+            var variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             // The MapLibre GL JS of the tests' Python: the server looks in ./.venv, and the tests run in Server/.
-            if let mapLibre = Python.mapLibre, ProcessInfo.processInfo.environment["MAPCLUSTER_MAPLIBRE"] == nil {
-                process.environment = ProcessInfo.processInfo.environment.merging(["MAPCLUSTER_MAPLIBRE": mapLibre]) {
-                    $1
-                }
+            if let mapLibre = Python.mapLibre, variables["MAPCLUSTER_MAPLIBRE"] == nil {
+                variables["MAPCLUSTER_MAPLIBRE"] = mapLibre
             }
+            process.environment = variables
             process.standardOutput = output
             process.standardError = errors
             errors.fileHandleForReading.readabilityHandler = { [errorText] handle in
@@ -79,9 +82,28 @@ struct ServeAndRenderTests {
         }
 
         func get(_ path: String) async throws -> (status: Int, body: Data) {
+            let (status, body, _) = try await getWithHeaders(path)
+            return (status, body)
+        }
+
+        /// A GET's status, body and headers.
+        func getWithHeaders(_ path: String) async throws -> (status: Int, body: Data, headers: [String: String]) {
             let url = try #require(URL(string: "http://127.0.0.1:\(port)\(path)"))
             let (data, response) = try await URLSession.shared.data(from: url)
-            return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+            let http = response as? HTTPURLResponse
+            var headers: [String: String] = [:]
+            for (name, value) in http?.allHeaderFields ?? [:] {
+                headers[String(describing: name).lowercased()] = String(describing: value)
+            }
+            return (http?.statusCode ?? 0, data, headers)
+        }
+
+        /// The features of `/api/clusters` for a view.
+        func features(bbox: String, zoom: Double) async throws -> [[String: Any]] {
+            let (status, body) = try await get("/api/clusters?bbox=\(bbox)&zoom=\(zoom)")
+            #expect(status == 200, "\(String(decoding: body, as: UTF8.self))")
+            let collection = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+            return try #require(collection?["features"] as? [[String: Any]])
         }
 
         /// Sends a signal and waits for the exit; the status, or `nil` if it didn't stop within 10 seconds.
