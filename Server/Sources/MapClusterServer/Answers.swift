@@ -5,9 +5,11 @@ package import MapClusterTiles
 import NIOCore
 
 /// A GeoJSON text answer (`application/geo+json`), as ``MapClusterIO/ClusterGeoJSON`` writes it.
-package struct GeoJSONAnswer: ResponseGenerator, Sendable {
+package struct GeoJSONAnswer: CacheableAnswer, Sendable {
     /// The GeoJSON text.
     package let text: String
+
+    var contentHash: String { StableHash.of(text) }
 
     /// The text as the response body, gzip-compressed for a client that accepts it.
     package func response(from request: Request, context: some RequestContext) throws -> Response {
@@ -19,7 +21,7 @@ package struct GeoJSONAnswer: ResponseGenerator, Sendable {
 
 /// `/api/clusters/{id}/expansion-zoom`: the whole zoom at which a cluster has split, as supercluster gives it, and the
 /// exact one; `null` if it never does.
-package struct ExpansionZoomAnswer: ResponseEncodable, Sendable, Equatable {
+package struct ExpansionZoomAnswer: ResponseEncodable, CacheableAnswer, Sendable, Equatable {
     /// The cluster's id, as asked.
     package let clusterID: String
     /// The exact zoom at which it splits.
@@ -136,9 +138,15 @@ package struct ConfigurationAnswer: ResponseEncodable, Sendable {
 
 /// A vector tile: its bytes (gzip-compressed for a client that takes it), or 204 with no body for a tile without a
 /// feature, which is what MapLibre expects of an empty tile.
-package struct TileAnswer: ResponseGenerator, Sendable {
+package struct TileAnswer: CacheableAnswer, Sendable {
     /// The tile's bytes, gzip-compressed or not; `nil` for an empty tile.
     package let bytes: Data?
+
+    var contentHash: String {
+        var hash = StableHash()
+        hash.add(bytes ?? Data())
+        return hash.text
+    }
 
     /// The tile as the response body.
     package func response(from request: Request, context: some RequestContext) throws -> Response {
@@ -159,7 +167,7 @@ package struct TileAnswer: ResponseGenerator, Sendable {
 }
 
 /// `/tiles.json`: TileJSON 3.0, what MapLibre reads to find the tiles and their layer.
-package struct TileJSONAnswer: ResponseEncodable, Sendable {
+package struct TileJSONAnswer: ResponseEncodable, CacheableAnswer, Sendable {
     /// The tiles' URL templates.
     package let tiles: [String]
     /// The shallowest tile zoom.

@@ -6,25 +6,10 @@ package import MapClusterTiles
 package struct ArchiveService: Sendable {
     /// The archive read.
     package let archive: any TileArchive
-    /// The `ETag` of its answers: what names this archive's version.
-    package let entityTag: String
 
-    /// A service of `archive`'s tiles; `version` tells its file from another of the same metadata (its size and
-    /// modification time).
-    package init(archive: any TileArchive, version: String = "") {
+    /// A service of `archive`'s tiles.
+    package init(archive: any TileArchive) {
         self.archive = archive
-        var hash = StableHash()
-        hash.add(String(describing: archive.metadata))
-        hash.add(version)
-        entityTag = "a" + hash.text
-    }
-
-    /// The version of an archive's file: its size and modification time.
-    static func version(of url: URL) -> String {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-        let size = (attributes?[.size] as? NSNumber)?.int64Value ?? 0
-        let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-        return "\(size)-\(modified)"
     }
 
     /// The archive's tile at `address`, as stored; no content where it has none.

@@ -1,14 +1,12 @@
 import Foundation
 import HTTPTypes
 package import Hummingbird
-import MapCluster
-package import MapClusterIO
 
 /// How the answers made from the data may be cached by browsers, proxies and CDNs.
 ///
-/// Each answer of `/api/clusters…`, `/tiles/…` and `/tiles.json` carries an `ETag` that names the version of the data
-/// and of the options it was made from, and the policy's `Cache-Control`. A request whose `If-None-Match` names the
-/// current tag is answered 304, without the work of an answer.
+/// Each answer of `/api/clusters…`, `/tiles/…` and `/tiles.json` carries an `ETag`, a hash of what it says
+/// (``CacheableAnswer``), and the policy's `Cache-Control`. A request whose `If-None-Match` names the current tag is
+/// answered 304 without the body: a tile that an edit left as it was revalidates to a 304.
 package struct CachePolicy: Sendable, Equatable {
     /// The `Cache-Control` value answers carry.
     package var cacheControl: String
@@ -41,10 +39,6 @@ package struct StableHash {
         add(CollectionOfOne(0))
     }
 
-    package mutating func add(_ number: UInt64) {
-        withUnsafeBytes(of: number.littleEndian) { add($0) }
-    }
-
     /// The hash in 16 hexadecimal digits.
     package var text: String {
         let digits = String(value, radix: 16)
@@ -57,49 +51,44 @@ package struct StableHash {
         hash.add(text)
         return hash.text
     }
+}
 
-    /// The hash of points: their property names, and each record's id, coordinate and properties.
-    package static func of(_ points: PointSet) -> String {
+/// An answer made from the data, whose `ETag` is a hash of what it says: the same answer has the same tag on every
+/// server and in every process, and an answer that didn't change keeps its tag across edits.
+protocol CacheableAnswer: ResponseGenerator {
+    /// The hash of what the answer says.
+    var contentHash: String { get }
+}
+
+extension CacheableAnswer where Self: Encodable {
+    /// The hash of the answer as JSON with sorted keys (the body's keys may come in another order, which says the same).
+    var contentHash: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
         var hash = StableHash()
-        for name in points.propertyNames { hash.add(name) }
-        for record in points.records {
-            hash.add(record.id)
-            hash.add(record.coordinate.latitude.bitPattern)
-            hash.add(record.coordinate.longitude.bitPattern)
-            for property in record.properties { hash.add(property) }
-        }
+        hash.add((try? encoder.encode(self)) ?? Data())
         return hash.text
-    }
-
-    private mutating func add(_ property: PropertyValue) {
-        switch property {
-        case .number(let number): add(number.bitPattern)
-        case .string(let text): add(text)
-        default: add(property.description)
-        }
     }
 }
 
 extension Routes {
-    /// A GET route whose answers are made from one version of the data: `tag` names that version (it is asked before
-    /// the answer is made, so that an answer is never labelled with a version older than its own), and `policy` says
-    /// how long it may be kept.
+    /// A GET route whose answers are made from the data: each carries its content's `ETag` and `policy`'s
+    /// `Cache-Control`, and a request whose `If-None-Match` names the tag is answered 304 without the body.
     func cachedGet(
-        _ path: String, policy: CachePolicy, tag: @escaping @Sendable (Request) throws -> String,
-        _ handler: @escaping @Sendable (Request, ServerRequestContext) async throws -> some ResponseGenerator
+        _ path: String, policy: CachePolicy,
+        _ handler: @escaping @Sendable (Request, ServerRequestContext) async throws -> some CacheableAnswer
     ) {
         route(
             path,
             [
                 .get: { request, context in
-                    let entityTag = "W/\"\(try tag(request))\""
+                    let answer = try await handler(request, context)
+                    let entityTag = "W/\"\(answer.contentHash)\""
                     let headers: HTTPFields = [.eTag: entityTag, .cacheControl: policy.cacheControl]
                     if Self.isNotModified(request, entityTag: entityTag) {
                         return Response(status: .notModified, headers: headers + [.vary: "Accept-Encoding"])
                     }
-                    var response = try await handler(request, context).response(from: request, context: context)
-                    // An error is not the data's: it keeps the headers it has.
-                    guard response.status.kind == .successful else { return response }
+                    var response = try answer.response(from: request, context: context)
                     response.headers[.eTag] = entityTag
                     response.headers[.cacheControl] = policy.cacheControl
                     return response

@@ -36,9 +36,6 @@ package struct ClusterService: Sendable {
     let writer: MarkerGeoJSON
     /// The clusters as vector tiles.
     package let tiles: ClusterTiles
-    /// The `ETag` of the answers made from these points: it names the version of the points and the options that
-    /// cluster them, the same on every server that serves them.
-    package let entityTag: String
 
     /// The largest viewport side, in points, that a bbox and zoom may ask for.
     package static let maximumViewSide = 16_384.0
@@ -89,12 +86,10 @@ package struct ClusterService: Sendable {
     /// values `aggregation` asks for.
     ///
     /// The options must pass ``MarkerOptions/validate()``, as ``buildApplication(_:logger:onServerRunning:)`` checks
-    /// before a server starts. `version` names the points' version (a live store's sequence number); without one, the
-    /// points' hash does.
+    /// before a server starts.
     package init(
         points: PointSet, index: ClusterIndex<Int>, buildTime: Duration, aggregation: PointAggregation,
-        tileURL: String? = nil, nameColumn: String? = nil, options: MarkerOptions = MarkerOptions(),
-        version: String? = nil
+        tileURL: String? = nil, nameColumn: String? = nil, options: MarkerOptions = MarkerOptions()
     ) {
         self.buildTime = buildTime
         self.points = points
@@ -106,24 +101,10 @@ package struct ClusterService: Sendable {
         bounds = Self.boundingBox(of: points.records.lazy.map(\.coordinate))
         writer = MarkerGeoJSON(points: points, clustering: markers.clustering, zoomConvention: options.zoomConvention)
         tiles = ClusterTiles(points: points, clustering: markers.clustering)
-        entityTag = Self.entityTag(
-            version: version ?? "p" + StableHash.of(points), options: options, aggregation: aggregation)
     }
 
-    /// An `ETag` of a version of the points and of the options and aggregation that make its answers.
-    private static func entityTag(version: String, options: MarkerOptions, aggregation: PointAggregation) -> String {
-        let clustering = options.clustering
-        let described = [
-            "\(clustering.cellSize)", "\(clustering.minCountForClustering)", "\(clustering.maxZoomLevelForClustering)",
-            "\(clustering.marginFactor)", "\(options.merges)", "\(options.diameters)", options.zoomConvention.rawValue,
-            "\(aggregation)",
-        ]
-        return "\(version)-\(StableHash.of(described.joined(separator: "|")))"
-    }
-
-    /// The service of another version of the same kind of points (a live server's): `base`'s options, these points,
-    /// `version` naming their version.
-    init(_ base: ClusterService, points: PointSet, index: ClusterIndex<Int>, version: String) {
+    /// The service of another version of the same kind of points (a live server's): `base`'s options, these points.
+    init(_ base: ClusterService, points: PointSet, index: ClusterIndex<Int>) {
         self.points = points
         buildTime = base.buildTime
         tileURL = base.tileURL
@@ -134,7 +115,6 @@ package struct ClusterService: Sendable {
         bounds = base.bounds
         writer = MarkerGeoJSON(points: points, clustering: markers.clustering, zoomConvention: options.zoomConvention)
         tiles = ClusterTiles(points: points, clustering: markers.clustering)
-        entityTag = Self.entityTag(version: version, options: options, aggregation: aggregation)
     }
 
     /// The smallest box holding `coordinates`: the widest band of longitudes without any (to a tenth of a degree) is

@@ -28,7 +28,7 @@ package func buildRouter(
 /// Until the points are loaded, the routes that answer from them are 503, `/healthz` is 200 and `/readyz` 503.
 /// `writable` says whether the edit routes take edits (a server of a store) or are 403.
 ///
-/// The answers made from the points carry their version's `ETag` and `caching`'s `Cache-Control` (by default
+/// The answers made from the points carry their content's `ETag` and `caching`'s `Cache-Control` (by default
 /// ``CachePolicy/live`` for a server of a store, ``CachePolicy/fixed`` for one of files); `/tiles.json` names the
 /// tiles at `publicURL`.
 package func buildRouter(
@@ -40,24 +40,23 @@ package func buildRouter(
     routes.probes { await points.unreadiness() }
     if let metrics { routes.metrics(metrics, points: points) }
     let policy = caching ?? (writable ? .live : .fixed)
-    let tag: @Sendable (Request) throws -> String = { _ in try points.service().entityTag }
-    routes.cachedGet("/api/clusters", policy: policy, tag: tag) { request, context in
+    routes.cachedGet("/api/clusters", policy: policy) { request, context in
         try points.service().clusters(try request.uri.decodeQuery(as: ViewQuery.self, context: context))
     }
-    routes.cachedGet("/api/clusters/:id/leaves", policy: policy, tag: tag) { request, context in
+    routes.cachedGet("/api/clusters/:id/leaves", policy: policy) { request, context in
         let query = try request.uri.decodeQuery(as: LeavesQuery.self, context: context)
         return try points.service().leaves(of: try context.parameters.require("id"), query)
     }
-    routes.cachedGet("/api/clusters/:id/children", policy: policy, tag: tag) { _, context in
+    routes.cachedGet("/api/clusters/:id/children", policy: policy) { _, context in
         try points.service().children(of: try context.parameters.require("id"))
     }
-    routes.cachedGet("/api/clusters/:id/expansion-zoom", policy: policy, tag: tag) { _, context in
+    routes.cachedGet("/api/clusters/:id/expansion-zoom", policy: policy) { _, context in
         try points.service().expansionZoom(of: try context.parameters.require("id"))
     }
     routes.get("/api/stats") { _, _ in try points.service().stats() }
     routes.get("/api/config") { _, _ in try points.configuration() }
     routes.tiles(
-        policy: policy, publicURL: publicURL, tag: tag,
+        policy: policy, publicURL: publicURL,
         tile: { address, categories throws(RequestError) in
             TileAnswer(bytes: try points.service().tile(address, categories: categories))
         },
@@ -130,17 +129,15 @@ private func liveRoutes(_ points: ServedPoints, on routes: Routes) {
 ///
 package func buildRouter(
     archive: any TileArchive, files: PageFiles, corsOrigin: String? = "*", limits: ServerLimits = ServerLimits(),
-    metrics: ServerMetrics? = nil, caching: CachePolicy = .fixed, publicURL: PublicURL = PublicURL(),
-    version: String = ""
+    metrics: ServerMetrics? = nil, caching: CachePolicy = .fixed, publicURL: PublicURL = PublicURL()
 ) -> Router<ServerRequestContext> {
     let routes = Routes(corsOrigin: corsOrigin, limits: limits, metrics: metrics)
     // The archive was opened before the server listens: ready from the start.
     routes.probes { nil }
     if let metrics { routes.metrics(metrics, points: nil) }
-    let service = ArchiveService(archive: archive, version: version)
+    let service = ArchiveService(archive: archive)
     routes.tiles(
-        policy: caching, publicURL: publicURL, tag: { _ in service.entityTag }, tile: service.tile(_:categories:),
-        tileJSON: service.tileJSON(baseURL:))
+        policy: caching, publicURL: publicURL, tile: service.tile(_:categories:), tileJSON: service.tileJSON(baseURL:))
     // The pages' files but the Leaflet page, which needs /api: `/` is the MapLibre page.
     routes.files(files, paths: files.pagePaths.filter { $0 != "/" })
     // Relative, so that it holds behind a proxy's path prefix.

@@ -67,24 +67,20 @@ struct Routes {
     }
 
     /// `/tiles/{z}/{x}/{y}.mvt` and `/tiles.json`, answered by `tile` and `tileJSON` (which takes the base URL the
-    /// tiles are named under), each with the `ETag` `tag` gives and `policy`'s `Cache-Control`.
+    /// tiles are named under), each with its `ETag` and `policy`'s `Cache-Control`.
     func tiles(
-        policy: CachePolicy, publicURL: PublicURL, tag: @escaping @Sendable (Request) throws -> String,
+        policy: CachePolicy, publicURL: PublicURL,
         tile: @escaping @Sendable (TileAddress, [String]?) throws(RequestError) -> TileAnswer,
         tileJSON: @escaping @Sendable (String) throws(RequestError) -> TileJSONAnswer
     ) {
-        cachedGet("/tiles/:z/:x/:y", policy: policy, tag: tag) { request, context in
+        cachedGet("/tiles/:z/:x/:y", policy: policy) { request, context in
             let query = try request.uri.decodeQuery(as: CategoriesQuery.self, context: context)
             let address = try TileAddress(
                 z: try context.parameters.require("z"), x: try context.parameters.require("x"),
                 y: try context.parameters.require("y"))
             return try tile(address, query.categories)
         }
-        // The answer names the base URL too, which may differ from request to request.
-        let tileJSONTag: @Sendable (Request) throws -> String = { request in
-            "\(try tag(request))-\(StableHash.of(publicURL.base(of: request)))"
-        }
-        cachedGet("/tiles.json", policy: policy, tag: tileJSONTag) { request, _ in
+        cachedGet("/tiles.json", policy: policy) { request, _ in
             try tileJSON(publicURL.base(of: request))
         }
     }

@@ -190,7 +190,7 @@ package func buildApplication(
         let router = buildRouter(
             archive: archive, files: files, corsOrigin: configuration.corsOrigin, limits: configuration.limits,
             metrics: metrics, caching: configuration.cacheControl.map(CachePolicy.init) ?? .fixed,
-            publicURL: configuration.publicURLPolicy, version: ArchiveService.version(of: url))
+            publicURL: configuration.publicURLPolicy)
         // Nothing to load: the port is told as soon as the server listens.
         let startup = Startup(loaded: true, onServerRunning: onServerRunning)
         return MapServer(
@@ -285,8 +285,7 @@ private func liveService(
     try checkNameColumn(configuration, of: state.points)
     let base = ClusterService(
         points: state.points, index: state.index, buildTime: clock.now - start, aggregation: configuration.aggregation,
-        tileURL: configuration.tileURL, nameColumn: configuration.nameColumn, options: configuration.markers,
-        version: "s\(state.sequence)")
+        tileURL: configuration.tileURL, nameColumn: configuration.nameColumn, options: configuration.markers)
     let writer = LiveWriter(live: opened.index, store: store)
     await writer.startFollowing()
     logger.info("\(state.index.count) live points in \(store.description)\(token != nil ? ", taking edits" : "")")
