@@ -108,12 +108,22 @@ public struct ClusterGeoJSON: Sendable {
         json.raw("}}")
     }
 
-    /// A cluster's aggregates as properties: each reduction by its name (`population_sum`), `weight` when the index
-    /// keeps weights, and `categories`, the count of each category that has members (`{"EU":31,"AS":4}`).
+    /// A cluster's aggregates as properties: each reduction by its name (`population_sum`; a ``ValueCounts``, each
+    /// value's count as `<name>_<value>`), `weight` when the index keeps weights, and `categories`, the count of each
+    /// category that has members (`{"EU":31,"AS":4}`).
     ///
     /// `keys` are the properties' names already written as JSON, once for a whole answer.
     private static func write(_ aggregates: ClusterAggregates, keys: AggregateKeys, into json: inout JSONText) {
         for (position, key) in keys.reductions.enumerated() {
+            if let counts = aggregates.reduction(at: position) as? ValueCounts {
+                for (name, count) in counts.properties(named: aggregates.reductionNames[position]) {
+                    json.raw(",")
+                    json.string(name)
+                    json.raw(":")
+                    json.raw(String(count))
+                }
+                continue
+            }
             json.raw(key)
             if let number = aggregates.number(at: position) {
                 json.number(number)

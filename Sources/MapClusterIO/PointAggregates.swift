@@ -1,10 +1,16 @@
 public import MapCluster
 
-/// What a file's points add up to in every cluster, by column: a weight, a category, and reductions of numbers, as the
-/// command line's `--weight`, `--category` and `--reduce` ask for them.
+/// What a file's points add up to in every cluster, by column: a weight, columns of categories, and named reductions of
+/// numbers, as the command line's `--weight`, `--category` and `--reduce` ask for them, and as MapLibre's
+/// `clusterProperties` name them.
 ///
-///     let aggregation = try PointAggregation(category: "continent", reductions: [.init("population", .sum)])
+///     let aggregation = PointAggregation(
+///         categories: ["continent", "feature"], reductions: [.init("population", .sum, name: "people")])
 ///     let index = try points.indexByRecord(aggregating: aggregation)
+///
+/// The first column of categories is the index's own (``MapCluster/AggregateSchema/categories``): queries can select
+/// by it, and clusters carry `categories` in GeoJSON and `category_<value>` in tiles. Each further one is counted by a
+/// ``ValueCounts`` reduction named after its column: `<column>_<value>` in GeoJSON and tiles alike.
 public struct PointAggregation: Sendable, Hashable {
     /// One reduction of a numeric column.
     public struct ColumnReduction: Sendable, Hashable, CustomStringConvertible {
@@ -12,34 +18,45 @@ public struct PointAggregation: Sendable, Hashable {
         public var column: String
         /// What is computed of it.
         public var operation: Operation
+        /// The name clusters report it under: by default `population_sum`.
+        public var name: String
 
-        /// A reduction of a column.
-        public init(_ column: String, _ operation: Operation) {
+        /// A reduction of a column, named `name`, or `<column>_<operation>` without one.
+        public init(_ column: String, _ operation: Operation, name: String? = nil) {
             self.column = column
             self.operation = operation
+            self.name = name ?? "\(column)_\(operation.rawValue)"
         }
 
-        /// Reads `COLUMN:OPERATION`, as in `population:sum`; `nil` if the text is not one.
+        /// Reads `[NAME=]COLUMN:OPERATION`, as in `population:sum` or `people=population:sum`; `nil` if the text is
+        /// not one.
         public init?(text: String) {
-            guard let colon = text.lastIndex(of: ":"),
-                let operation = Operation(rawValue: String(text[text.index(after: colon)...])),
-                colon > text.startIndex
+            var rest = Substring(text)
+            var name: String?
+            if let equals = rest.firstIndex(of: "=") {
+                name = String(rest[..<equals])
+                rest = rest[rest.index(after: equals)...]
+                guard name?.isEmpty == false else { return nil }
+            }
+            guard let colon = rest.lastIndex(of: ":"),
+                let operation = Operation(rawValue: String(rest[rest.index(after: colon)...])),
+                colon > rest.startIndex
             else { return nil }
-            self.init(String(text[..<colon]), operation)
+            self.init(String(rest[..<colon]), operation, name: name)
         }
 
-        /// The name clusters report it under: `population_sum`.
-        public var name: String { "\(column)_\(operation.rawValue)" }
-
-        /// `population:sum`.
-        public var description: String { "\(column):\(operation.rawValue)" }
+        /// `population:sum`, or `people=population:sum` for one named otherwise.
+        public var description: String {
+            let plain = "\(column):\(operation.rawValue)"
+            return name == "\(column)_\(operation.rawValue)" ? plain : "\(name)=\(plain)"
+        }
 
         var reduction: Reduction {
             switch operation {
-            case .sum: .sum(column)
-            case .min: .min(column)
-            case .max: .max(column)
-            case .mean: .mean(column)
+            case .sum: Reduction(name, Sum.self)
+            case .min: Reduction(name, Minimum.self)
+            case .max: Reduction(name, Maximum.self)
+            case .mean: Reduction(name, Mean.self)
             }
         }
     }
@@ -51,32 +68,90 @@ public struct PointAggregation: Sendable, Hashable {
 
     /// The column of weights (finite numbers, not negative; a point without one weighs 1); `nil` for none.
     public var weight: String?
-    /// The column of categories (at most 64 distinct values; a point without one belongs to none); `nil` for none.
-    public var category: String?
+    /// The columns of categories, each counted per cluster (a point without a value belongs to none of its
+    /// categories): the first has at most ``MapCluster/AggregateSchema/maximumCategoryCount`` distinct values, each
+    /// further one at most ``maximumCountedValues``.
+    public var categories: [String]
     /// The reductions, in order.
     public var reductions: [ColumnReduction]
 
-    /// An aggregation; `nil` columns and no reductions aggregate nothing.
-    public init(weight: String? = nil, category: String? = nil, reductions: [ColumnReduction] = []) {
+    /// The most distinct values of a column of categories after the first.
+    public static let maximumCountedValues = 256
+
+    /// An aggregation; `nil` columns and no reductions aggregate nothing. `category` is the first column of
+    /// categories, before `categories`.
+    public init(
+        weight: String? = nil, category: String? = nil, categories: [String] = [], reductions: [ColumnReduction] = []
+    ) {
         self.weight = weight
-        self.category = category
+        self.categories = (category.map { [$0] } ?? []) + categories
         self.reductions = reductions
     }
 
+    /// The first column of categories: the index's own, by which queries select.
+    public var category: String? { categories.first }
+
+    /// The columns of categories after the first, each counted by a ``ValueCounts`` reduction.
+    public var countedCategories: ArraySlice<String> { categories.dropFirst() }
+
     /// Whether it asks for nothing.
-    public var isEmpty: Bool { weight == nil && category == nil && reductions.isEmpty }
+    public var isEmpty: Bool { weight == nil && categories.isEmpty && reductions.isEmpty }
+
+    /// The reductions clusters carry, in order: the numeric ones, then one ``ValueCounts`` for each column of
+    /// categories after the first.
+    var schemaReductions: [Reduction] {
+        reductions.map(\.reduction) + countedCategories.map { Reduction($0, ValueCounts.self) }
+    }
+}
+
+/// How many members of a cluster have each value of a column of categories: the reduction
+/// ``PointAggregation`` keeps for each column of categories after the first.
+///
+/// Its values are not fixed in advance, so a live edit may bring one not seen before. Clusters report it as one
+/// property per value, `<column>_<value>`, in GeoJSON and in tiles.
+public struct ValueCounts: ClusterAggregate {
+    /// The count of each value that has members.
+    public var counts: [String: Int]
+
+    /// One member's value, or a member without one (`nil`).
+    public init(_ value: String?) {
+        counts = value.map { [$0: 1] } ?? [:]
+    }
+
+    /// The value of no member.
+    public static var identity: ValueCounts { ValueCounts(nil) }
+
+    /// Adds another value's members.
+    public mutating func merge(_ other: ValueCounts) {
+        counts.merge(other.counts, uniquingKeysWith: +)
+    }
+
+    /// The properties a cluster reports it as, by value: `kind_bus`, `kind_tram`.
+    public func properties(named name: String) -> [(name: String, count: Int)] {
+        counts.sorted { $0.key < $1.key }.map { ("\(name)_\($0.key)", $0.value) }
+    }
+
+    /// A category's name: the text of a value that is present and not empty.
+    @_spi(MapClusterServer) public static func name(of value: PropertyValue) -> String? {
+        value == .null || value == .string("") ? nil : value.description
+    }
 }
 
 extension PointSet {
     /// An index of the records, each element its record's position in ``records``, keeping the aggregates
     /// `aggregation` asks for.
     ///
+    /// The index's categories are `knownCategories`, then the other values of the first column of categories, in
+    /// order: a live index that rebuilds keeps its categories' places, and so its filtered clusters' ids.
+    ///
     /// - Throws: ``PointFileError`` naming the file, line or feature and field of the first bad value: a column no file
-    ///   has, a weight or reduced value that is not a number, a negative weight, more than 64 categories. Nothing is
+    ///   has, a weight or reduced value that is not a number, a negative weight, too many categories. Nothing is
     ///   built then.
-    public func indexByRecord(aggregating aggregation: PointAggregation) throws(PointFileError) -> ClusterIndex<Int> {
+    public func indexByRecord(aggregating aggregation: PointAggregation, knownCategories: [String] = [])
+        throws(PointFileError) -> ClusterIndex<Int>
+    {
         guard !aggregation.isEmpty else { return indexByRecord() }
-        let (schema, values) = try aggregateValues(aggregation)
+        let (schema, values) = try aggregateValues(aggregation, knownCategories: knownCategories)
         do {
             return try ClusterIndex(
                 records.enumerated().map { ($0.offset, $0.element.coordinate) }, values: values, schema: schema)
@@ -86,9 +161,14 @@ extension PointSet {
     }
 
     /// The schema and the values, column by column, of the aggregates `aggregation` asks for.
-    public func aggregateValues(_ aggregation: PointAggregation) throws(PointFileError) -> (
-        AggregateSchema, ElementValueColumns
-    ) {
+    ///
+    /// The schema's categories are `knownCategories` (a live index's, which keep their places), then the other values
+    /// of the first column of categories, in order.
+    public func aggregateValues(_ aggregation: PointAggregation, knownCategories: [String] = []) throws(PointFileError)
+        -> (
+            AggregateSchema, ElementValueColumns
+        )
+    {
         var values = ElementValueColumns()
         if let column = aggregation.weight {
             let position = try propertyPosition(column)
@@ -108,12 +188,11 @@ extension PointSet {
         var categories: [String] = []
         if let column = aggregation.category {
             let position = try propertyPosition(column)
-            var names: Set<String> = []
+            var names: Set<String> = Set(knownCategories)
             var ofRecord: [String?] = []
             ofRecord.reserveCapacity(records.count)
             for record in records {
-                let value = record.property(at: position)
-                let name: String? = value == .null || value == .string("") ? nil : value.description
+                let name = ValueCounts.name(of: record.property(at: position))
                 if let name, names.insert(name).inserted, names.count > AggregateSchema.maximumCategoryCount {
                     throw record.origin.error(
                         field: column,
@@ -122,7 +201,8 @@ extension PointSet {
                 }
                 ofRecord.append(name)
             }
-            categories = names.sorted()
+            // The known ones keep their places; new ones follow, in order.
+            categories = knownCategories + names.subtracting(knownCategories).sorted()
             values.categories = ofRecord
         }
         for reduction in aggregation.reductions {
@@ -140,10 +220,26 @@ extension PointSet {
             }
             values.reductions.append(.numbers(numbers))
         }
+        for column in aggregation.countedCategories {
+            let position = try propertyPosition(column)
+            var names: Set<String> = []
+            var counts: [any ClusterAggregate] = []
+            counts.reserveCapacity(records.count)
+            for record in records {
+                let name = ValueCounts.name(of: record.property(at: position))
+                if let name, names.insert(name).inserted, names.count > PointAggregation.maximumCountedValues {
+                    throw record.origin.error(
+                        field: column,
+                        "'\(name)' is a category too many: a column of categories after the first has at most "
+                            + "\(PointAggregation.maximumCountedValues) distinct values")
+                }
+                counts.append(ValueCounts(name))
+            }
+            values.reductions.append(.values(counts))
+        }
         do {
             let schema = try AggregateSchema(
-                categories: categories, weighted: aggregation.weight != nil,
-                reductions: aggregation.reductions.map(\.reduction))
+                categories: categories, weighted: aggregation.weight != nil, reductions: aggregation.schemaReductions)
             return (schema, values)
         } catch {
             throw PointFileError(file: files, message: "\(error)")
@@ -194,13 +290,11 @@ extension PointAggregation {
             }
         }
         if let column = category {
-            let text = value(column)
-            let name: String? = text == .null || text == .string("") ? nil : text.description
+            let name = ValueCounts.name(of: value(column))
             if let name, !schema.categories.contains(name) {
                 throw record.origin.error(
                     field: column,
-                    "unknown category '\(name)': the categories are those of the points the server started with ("
-                        + schema.categories.joined(separator: ", ") + ")")
+                    "unknown category '\(name)': the categories are " + schema.categories.joined(separator: ", "))
             }
             values.category = name
         }
@@ -220,7 +314,19 @@ extension PointAggregation {
             case .mean: values.reductions.append(Mean(number))
             }
         }
+        for column in countedCategories {
+            values.reductions.append(ValueCounts(ValueCounts.name(of: value(column))))
+        }
         return values
+    }
+
+    /// The value of `record`'s first column of categories when `schema` doesn't have it: what a live index adds to
+    /// its categories before it takes the record; `nil` when the schema has it or the record has none.
+    public func newCategory(of record: PointRecord, propertyNames: [String], schema: AggregateSchema) -> String? {
+        guard let column = category, let position = propertyNames.firstIndex(of: column),
+            let name = ValueCounts.name(of: record.property(at: position)), !schema.categories.contains(name)
+        else { return nil }
+        return name
     }
 }
 

@@ -82,6 +82,40 @@ struct PointAggregationTests {
         }
     }
 
+    @Test func reductionsTakeTheNamesTheyAreGivenAndFurtherColumnsOfCategoriesAreCounted() throws {
+        #expect(PointAggregation.ColumnReduction(text: "people=population:sum")?.name == "people")
+        #expect(PointAggregation.ColumnReduction(text: "population:max")?.name == "population_max")
+        #expect(PointAggregation.ColumnReduction(text: "people=population:sum")?.description == "people=population:sum")
+        for bad in ["=population:sum", "population", "people=population:median", ":sum"] {
+            #expect(PointAggregation.ColumnReduction(text: bad) == nil, "\(bad)")
+        }
+        let points = try CSVPointReader().read(Self.csv, file: "cities.csv")
+        let aggregation = PointAggregation(
+            categories: ["continent", "name"],
+            reductions: [.init("population", .sum, name: "people"), .init("population", .max, name: "largest")])
+        let index = try points.indexByRecord(aggregating: aggregation)
+        var options = ClusterOptions<Int>()
+        options.cellSize = 256
+        let clustering = index.clustering(options)
+        let clusters = clustering.clusters(in: Viewport(rect: .world, size: ViewSize(width: 256, height: 256)))
+        let text = try ClusterGeoJSON(points: points, clustering: clustering).featureCollection(clusters)
+        for expected in [
+            #""people":19300000"#, #""largest":8900000"#, #""name_Paris":1"#, #""name_Paris 2":1"#,
+            #""name_London":1"#, #""name_New York":1"#, #""categories":{"EU":3,"NA":1}"#,
+        ] {
+            #expect(text.contains(expected), "\(expected) in \(text)")
+        }
+        // A further column has at most 256 values, and says where the one too many is.
+        let rows = (0..<257).map { "p\($0),1,1,a,kind\($0)" }.joined(separator: "\n")
+        let many = try CSVPointReader().read("id,lat,lon,first,kind\n" + rows + "\n", file: "k.csv")
+        do {
+            _ = try many.indexByRecord(aggregating: PointAggregation(categories: ["first", "kind"]))
+            Issue.record("257 values were taken")
+        } catch {
+            #expect(error.line == 258 && error.field == "kind" && error.message.contains("at most 256"), "\(error)")
+        }
+    }
+
     @Test func geoJSONClustersWriteTheirAggregates() throws {
         let points = try CSVPointReader().read(Self.csv, file: "cities.csv")
         let aggregation = PointAggregation(

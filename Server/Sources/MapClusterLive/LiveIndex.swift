@@ -1,6 +1,6 @@
 import Foundation
 @_spi(MapClusterServer) public import MapCluster
-public import MapClusterIO
+@_spi(MapClusterServer) public import MapClusterIO
 import MapClusterManager
 
 /// A live server's points and their index, changed by edits while any number of readers query them.
@@ -38,8 +38,14 @@ public final class LiveIndex: @unchecked Sendable {
 
     /// What clusters add up.
     public let aggregation: PointAggregation
-    /// The aggregates' schema (categories, reductions), fixed at start; `nil` when nothing is aggregated.
-    public let schema: AggregateSchema?
+    /// The aggregates' schema (categories, reductions) of the current version; `nil` when nothing is aggregated.
+    ///
+    /// Its categories grow when an edit brings one not seen before (the index is rebuilt then, keeping the others'
+    /// places), up to ``MapCluster/AggregateSchema/maximumCategoryCount``.
+    public var schema: AggregateSchema? { current.index.schema }
+    /// The values seen of each column of categories after the first, which edits may add to up to
+    /// ``MapClusterIO/PointAggregation/maximumCountedValues``; guarded by `lock`.
+    private var countedValues: [String: Set<String>] = [:]
 
     /// Guards `state`, `slots`, `log` and `subscribers`.
     ///
@@ -69,9 +75,19 @@ public final class LiveIndex: @unchecked Sendable {
     public init(points: PointSet, sequence: Int64, aggregation: PointAggregation) throws(PointFileError) {
         let index = try points.indexByRecord(aggregating: aggregation)
         self.aggregation = aggregation
-        schema = index.schema
         state = State(version: 0, sequence: sequence, points: points, index: index)
         slots = Self.slots(of: points)
+        countedValues = Self.countedValues(of: points, aggregation: aggregation)
+    }
+
+    /// The values of each column of categories after the first among `points`.
+    private static func countedValues(of points: PointSet, aggregation: PointAggregation) -> [String: Set<String>] {
+        var values: [String: Set<String>] = [:]
+        for column in aggregation.countedCategories {
+            guard let position = points.propertyNames.firstIndex(of: column) else { continue }
+            values[column] = Set(points.records.lazy.compactMap { ValueCounts.name(of: $0.property(at: position)) })
+        }
+        return values
     }
 
     /// The slot of each point of a set: its position.
@@ -106,14 +122,45 @@ public final class LiveIndex: @unchecked Sendable {
         return (points.records[slot], points.propertyNames)
     }
 
-    /// Checks an edit's points against the aggregation (a reduced value that is not a number, a negative weight, an
-    /// unknown category), as the index would take them.
+    /// Checks an edit's points against the aggregation (a reduced value that is not a number, a negative weight, a
+    /// category too many), as the index would take them.
+    ///
+    /// A category not seen before is taken, while its column has fewer than its limit: the first column's is
+    /// ``MapCluster/AggregateSchema/maximumCategoryCount``, each further one's
+    /// ``MapClusterIO/PointAggregation/maximumCountedValues``.
     ///
     /// - Throws: ``MapClusterIO/PointFileError`` naming the feature and field.
     public func check(_ edit: PointEdit) throws(PointFileError) {
-        guard let schema else { return }
+        guard var schema else { return }
+        let names = edit.puts.propertyNames
+        var seen = lock.withLock { countedValues }
         for record in edit.puts.records {
-            _ = try aggregation.values(of: record, propertyNames: edit.puts.propertyNames, schema: schema)
+            if let name = aggregation.newCategory(of: record, propertyNames: names, schema: schema) {
+                let column = aggregation.category ?? ""
+                guard schema.categories.count < AggregateSchema.maximumCategoryCount,
+                    let grown = try? schema.adding(category: name)
+                else {
+                    throw record.origin.error(
+                        field: column,
+                        "'\(name)' would be a category too many: '\(column)' has \(schema.categories.count) already, "
+                            + "the most a column of categories may have (\(AggregateSchema.maximumCategoryCount))")
+                }
+                schema = grown
+            }
+            for column in aggregation.countedCategories {
+                guard let position = names.firstIndex(of: column),
+                    let name = ValueCounts.name(of: record.property(at: position)),
+                    seen[column, default: []].insert(name).inserted
+                else { continue }
+                guard seen[column, default: []].count <= PointAggregation.maximumCountedValues else {
+                    throw record.origin.error(
+                        field: column,
+                        "'\(name)' would be a category too many: '\(column)' has "
+                            + "\(PointAggregation.maximumCountedValues) values already, the most a column of "
+                            + "categories after the first may have")
+                }
+            }
+            _ = try aggregation.values(of: record, propertyNames: names, schema: schema)
         }
     }
 
@@ -130,6 +177,25 @@ public final class LiveIndex: @unchecked Sendable {
         var keys: [UInt64]? = []
         var counts: [(inserted: Int, moved: Int, deleted: Int)] = []
         if edits.reduce(0, { $0 + $1.edit.count }) > Self.largestListedChange { keys = nil }
+        // Categories not seen before: the index is rebuilt with them (rarely: each column has few), and every marker
+        // may have changed.
+        if let grown = grownSchema(for: edits.map(\.edit)) {
+            index = rebuilt(index, points: points, schema: grown)
+            keys = nil
+        }
+        let schema = index.schema
+        lock.withLock {
+            for (edit, _) in edits {
+                for column in aggregation.countedCategories {
+                    guard let position = edit.puts.propertyNames.firstIndex(of: column) else { continue }
+                    for record in edit.puts.records {
+                        if let name = ValueCounts.name(of: record.property(at: position)) {
+                            countedValues[column, default: []].insert(name)
+                        }
+                    }
+                }
+            }
+        }
 
         func slot(of key: PointKey) -> Int? {
             if let changed = changedSlots[key] { return changed }
@@ -212,15 +278,56 @@ public final class LiveIndex: @unchecked Sendable {
         return Applied(version: version, counts: counts)
     }
 
+    /// The schema with the categories `edits` bring that it doesn't have, in order; `nil` when they bring none (or
+    /// nothing is aggregated). Past the most a schema holds, the others are left out (their points count in no
+    /// category): only a batch another server committed can bring them, since ``check(_:)`` refuses them here.
+    private func grownSchema(for edits: [PointEdit]) -> AggregateSchema? {
+        guard var schema = state.index.schema else { return nil }
+        var grew = false
+        for edit in edits {
+            for record in edit.puts.records {
+                guard
+                    let name = aggregation.newCategory(
+                        of: record, propertyNames: edit.puts.propertyNames, schema: schema),
+                    let grown = try? schema.adding(category: name)
+                else { continue }
+                schema = grown
+                grew = true
+            }
+        }
+        return grew ? schema : nil
+    }
+
+    /// `index` built again with `schema`: the live points' slots, coordinates and values.
+    private func rebuilt(_ index: ClusterIndex<Int>, points: PointSet, schema: AggregateSchema) -> ClusterIndex<Int> {
+        var fresh = ClusterIndex<Int>(schema: schema)
+        let live = slots.values.compactMap { slot in
+            index.coordinate(of: slot).map {
+                (slot, $0, elementValues(of: points.records[slot], in: points, schema: schema))
+            }
+        }
+        do {
+            try fresh.insert(contentsOf: live)
+        } catch {
+            // Not reached: every value is checked or neutral.
+            assertionFailure("a rebuild's aggregate values were refused: \(error)")
+            return index
+        }
+        return fresh
+    }
+
     /// Replaces every point with a store's (after a follower fell too far behind to catch up batch by batch).
     func reload(_ points: PointSet, sequence: Int64) throws(PointFileError) {
-        let index = try points.indexByRecord(aggregating: aggregation)
+        let index = try points.indexByRecord(
+            aggregating: aggregation, knownCategories: state.index.schema?.categories ?? [])
         let slots = Self.slots(of: points)
+        let counted = Self.countedValues(of: points, aggregation: aggregation)
         freeSlots = []
         let (version, listeners) = lock.withLock {
             let version = state.version + 1
             state = State(version: version, sequence: sequence, points: points, index: index)
             self.slots = slots
+            countedValues = counted
             record(version, touching: nil)
             return (version, Array(subscribers.values))
         }

@@ -90,10 +90,12 @@ package struct ConfigurationAnswer: ResponseEncodable, Sendable {
     package let points: Int
     /// The categories clusters count, in order: the legend's.
     package let categories: [String]
-    /// The reductions clusters carry, by name: what a popup shows.
+    /// The numeric reductions clusters carry, by name: what a popup shows.
     package let reductions: [String]
     /// The property of a single point that holds its category, if points have categories.
     package let categoryColumn: String?
+    /// The columns of categories after the first, whose values clusters count as `COLUMN_VALUE`.
+    package var countedCategories: [String] = []
     /// The property that titles a point's popup, if the points have one.
     package let nameColumn: String?
     /// The sizes to draw markers at: the ones the server's answers keep apart.
@@ -112,6 +114,7 @@ package struct ConfigurationAnswer: ResponseEncodable, Sendable {
     enum CodingKeys: String, CodingKey {
         case tiles, points, categories, reductions, markers, bounds, live
         case categoryColumn = "category_column"
+        case countedCategories = "counted_categories"
         case nameColumn = "name_column"
         case maxZoom = "max_zoom"
         case mergesMarkers = "merges_markers"
@@ -126,6 +129,7 @@ package struct ConfigurationAnswer: ResponseEncodable, Sendable {
         try container.encode(categories, forKey: .categories)
         try container.encode(reductions, forKey: .reductions)
         try container.encode(categoryColumn, forKey: .categoryColumn)
+        try container.encode(countedCategories, forKey: .countedCategories)
         try container.encode(nameColumn, forKey: .nameColumn)
         try container.encode(markers, forKey: .markers)
         try container.encode(mergesMarkers, forKey: .mergesMarkers)

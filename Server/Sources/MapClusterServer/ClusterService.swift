@@ -245,7 +245,8 @@ package struct ClusterService: Sendable {
     func configuration(bounds: [Double]?, live: Bool) -> ConfigurationAnswer {
         ConfigurationAnswer(
             tiles: tileURL, points: index.count, categories: index.schema?.categories ?? [],
-            reductions: index.schema?.reductions.map(\.name) ?? [], categoryColumn: aggregation.category,
+            reductions: index.schema?.reductions.filter { $0.valueType != ValueCounts.self }.map(\.name) ?? [],
+            categoryColumn: aggregation.category, countedCategories: Array(aggregation.countedCategories),
             nameColumn: nameColumn, markers: markerDiameters, mergesMarkers: options.merges,
             zoomConvention: options.zoomConvention, bounds: bounds, maxZoom: Self.pageMaximumZoom, live: live)
     }

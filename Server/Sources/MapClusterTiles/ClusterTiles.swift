@@ -173,12 +173,35 @@ public struct ClusterTiles: Sendable {
             "id": "String: a single point's id, unless it is a whole number, which is the feature's id",
         ]
         for name in points.propertyNames { fields[name] = "a single point's \(name)" }
-        for name in index.schema?.reductions.map(\.name) ?? [] { fields[name] = "Number: the cluster's \(name)" }
+        for reduction in index.schema?.reductions ?? [] where reduction.valueType != ValueCounts.self {
+            fields[reduction.name] = "Number: the cluster's \(reduction.name)"
+        }
+        // The values of each column of categories after the first that the points have now.
+        for (name, counts) in countedCategories {
+            for (field, _) in counts.properties(named: name) {
+                fields[field] = "Number: the cluster's points whose \(name) is \(field.dropFirst(name.count + 1))"
+            }
+        }
         if index.schema?.isWeighted == true { fields["weight"] = "Number: the cluster's total weight" }
         for category in index.schema?.categories ?? [] {
             fields[Self.categoryPrefix + category] = "Number: the cluster's points of category \(category)"
         }
         return fields
+    }
+
+    /// The counts of each column of categories after the first, over every point, by the column's name.
+    public var countedCategories: [(name: String, counts: ValueCounts)] {
+        guard let schema = index.schema, schema.reductions.contains(where: { $0.valueType == ValueCounts.self }),
+            let world = try? clustering.aggregates(of: clustering.clusters(in: .world, zoom: 0))
+        else { return [] }
+        var totals: [String: ValueCounts] = [:]
+        for aggregates in world {
+            for (position, name) in aggregates.reductionNames.enumerated() {
+                guard let counts = aggregates.reduction(at: position) as? ValueCounts else { continue }
+                totals[name, default: .identity].merge(counts)
+            }
+        }
+        return schema.reductions.compactMap { reduction in totals[reduction.name].map { (reduction.name, $0) } }
     }
 
     /// A single point's id as MVT's feature id, when it is a whole number written plainly (`42`, not `042` or
@@ -215,7 +238,11 @@ public struct ClusterTiles: Sendable {
         }
         if let aggregates {
             for (position, name) in aggregates.reductionNames.enumerated() {
-                if let number = aggregates.number(at: position) { properties.append((name, .number(number))) }
+                if let number = aggregates.number(at: position) {
+                    properties.append((name, .number(number)))
+                } else if let counts = aggregates.reduction(at: position) as? ValueCounts {
+                    properties += counts.properties(named: name).map { ($0.name, .number(Double($0.count))) }
+                }
             }
             if index.schema?.isWeighted == true { properties.append(("weight", .number(aggregates.weight))) }
             for (category, count) in zip(aggregates.categories, aggregates.categoryCounts) where count > 0 {

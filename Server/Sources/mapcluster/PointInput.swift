@@ -25,14 +25,24 @@ struct PointInput: ParsableArguments {
     @Option(help: "A numeric column of weights (not negative; a point without one weighs 1).")
     var weight: String?
 
-    @Option(help: "A column of categories (at most 64 distinct values): clusters count each.")
-    var category: String?
+    @Option(
+        name: .customLong("category"),
+        help: ArgumentHelp(
+            """
+            A column of categories, whose values clusters count. Repeatable: the first (at most 64 values) is the one \
+            the API's categories= and the legend select by, and clusters carry it as 'categories' (GeoJSON) and \
+            category_VALUE (tiles); each further one (at most 256 values) as COLUMN_VALUE in both.
+            """, valueName: "column"))
+    var categories: [String] = []
 
     @Option(
         name: .customLong("reduce"),
         help: ArgumentHelp(
-            "A numeric column and what clusters carry of it: sum, min, max or mean. Repeatable.",
-            valueName: "column:operation"))
+            """
+            A numeric column and what clusters carry of it: sum, min, max or mean, under NAME (default: \
+            COLUMN_OPERATION), as MapLibre's clusterProperties name theirs. Repeatable.
+            """,
+            valueName: "[name=]column:operation"))
     var reductions: [String] = []
 
     /// The aggregation the options ask for: for the bundled sample without any, its continents and the sum of its
@@ -41,12 +51,12 @@ struct PointInput: ParsableArguments {
         let reductions = try reductions.map { text in
             guard let reduction = PointAggregation.ColumnReduction(text: text) else {
                 throw ValidationError(
-                    "--reduce '\(text)' is not COLUMN:OPERATION, the operation one of "
+                    "--reduce '\(text)' is not [NAME=]COLUMN:OPERATION, the operation one of "
                         + PointAggregation.Operation.allCases.map(\.rawValue).joined(separator: ", "))
             }
             return reduction
         }
-        let asked = PointAggregation(weight: weight, category: category, reductions: reductions)
+        let asked = PointAggregation(weight: weight, categories: categories, reductions: reductions)
         guard files.isEmpty && asked.isEmpty else { return asked }
         return PointAggregation(category: "continent", reductions: [.init("population", .sum)])
     }

@@ -24,13 +24,13 @@ struct ServeCommand: AsyncParsableCommand {
 
             Every option can come from an environment variable instead: MAPCLUSTER_ and its name in capitals, with \
             _ for - (MAPCLUSTER_PORT=9000, MAPCLUSTER_CACHE_CONTROL='public, max-age=60'; a flag takes true or false; \
-            --reduce takes several values separated by commas). An option on the command line wins.
+            --reduce and --category take several values separated by commas). An option on the command line wins.
 
             Example: mapcluster serve places.csv --category kind --reduce capacity:sum --min-points 3 --max-zoom 14
             """)
 
     /// The options an environment variable may give several values of, separated by commas.
-    static let repeatableOptions: Set<String> = ["reduce"]
+    static let repeatableOptions: Set<String> = ["reduce", "category"]
 
     @OptionGroup var input: PointInput
 

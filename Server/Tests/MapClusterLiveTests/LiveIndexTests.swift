@@ -95,7 +95,6 @@ struct LiveIndexTests {
         for (bad, field) in [
             (["speed": PropertyValue.string("fast")], "speed"),
             (["load": .number(-1)], "load"),
-            (["kind": .string("ferry")], "kind"),
         ] {
             var edit = PointEdit(
                 puts: try points([("c", 5, 5, ["speed": .number(1)]), ("d", 6, 6, bad)]))
@@ -112,6 +111,48 @@ struct LiveIndexTests {
         #expect(after.version == before.version)
         #expect(Set(contents(of: after).keys) == ["a", "b"])
         #expect(try await writer.store.load().points.count == 2)
+    }
+
+    @Test func anEditMayBringCategoriesNotSeenBeforeUpToEachColumnsLimit() async throws {
+        let aggregation = PointAggregation(categories: ["kind", "line"], reductions: [.init("speed", .sum)])
+        let writer = try await liveWriter(
+            try points([
+                ("a", 1, 1, ["kind": .string("bus"), "line": .string("L1"), "speed": .number(3)]),
+                ("b", 1.001, 1.001, ["kind": .string("tram"), "line": .string("L2"), "speed": .number(4)]),
+            ]), aggregation: aggregation)
+        _ = try await writer.write(
+            PointEdit(
+                puts: try points([
+                    ("c", 1.002, 1.002, ["kind": .string("ferry"), "line": .string("L9"), "speed": .number(5)])
+                ])))
+        var state = writer.live.current
+        // The new category comes after the others, which keep their places.
+        #expect(state.index.schema?.categories == ["bus", "tram", "ferry"])
+        let rect = try MapRect(boundingBox: "0,0,2,2")
+        let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: 4))
+        let clustering = state.index.clustering(ClusterOptions())
+        let cluster = try #require(clustering.clusters(in: viewport).first)
+        let aggregates = try #require(try clustering.aggregates(of: [cluster])?.first)
+        #expect(
+            cluster.count == 3 && aggregates.count(ofCategory: "ferry") == 1 && aggregates.number("speed_sum") == 12)
+        let lines = try #require(
+            aggregates.reductionNames.firstIndex(of: "line").map(aggregates.reduction(at:)) as? ValueCounts)
+        #expect(lines.counts == ["L1": 1, "L2": 1, "L9": 1])
+
+        // Up to 64 kinds, then a clear error that names the point and the column, and nothing changes.
+        let more = (0..<61).map { ("k\($0)", 3.0, Double($0) / 100, ["kind": PropertyValue.string("kind \($0)")]) }
+        _ = try await writer.write(PointEdit(puts: try points(more)))
+        state = writer.live.current
+        #expect(state.index.schema?.categories.count == 64)
+        var edit = PointEdit(puts: try points([("z", 4, 4, ["kind": .string("one too many")])]))
+        edit.puts.records[0].origin = PointOrigin(file: "request body", feature: 0)
+        await #expect {
+            try await writer.write(edit)
+        } throws: { error in
+            (error as? PointFileError)?.field == "kind" && "\(error)".contains("category too many")
+        }
+        #expect(writer.live.current.version == state.version)
+        #expect(writer.live.current.index.count == 64)
     }
 
     @Test func aggregatesFollowTheEdits() async throws {

@@ -127,10 +127,6 @@ struct LiveServiceTests {
             "request body features[1] (field population): 'many' is not a number"
         ),
         (
-            #"{"type":"FeatureCollection","features":[\#(LiveServiceTests.feature("a", 1, 1)),\#(LiveServiceTests.feature("b", 1, 2, #"{"continent":"Atlantis"}"#))]}"#,
-            "request body features[1] (field continent): unknown category 'Atlantis'"
-        ),
-        (
             #"{"type":"FeatureCollection","features":[\#(LiveServiceTests.feature("a", 1, 1)),{"type":"Feature","id":"l","geometry":{"type":"LineString","coordinates":[[1,2],[3,4]]}}]}"#,
             "request body features[1] (field geometry.type): is a LineString, not a Point"
         ),

@@ -83,7 +83,7 @@ struct MapLibreTests {
         #expect(text.contains("pip install maplibre"))
         #expect(text.contains("--maplibre DIR"))
         #expect(text.contains("online"))
-        #expect(page["links"] as? [String] == ["/"], "a link to the Leaflet page")
+        #expect(page["links"] as? [String] == ["./"], "a link to the Leaflet page, relative for a path prefix")
         #expect(page["map"] as? Bool == false)
     }
 

@@ -25,6 +25,18 @@ struct TileReaderTests {
         // Oceans and poles: some tiles of the deeper zooms are empty, and answered 204.
         #expect((zooms.last?["empty"] as? Int ?? 0) > 0)
     }
+
+    /// Three named reductions and three columns of categories (Tests/tools/properties_check.py): in GeoJSON, in the
+    /// world tile as mapbox-vector-tile reads it, after a live edit that brings a continent and a size not seen
+    /// before, and refused past each column's limit.
+    @Test(Python.tileReaders)
+    func namedReductionsAndColumnsOfCategoriesReachGeoJSONTilesAndLiveEdits() async throws {
+        let data = try await WebMapTests.runScript(
+            "Tests/tools/properties_check.py", [CommandLineTests.executable.path])
+        let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(report["shown_people"] as? Int == report["population"] as? Int)
+        #expect(report["new_category_clusters"] as? Int == 1)
+    }
 }
 
 /// `mapcluster tiles` archives, opened by readers nobody here wrote: the PyPI package `pmtiles`, Python's `sqlite3`,

@@ -56,6 +56,14 @@ public struct AggregateSchema: Sendable {
         self.reductions = reductions
     }
 
+    /// This schema with one more category, after the others: their places, and so the ids of clusters filtered by
+    /// them, stay as they were.
+    ///
+    /// - Throws: ``AggregateError`` when the schema has ``maximumCategoryCount`` categories already, or this one.
+    public func adding(category: String) throws(AggregateError) -> AggregateSchema {
+        try AggregateSchema(categories: categories + [category], weighted: isWeighted, reductions: reductions)
+    }
+
     /// Whether the schema asks for nothing: an index with it keeps no aggregates.
     public var isEmpty: Bool { categories.isEmpty && !isWeighted && reductions.isEmpty }
 

@@ -4,7 +4,8 @@
 // properties. A test that wants to watch the page sets `window.mapclusterTest` to an object before it loads: the page
 // then puts the map and its drawn features there.
 
-import { COUNT_STEPS, DEFAULT_SIZES, POINT_COLOUR, escape } from "./style.js";
+import { summary } from "./markers.js";
+import { COUNT_STEPS, DEFAULT_SIZES, PALETTE, POINT_COLOUR, escape } from "./style.js";
 
 // What the page says when MapLibre GL JS didn't load: the server has no copy of it (it redirects to the CDN then), and
 // the browser can't reach the CDN.
@@ -31,6 +32,16 @@ const MISSING_MAPLIBRE =
   // A cluster's diameter grows by per_decade for each tenfold of its count, as on the Leaflet page.
   const radius = ["case", ["to-boolean", ["get", "cluster"]],
     ["/", ["+", sizes.cluster, ["*", sizes.per_decade, ["log10", count]]], 2], sizes.single / 2];
+  // A cluster's ring takes the colour of its leading category (the Leaflet page's colours), from its category_VALUE
+  // properties: the one no other outnumbers. Past a dozen categories, the ring is plain.
+  const categories = (config && config.categories) || [];
+  const share = (category) => ["coalesce", ["get", "category_" + category], 0];
+  const ring = categories.length === 0 || categories.length > 12 ? "rgba(255,255,255,0.6)" : ["case",
+    ...categories.flatMap((category, index) => [
+      ["all", [">", share(category), 0], ...categories.filter((other) => other !== category)
+        .map((other) => [">=", share(category), share(other)])],
+      PALETTE[index % PALETTE.length]]),
+    "rgba(255,255,255,0.6)"];
 
   const map = new maplibregl.Map({
     container: "map",
@@ -53,7 +64,7 @@ const MISSING_MAPLIBRE =
             "circle-color": ["case", ["!", ["to-boolean", ["get", "cluster"]]], POINT_COLOUR,
               ...COUNT_STEPS.slice(0, -1).flatMap((step) => [["<", count, step.below], step.colour]),
               COUNT_STEPS[COUNT_STEPS.length - 1].colour],
-            "circle-stroke-color": ["case", ["to-boolean", ["get", "cluster"]], "rgba(255,255,255,0.6)", "#fff"],
+            "circle-stroke-color": ["case", ["to-boolean", ["get", "cluster"]], ring, "#fff"],
             "circle-stroke-width": ["case", ["to-boolean", ["get", "cluster"]], 3, 2],
           },
         },
@@ -105,8 +116,15 @@ const MISSING_MAPLIBRE =
     new maplibregl.Popup().setLngLat(feature.geometry.coordinates)
       .setHTML(`<table class="popup-table">${rows}</table>`).addTo(map);
   });
-  map.on("mouseenter", "markers", () => { map.getCanvas().style.cursor = "pointer"; });
-  map.on("mouseleave", "markers", () => { map.getCanvas().style.cursor = ""; });
+  // A cluster's summary while the pointer is on it: its count, reductions and categories, as the tiles carry them.
+  const hover = new maplibregl.Popup({ closeButton: false, closeOnClick: false, className: "cluster-summary" });
+  map.on("mousemove", "markers", (event) => {
+    map.getCanvas().style.cursor = "pointer";
+    const feature = event.features[0];
+    if (!feature.properties.cluster || !config) { hover.remove(); return; }
+    hover.setLngLat(feature.geometry.coordinates).setHTML(summary(config, feature)).addTo(map);
+  });
+  map.on("mouseleave", "markers", () => { map.getCanvas().style.cursor = ""; hover.remove(); });
 
   // The features drawn in the view, each once (a feature near a tile's edge is in its neighbour's buffer too).
   function drawn() {

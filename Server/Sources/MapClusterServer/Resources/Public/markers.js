@@ -68,7 +68,8 @@ export function popup(config, feature) {
   return `<strong>${escape(title(config, feature))}</strong><table class="popup-table">${rows}</table>`;
 }
 
-/// What a cluster's members add up to: its count, each reduction (as "population sum"), its weight, its categories.
+/// What a cluster's members add up to: its count, each reduction (as "population sum"), its weight, its categories
+/// and its counts of each further column of categories.
 export function summary(config, feature) {
   const properties = feature.properties;
   const rows = [`<tr><td>points</td><td>${escape(formatted(properties.point_count))}</td></tr>`];
@@ -76,10 +77,26 @@ export function summary(config, feature) {
     if (properties[name] != null) rows.push(`<tr><td>${escape(name.replace(/_/g, " "))}</td><td>${escape(formatted(properties[name]))}</td></tr>`);
   }
   if (properties.weight != null) rows.push(`<tr><td>weight</td><td>${escape(formatted(properties.weight))}</td></tr>`);
-  for (const [name, value] of Object.entries(properties.categories || {})) {
+  for (const [name, value] of Object.entries(categoryCounts(properties))) {
     rows.push(`<tr><td><span class="swatch" style="background:${colour(config.categories, name)}"></span>${escape(name)}</td><td>${escape(formatted(value))}</td></tr>`);
   }
+  // Each further column of categories, as COLUMN_VALUE properties.
+  for (const column of config.counted_categories || []) {
+    for (const [name, value] of Object.entries(properties)) {
+      if (name.startsWith(column + "_")) {
+        rows.push(`<tr><td>${escape(column)}: ${escape(name.slice(column.length + 1))}</td><td>${escape(formatted(value))}</td></tr>`);
+      }
+    }
+  }
   return `<table class="popup-table">${rows.join("")}</table>`;
+}
+
+/// A cluster's count of each category of the first column: its `categories` in GeoJSON, its `category_VALUE`
+/// properties in a vector tile.
+export function categoryCounts(properties) {
+  if (properties.categories && typeof properties.categories === "object") return properties.categories;
+  return Object.fromEntries(Object.entries(properties)
+    .filter(([name, value]) => name.startsWith("category_") && value > 0).map(([name, value]) => [name.slice(9), value]));
 }
 
 /// A marker's key among the drawn ones: a cluster's id or a point's, apart.
