@@ -78,8 +78,9 @@ public struct PointAggregation: Sendable, Hashable {
     /// The most distinct values of a column of categories after the first.
     public static let maximumCountedValues = 256
 
-    /// An aggregation; `nil` columns and no reductions aggregate nothing. `category` is the first column of
-    /// categories, before `categories`.
+    /// An aggregation of these columns; `nil` columns and no reductions aggregate nothing.
+    ///
+    /// `category` is the first column of categories, before `categories`.
     public init(
         weight: String? = nil, category: String? = nil, categories: [String] = [], reductions: [ColumnReduction] = []
     ) {

@@ -278,9 +278,11 @@ public final class LiveIndex: @unchecked Sendable {
         return Applied(version: version, counts: counts)
     }
 
-    /// The schema with the categories `edits` bring that it doesn't have, in order; `nil` when they bring none (or
-    /// nothing is aggregated). Past the most a schema holds, the others are left out (their points count in no
-    /// category): only a batch another server committed can bring them, since ``check(_:)`` refuses them here.
+    /// The schema with the categories `edits` bring that it doesn't have, in order.
+    ///
+    /// `nil` when they bring none (or nothing is aggregated). Past the most a schema holds, the others are left out
+    /// (their points count in no category): only a batch another server committed can bring them, since
+    /// ``check(_:)`` refuses them here.
     private func grownSchema(for edits: [PointEdit]) -> AggregateSchema? {
         guard var schema = state.index.schema else { return nil }
         var grew = false
