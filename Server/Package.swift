@@ -93,7 +93,7 @@ let package = Package(
         .target(
             name: "MapClusterTiles",
             dependencies: [
-                engine("MapCluster"), engine("MapClusterIO"),
+                engine("MapCluster"), engine("MapClusterIO"), engine("MapClusterManager"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "CompressNIO", package: "compress-nio"), .product(name: "GRDB", package: "GRDB.swift"),
             ],

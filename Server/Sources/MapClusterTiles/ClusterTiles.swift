@@ -1,6 +1,7 @@
 public import Foundation
 @_spi(MapClusterServer) public import MapCluster
 @_spi(MapClusterServer) public import MapClusterIO
+@_spi(MapClusterServer) public import MapClusterManager
 import SwiftProtobuf
 
 /// The address of a tile in the Web Mercator tile pyramid: zoom `z`, column `x` from the west, row `y` from the north.
@@ -48,11 +49,18 @@ public struct TileAddress: Hashable, Sendable, CustomStringConvertible {
 /// Zooms are those of MapLibre's vector tiles, 512 points a tile: tile zoom *z* clusters as
 /// ``MapCluster/Clustering/clusters(in:zoom:)`` does at zoom *z* + 1, with the same cell size on screen as the
 /// GeoJSON API.
+///
+/// With an ``overlap`` resolution, markers that would overlap at its sizes are merged, as the GeoJSON API merges them:
+/// a merged marker is one cluster feature whose `cluster_id` names its parts. The merge is laid out over the tile and
+/// half a tile around it (a whole row of tiles, for a pyramid), so a marker near a tile's edge may merge with other
+/// neighbours than in a view centred on it.
 public struct ClusterTiles: Sendable {
     /// The points the clusters' elements (indices into ``MapClusterIO/PointSet/records``) refer to.
     public let points: PointSet
     /// The clustering of their index: what the tiles' clusters, expansion zooms and aggregates are asked of.
     public let clustering: Clustering<Int>
+    /// How markers that would overlap are merged; `nil` when they aren't.
+    public let overlap: OverlapResolution?
     /// Their index.
     public var index: ClusterIndex<Int> { clustering.index }
     /// The name of the one layer.
@@ -66,12 +74,14 @@ public struct ClusterTiles: Sendable {
     /// What the property of a cluster's count of a category starts with: `category_EU`.
     static let categoryPrefix = "category_"
 
-    /// Tiles of the clusters `clustering` makes of `points`' records.
+    /// Tiles of the clusters `clustering` makes of `points`' records, merged where they would overlap by `overlap`
+    /// (which must pass its `validate()`).
     ///
     /// A tile asks for its own area and buffer: the clustering's margin plays no part.
-    public init(points: PointSet, clustering: Clustering<Int>) {
+    public init(points: PointSet, clustering: Clustering<Int>, overlap: OverlapResolution? = nil) {
         self.points = points
         self.clustering = clustering
+        self.overlap = overlap
     }
 
     /// The tile at `address` as Mapbox Vector Tile bytes; `nil` when it has no feature.
@@ -79,35 +89,82 @@ public struct ClusterTiles: Sendable {
     /// `categories`, when given, shows only the points of those categories and their clusters (see
     /// ``MapCluster/ClusterOptions/categories``).
     public func tile(_ address: TileAddress, categories: Set<String>? = nil) -> Data? {
-        let (clusters, aggregates, clustering) = clusters(of: address, categories: categories)
-        return encode(clusters.indices, of: clusters, aggregates: aggregates, in: address, clustering: clustering)
+        encode(items(around: address, categories: categories), in: address)
     }
 
     /// What the tile at `address` holds, feature by feature, as ``tile(_:categories:)`` encodes them: for a check of
     /// what a decoder reads back (the tile fuzz target's).
     package func features(of address: TileAddress, categories: Set<String>? = nil) -> [TileFeature] {
-        let (clusters, aggregates, clustering) = clusters(of: address, categories: categories)
-        var features: [TileFeature] = []
-        forEachFeature(clusters.indices, of: clusters, aggregates: aggregates, in: address, clustering: clustering) {
-            features.append(TileFeature(id: $1, properties: $0, x: $2, y: $3))
+        items(around: address, categories: categories).compactMap { item in
+            Self.position(of: item.point, in: address).map {
+                TileFeature(id: item.id, properties: item.properties, x: $0.x, y: $0.y)
+            }
         }
-        return features
     }
 
-    /// The clusters of the tile at `address` and its buffer, their aggregates, and the clustering that made them.
-    private func clusters(of address: TileAddress, categories: Set<String>?) -> (
-        [Cluster<Int>], ClusterAggregateTable?, Clustering<Int>
-    ) {
-        let clustering = clustering.selecting(categories: categories)
+    /// The features of the tile at `address`, its buffer, and (for a merge) half a tile around it.
+    private func items(around address: TileAddress, categories: Set<String>?) -> [Item] {
         let tile = address.rect
-        let margin = tile.size.width * Self.buffer / Double(Self.extent)
+        let reach = overlap == nil ? Self.buffer / Double(Self.extent) : 0.5
+        let margin = tile.size.width * reach
         let area = MapRect(
             minX: tile.origin.x - margin, minY: max(tile.origin.y - margin, 0),
             // The far edges belong to the next tiles' cells.
             maxX: (tile.origin.x + tile.size.width + margin).nextDown,
             maxY: min(tile.origin.y + tile.size.height + margin, MapSize.worldWidth).nextDown)
-        let clusters = clustering.clusters(in: area, zoom: Self.clusteringZoom(ofTileZoom: address.z))
-        return (clusters, clustering.aggregates(ofOwn: clusters), clustering)
+        return items(in: area, tileZoom: address.z, categories: categories)
+    }
+
+    /// A feature of the tiles being made: where it is, what it carries, and its feature id.
+    struct Item {
+        let point: MapPoint
+        let properties: [(String, PropertyValue)]
+        let id: UInt64?
+    }
+
+    /// The features of an area at a tile zoom: its clusters and points, merged where they would overlap when the
+    /// tiles merge.
+    func items(in area: MapRect, tileZoom: Int, categories: Set<String>? = nil) -> [Item] {
+        let zoom = Self.clusteringZoom(ofTileZoom: tileZoom)
+        let clustering = clustering.selecting(categories: categories)
+        guard let overlap else {
+            let clusters = clustering.clusters(in: area, zoom: zoom)
+            let aggregates = clustering.aggregates(ofOwn: clusters)
+            return clusters.enumerated().map { offset, cluster in
+                Item(
+                    point: cluster.coordinate.mapPoint,
+                    properties: properties(of: cluster, aggregates: aggregates?[offset], clustering: clustering),
+                    id: featureID(of: cluster))
+            }
+        }
+        var layout = ClusterManagerOptions<Int>()
+        layout.clustering = clustering.options
+        layout.overlap = overlap
+        let snapshot = MarkerClustering(validated: clustering.index, options: layout).recordMarkers(
+            in: Viewport(rect: area, size: ViewSize(showing: area, atZoom: zoom)))
+        let aggregates = snapshot.clustering.aggregates(ofOwn: snapshot.markers.flatMap(\.clusters))
+        var part = 0
+        return snapshot.markers.map { marker in
+            // A marker of one cluster has that cluster's aggregates; one of several, their sum.
+            let markerAggregates =
+                marker.clusters.count == 1
+                ? aggregates?[part]
+                : aggregates.flatMap { ClusterAggregates.combined(Array($0[part..<(part + marker.clusters.count)])) }
+            part += marker.clusters.count
+            let point = marker.coordinate.mapPoint
+            guard marker.isMerged else {
+                return Item(
+                    point: point,
+                    properties: properties(of: marker.cluster, aggregates: markerAggregates, clustering: clustering),
+                    id: featureID(of: marker.cluster))
+            }
+            return Item(
+                point: point,
+                properties: clusterProperties(
+                    id: marker.id.text.description, count: marker.count,
+                    expansionZoom: snapshot.expansionZoom(ofOwn: marker), aggregates: markerAggregates),
+                id: nil)
+        }
     }
 
     /// The zoom a tile of zoom `tileZoom` clusters at: one more, the zoom of a 256-point world of the same scale.
@@ -131,37 +188,18 @@ public struct ClusterTiles: Sendable {
         return (Int64(x), Int64(y))
     }
 
-    /// The tile at `address` of those of `clusters` at `members` that lie in it or its buffer (the others are left
-    /// out), as Mapbox Vector Tile bytes; `nil` when none does.
-    func encode(
-        _ members: some Sequence<Int>, of clusters: [Cluster<Int>], aggregates: ClusterAggregateTable?,
-        in address: TileAddress, clustering: Clustering<Int>
-    ) -> Data? {
+    /// The tile at `address` of those of `items` that lie in it or its buffer (the others are left out), as Mapbox
+    /// Vector Tile bytes; `nil` when none does.
+    func encode(_ items: some Sequence<Item>, in address: TileAddress) -> Data? {
         var layer = LayerBuilder()
-        forEachFeature(members, of: clusters, aggregates: aggregates, in: address, clustering: clustering) {
-            layer.add($0, id: $1, x: $2, y: $3)
+        for item in items {
+            guard let (x, y) = Self.position(of: item.point, in: address) else { continue }
+            layer.add(item.properties, id: item.id, x: x, y: y)
         }
         guard !layer.isEmpty else { return nil }
         var message = VectorTile_Tile()
         message.layers = [layer.layer(name: Self.layerName, extent: Self.extent)]
         return try? message.serializedData()
-    }
-
-    /// Calls `body` with the properties, feature id and tile position of each of `clusters` at `members` that lies in
-    /// the tile at `address` or its buffer.
-    private func forEachFeature(
-        _ members: some Sequence<Int>, of clusters: [Cluster<Int>], aggregates: ClusterAggregateTable?,
-        in address: TileAddress, clustering: Clustering<Int>,
-        _ body: ([(String, PropertyValue)], UInt64?, Int64, Int64) -> Void
-    ) {
-        for member in members {
-            let cluster = clusters[member]
-            guard let (x, y) = Self.position(of: cluster.coordinate.mapPoint, in: address) else { continue }
-            body(
-                properties(of: cluster, aggregates: aggregates?[member], clustering: clustering),
-                featureID(of: cluster), x,
-                y)
-        }
     }
 
     /// The layer's fields and what each holds, as TileJSON lists them: the properties features carry.
@@ -226,13 +264,22 @@ public struct ClusterTiles: Sendable {
             // An id that is the feature's id is not repeated: a tile of single points is mostly ids.
             return (featureID(of: cluster) == nil ? [("id", .string(point.id))] : []) + properties
         }
-        let text = ClusterIDText.text(of: cluster.id)
-        let abbreviated = ClusterGeoJSON.abbreviated(cluster.count)
+        return clusterProperties(
+            id: ClusterIDText.text(of: cluster.id), count: cluster.count,
+            expansionZoom: clustering.expansionZoom(ofOwn: cluster), aggregates: aggregates)
+    }
+
+    /// A cluster feature's properties: `cluster`, `cluster_id`, `point_count`, `point_count_abbreviated`,
+    /// `expansion_zoom` (a tile zoom, from the index's `expansionZoom`) and the aggregates.
+    private func clusterProperties(id: String, count: Int, expansionZoom: Double?, aggregates: ClusterAggregates?)
+        -> [(String, PropertyValue)]
+    {
+        let abbreviated = ClusterGeoJSON.abbreviated(count)
         var properties: [(String, PropertyValue)] = [
-            ("cluster", .bool(true)), ("cluster_id", .string(text)), ("point_count", .number(Double(cluster.count))),
+            ("cluster", .bool(true)), ("cluster_id", .string(id)), ("point_count", .number(Double(count))),
             ("point_count_abbreviated", Double(abbreviated).map { .number($0) } ?? .string(abbreviated)),
         ]
-        if let expansion = clustering.expansionZoom(ofOwn: cluster) {
+        if let expansion = expansionZoom {
             // The index's zooms are the 256-point world's; a tile zoom is one less.
             properties.append(("expansion_zoom", .number((expansion - 1).rounded(.up))))
         }

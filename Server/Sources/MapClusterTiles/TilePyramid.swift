@@ -160,20 +160,19 @@ public struct TilePyramid: Sendable {
     private func rowTiles(zoom: Int, row: Int, compressor: Gzip.Compressor) -> [(UInt64, TileAddress, Data)] {
         let columns = 1 << zoom
         let side = MapSize.worldWidth / Double(columns)
-        let margin = side * ClusterTiles.buffer / Double(ClusterTiles.extent)
+        // The buffer; for a merge, half a tile, as a tile asked alone lays its merge out over.
+        let margin = side * (tiles.overlap == nil ? ClusterTiles.buffer / Double(ClusterTiles.extent) : 0.5)
         let strip = MapRect(
             minX: 0, minY: max(Double(row) * side - margin, 0), maxX: MapSize.worldWidth.nextDown,
             maxY: min(Double(row + 1) * side + margin, MapSize.worldWidth).nextDown)
-        let clustering = tiles.clustering
-        let clusters = clustering.clusters(in: strip, zoom: ClusterTiles.clusteringZoom(ofTileZoom: zoom))
-        guard !clusters.isEmpty else { return [] }
-        let aggregates = clustering.aggregates(ofOwn: clusters)
-        // Each cluster goes to its own tile and to the neighbours whose buffer holds it (across the antimeridian too),
-        // as (column, cluster) pairs, then tile by tile.
+        let items = tiles.items(in: strip, tileZoom: zoom)
+        guard !items.isEmpty else { return [] }
+        // Each feature goes to its own tile and to the neighbours whose buffer holds it (across the antimeridian too),
+        // as (column, feature) pairs, then tile by tile.
         var members: [(column: Int, offset: Int)] = []
-        members.reserveCapacity(clusters.count + clusters.count / 8)
-        for (offset, cluster) in clusters.enumerated() {
-            let point = cluster.coordinate.mapPoint
+        members.reserveCapacity(items.count + items.count / 8)
+        for (offset, item) in items.enumerated() {
+            let point = item.point
             let column = min(max(Int(point.x / side), 0), columns - 1)
             // The column, the one east and the one west; with two columns, those two are the same one.
             for step in 0..<min(columns, 3) {
@@ -192,9 +191,7 @@ public struct TilePyramid: Sendable {
             var end = start + 1
             while end < members.endIndex && members[end].column == column { end += 1 }
             if let address = TileAddress(z: zoom, x: column, y: row),
-                let bytes = tiles.encode(
-                    members[start..<end].lazy.map(\.offset), of: clusters, aggregates: aggregates, in: address,
-                    clustering: clustering)
+                let bytes = tiles.encode(members[start..<end].lazy.map { items[$0.offset] }, in: address)
             {
                 made.append((PMTiles.tileID(address), address, compressor.compress(bytes)))
             }

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import MapCluster
 import MapClusterIO
+import MapClusterManager
 import MapClusterServer
 import MapClusterTiles
 
@@ -12,8 +13,9 @@ struct TilesCommand: ParsableCommand {
         commandName: "tiles",
         abstract: "Write the clusters of point files as a vector tile pyramid: a PMTiles or MBTiles archive.",
         discussion: """
-            The tiles are those `serve` answers at /tiles/{z}/{x}/{y}.mvt, feature for feature: one layer, \
-            'clusters', gzip-compressed. Serve the archive with `mapcluster serve --tiles-from FILE`, or put a \
+            The tiles are those `serve` answers at /tiles/{z}/{x}/{y}.mvt with the same options, markers that would \
+            overlap merged as they are (a marker near a tile's edge may merge with other neighbours than in a tile \
+            asked alone): one layer, 'clusters', gzip-compressed. Serve the archive with `mapcluster serve --tiles-from FILE`, or put a \
             .pmtiles file on object storage or a CDN and read it with the PMTiles library. The archive is written \
             beside OUTPUT under a hidden name and renamed when complete: an interrupted run leaves nothing under \
             OUTPUT.
@@ -68,7 +70,9 @@ struct TilesCommand: ParsableCommand {
         // A tile's zoom is MapLibre's: so are the options' zooms, unless they say otherwise.
         let options = try clustering.options(conventionByDefault: .maplibre)
         var pyramid = TilePyramid(
-            tiles: ClusterTiles(points: points, clustering: try Clustering(index, options: options.clustering)),
+            tiles: ClusterTiles(
+                points: points, clustering: try Clustering(index, options: options.clustering),
+                overlap: options.layout.overlap),
             zooms: minTileZoom...maxTileZoom)
         pyramid.name = name ?? url.deletingPathExtension().lastPathComponent
 

@@ -146,3 +146,46 @@ struct CachingTests {
                 == "https://maps.example.org/base/tiles/{z}/{x}/{y}.mvt")
     }
 }
+
+/// The merge of markers that would overlap, in the API's answers and in tiles alike.
+struct TileMergeTests {
+    /// The ids and counts of the world tile's features, and of the world view of the API at the same scale.
+    static func worldMarkers(_ service: ClusterService) throws -> (tile: [String: Int], api: [String: Int]) {
+        var tile: [String: Int] = [:]
+        for feature in service.tiles.features(of: try #require(TileAddress(z: 0, x: 0, y: 0))) {
+            let properties = Dictionary(feature.properties, uniquingKeysWith: { a, _ in a })
+            if case .string(let id)? = properties["cluster_id"], case .number(let count)? = properties["point_count"] {
+                tile[id] = Int(count)
+            } else {
+                tile["point \(feature.id.map(String.init) ?? "")"] = 1
+            }
+        }
+        // Leaflet's zoom 1 is the world tile's scale.
+        let text = service.featureCollection(in: .world, zoom: 1)
+        let json = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+        var api: [String: Int] = [:]
+        for feature in try #require(json?["features"] as? [[String: Any]]) {
+            let properties = feature["properties"] as? [String: Any] ?? [:]
+            if let id = properties["cluster_id"] as? String {
+                api[id] = properties["point_count"] as? Int
+            } else {
+                api["point \(feature["id"].map { "\($0)" } ?? "")"] = 1
+            }
+        }
+        return (tile, api)
+    }
+
+    @Test(arguments: [true, false])
+    func theWorldTileHasTheMarkersOfTheAPIsWorldView(merging: Bool) throws {
+        let base = try ServerTests.loaded.get()
+        var options = MarkerOptions()
+        options.clustering.cellSize = 24
+        options.merges = merging
+        let service = try ClusterService(points: base.points, aggregation: base.aggregation, options: options)
+        let (tile, api) = try Self.worldMarkers(service)
+        #expect(tile == api)
+        #expect(tile.values.reduce(0, +) == 34_006)
+        let merged = tile.keys.filter { $0.hasPrefix("mc") }
+        #expect(merging ? !merged.isEmpty : merged.isEmpty, "\(merged.count) merged markers")
+    }
+}
