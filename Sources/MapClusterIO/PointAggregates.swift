@@ -188,20 +188,9 @@ extension PointSet {
         }
         var categories: [String] = []
         if let column = aggregation.category {
-            let position = try propertyPosition(column)
-            var names: Set<String> = Set(knownCategories)
-            var ofRecord: [String?] = []
-            ofRecord.reserveCapacity(records.count)
-            for record in records {
-                let name = ValueCounts.name(of: record.property(at: position))
-                if let name, names.insert(name).inserted, names.count > AggregateSchema.maximumCategoryCount {
-                    throw record.origin.error(
-                        field: column,
-                        "'\(name)' is a category too many: a column of categories has at most \(AggregateSchema.maximumCategoryCount) distinct values"
-                    )
-                }
-                ofRecord.append(name)
-            }
+            let (ofRecord, names) = try categoryNames(
+                column, known: knownCategories, limit: AggregateSchema.maximumCategoryCount,
+                kind: "a column of categories")
             // The known ones keep their places; new ones follow, in order.
             categories = knownCategories + names.subtracting(knownCategories).sorted()
             values.categories = ofRecord
@@ -222,21 +211,9 @@ extension PointSet {
             values.reductions.append(.numbers(numbers))
         }
         for column in aggregation.countedCategories {
-            let position = try propertyPosition(column)
-            var names: Set<String> = []
-            var counts: [any ClusterAggregate] = []
-            counts.reserveCapacity(records.count)
-            for record in records {
-                let name = ValueCounts.name(of: record.property(at: position))
-                if let name, names.insert(name).inserted, names.count > PointAggregation.maximumCountedValues {
-                    throw record.origin.error(
-                        field: column,
-                        "'\(name)' is a category too many: a column of categories after the first has at most "
-                            + "\(PointAggregation.maximumCountedValues) distinct values")
-                }
-                counts.append(ValueCounts(name))
-            }
-            values.reductions.append(.values(counts))
+            let (ofRecord, _) = try categoryNames(
+                column, limit: PointAggregation.maximumCountedValues, kind: "a column of categories after the first")
+            values.reductions.append(.values(ofRecord.map(ValueCounts.init)))
         }
         do {
             let schema = try AggregateSchema(
@@ -245,6 +222,26 @@ extension PointSet {
         } catch {
             throw PointFileError(file: files, message: "\(error)")
         }
+    }
+
+    /// Each record's category in `column` (`nil` for none), and the distinct ones with `known`; throws naming the record
+    /// whose value is one more than `limit`.
+    private func categoryNames(_ column: String, known: [String] = [], limit: Int, kind: String)
+        throws(PointFileError) -> (ofRecord: [String?], distinct: Set<String>)
+    {
+        let position = try propertyPosition(column)
+        var names = Set(known)
+        var ofRecord: [String?] = []
+        ofRecord.reserveCapacity(records.count)
+        for record in records {
+            let name = ValueCounts.name(of: record.property(at: position))
+            if let name, names.insert(name).inserted, names.count > limit {
+                throw record.origin.error(
+                    field: column, "'\(name)' is a category too many: \(kind) has at most \(limit) distinct values")
+            }
+            ofRecord.append(name)
+        }
+        return (ofRecord, names)
     }
 
     /// The position of a property column; throws naming the files and their columns when none has it.

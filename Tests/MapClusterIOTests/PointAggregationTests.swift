@@ -82,6 +82,16 @@ struct PointAggregationTests {
         }
     }
 
+    /// The GeoJSON of the world at zoom 0 in one 256-point cell: every point in one cluster.
+    static func worldGeoJSON(_ points: PointSet, _ aggregation: PointAggregation) throws -> String {
+        let index = try points.indexByRecord(aggregating: aggregation)
+        var options = ClusterOptions<Int>()
+        options.cellSize = 256
+        let clustering = index.clustering(options)
+        let clusters = clustering.clusters(in: Viewport(rect: .world, size: ViewSize(width: 256, height: 256)))
+        return try ClusterGeoJSON(points: points, clustering: clustering).featureCollection(clusters)
+    }
+
     @Test func reductionsTakeTheNamesTheyAreGivenAndFurtherColumnsOfCategoriesAreCounted() throws {
         #expect(PointAggregation.ColumnReduction(text: "people=population:sum")?.name == "people")
         #expect(PointAggregation.ColumnReduction(text: "population:max")?.name == "population_max")
@@ -93,12 +103,7 @@ struct PointAggregationTests {
         let aggregation = PointAggregation(
             categories: ["continent", "name"],
             reductions: [.init("population", .sum, name: "people"), .init("population", .max, name: "largest")])
-        let index = try points.indexByRecord(aggregating: aggregation)
-        var options = ClusterOptions<Int>()
-        options.cellSize = 256
-        let clustering = index.clustering(options)
-        let clusters = clustering.clusters(in: Viewport(rect: .world, size: ViewSize(width: 256, height: 256)))
-        let text = try ClusterGeoJSON(points: points, clustering: clustering).featureCollection(clusters)
+        let text = try Self.worldGeoJSON(points, aggregation)
         for expected in [
             #""people":19300000"#, #""largest":8900000"#, #""name_Paris":1"#, #""name_Paris 2":1"#,
             #""name_London":1"#, #""name_New York":1"#, #""categories":{"EU":3,"NA":1}"#,
@@ -120,12 +125,7 @@ struct PointAggregationTests {
         let points = try CSVPointReader().read(Self.csv, file: "cities.csv")
         let aggregation = PointAggregation(
             weight: "weight", category: "continent", reductions: [.init("population", .sum)])
-        let index = try points.indexByRecord(aggregating: aggregation)
-        var options = ClusterOptions<Int>()
-        options.cellSize = 256
-        let clustering = index.clustering(options)
-        let clusters = clustering.clusters(in: Viewport(rect: .world, size: ViewSize(width: 256, height: 256)))
-        let text = try ClusterGeoJSON(points: points, clustering: clustering).featureCollection(clusters)
+        let text = try Self.worldGeoJSON(points, aggregation)
         #expect(text.contains(#""population_sum":19300000"#), "\(text)")
         #expect(text.contains(#""weight":6"#))
         #expect(text.contains(#""categories":{"EU":3,"NA":1}"#))
