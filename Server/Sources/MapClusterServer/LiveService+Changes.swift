@@ -1,8 +1,8 @@
 package import Hummingbird
-import MapCluster
+package import MapCluster
 import MapClusterIO
-import MapClusterLive
-import MapClusterManager
+package import MapClusterLive
+package import MapClusterManager
 import NIOConcurrencyHelpers
 package import NIOCore
 
@@ -11,7 +11,7 @@ package import NIOCore
 extension LiveService {
     /// The changes of a viewport as Server-Sent Events.
     ///
-    /// First `ready` with the version the stream starts at, then after each edit that changes the viewport's markers `changes` (see ``MarkerGeoJSON/changes(_:version:previous:)``),
+    /// First `ready` with the version the stream starts at, then after each edit that changes the viewport's markers `changes` (see ``MarkerGeoJSON/changes(_:updates:version:previous:)``),
     /// and `resync` when the stream fell behind (a slow client, or edits too large to list): the client then fetches
     /// the clusters again. A comment line every 15 seconds keeps an idle stream open.
     ///
@@ -29,52 +29,29 @@ extension LiveService {
         let live = self.live
         let convention = service.options.zoomConvention
         let body = ResponseBody { [options, clustering, self] writer in
-            guard let stream = open(channel) else {
+            guard let connection = open(channel) else {
                 try await writer.write(ByteBuffer(string: Self.endEvent(version: live.current.version)))
                 try await writer.finish(nil)
                 return
             }
-            defer { close(stream) }
+            defer { close(connection) }
             let (subscription, versions) = live.subscribe()
             defer { live.unsubscribe(subscription) }
-            var state = live.current
-            var follower = ClusterFollower(
-                viewport: viewport, options: options, index: state.index, version: state.version)
-            var previous = MarkerGeoJSON(
-                points: state.points, clustering: clustering.of(state.index), zoomConvention: convention)
-            try await writer.write(ByteBuffer(string: "event: ready\ndata: {\"version\":\(state.version)}\n\n"))
+            var stream = ChangeStream(
+                viewport: viewport, options: options, clustering: clustering, state: live.current,
+                zoomConvention: convention)
+            try await writer.write(
+                ByteBuffer(string: "event: ready\ndata: {\"version\":\(stream.follower.version)}\n\n"))
             for await _ in versions {
-                state = live.current
-                guard state.version != follower.version else {
+                let state = live.current
+                guard state.version != stream.follower.version else {
                     try await writer.write(ByteBuffer(string: ": still here\n\n"))
                     continue
                 }
-                let keys = live.changedKeys(after: follower.version, through: state.version)
-                // The writer of this version: its changes' features, and the removals' points of the next event.
-                let current = MarkerGeoJSON(
-                    points: state.points, clustering: clustering.of(state.index), zoomConvention: convention)
-                var event: String?
-                if let keys, state.version - follower.version <= Self.maximumLag {
-                    let update = follower.update(index: state.index, version: state.version, changedKeys: keys)
-                    let changes = update.changes
-                    let count = changes.insertions.count + changes.removals.count + changes.updates.count
-                    if count > Self.maximumChanges {
-                        event = nil
-                    } else if count > 0 {
-                        event =
-                            "event: changes\ndata: "
-                            + current.changes(update, version: state.version, previous: previous) + "\n\n"
-                    } else {
-                        event = ""
-                    }
+                let keys = live.changedKeys(after: stream.follower.version, through: state.version)
+                if let event = stream.event(for: state, changedKeys: keys) {
+                    try await writer.write(ByteBuffer(string: event))
                 }
-                if event == nil {
-                    follower = ClusterFollower(
-                        viewport: viewport, options: options, index: state.index, version: state.version)
-                    event = "event: resync\ndata: {\"version\":\(state.version)}\n\n"
-                }
-                previous = current
-                if let event, !event.isEmpty { try await writer.write(ByteBuffer(string: event)) }
             }
             // The versions end when the server stops.
             try await writer.write(ByteBuffer(string: Self.endEvent(version: live.current.version)))
@@ -126,5 +103,56 @@ extension LiveService {
         while streams.withLockedValue({ $0.open.count }) > 0 && ContinuousClock.now < deadline + grace {
             try? await Task.sleep(for: .milliseconds(20))
         }
+    }
+}
+
+/// What one change stream sends: the markers of its viewport followed from version to version, each version's changes
+/// as an event.
+package struct ChangeStream {
+    /// The markers of the viewport, as the client was last told them.
+    package private(set) var follower: ClusterFollower<Int>
+    /// The clustering of the stream (its categories selected), to be bound to each version's index.
+    package let clustering: Clustering<Int>
+    package let zoomConvention: ZoomConvention
+    /// The writer of the version the client was last told: the points of its removals, and its features.
+    private var previous: MarkerGeoJSON
+
+    /// The stream of `viewport`'s markers, from `state` on.
+    package init(
+        viewport: Viewport, options: ClusterManagerOptions<Int>, clustering: Clustering<Int>, state: LiveIndex.State,
+        zoomConvention: ZoomConvention
+    ) {
+        follower = ClusterFollower(viewport: viewport, options: options, index: state.index, version: state.version)
+        self.clustering = clustering
+        self.zoomConvention = zoomConvention
+        previous = MarkerGeoJSON(
+            points: state.points, clustering: clustering.of(state.index), zoomConvention: zoomConvention)
+    }
+
+    /// The event that tells the client how `state` changed its markers: `changes`, `resync` (the changes were too many
+    /// to list, or the stream lags too far), or `nil` when no marker changed.
+    ///
+    /// A marker kept with the same place, count and properties is not sent as changed, even where an edit touched it.
+    package mutating func event(for state: LiveIndex.State, changedKeys keys: [UInt64]?) -> String? {
+        let current = MarkerGeoJSON(
+            points: state.points, clustering: clustering.of(state.index), zoomConvention: zoomConvention)
+        defer { previous = current }
+        let before = follower.snapshot
+        if let keys, state.version - follower.version <= LiveService.maximumLag {
+            let update = follower.update(index: state.index, version: state.version, changedKeys: keys)
+            let changes = update.changes
+            let updates = changes.updates.filter { change in
+                previous.feature(of: change.old, in: before) != current.feature(of: change.new, in: update.snapshot)
+            }
+            let count = changes.insertions.count + changes.removals.count + updates.count
+            if count == 0 { return nil }
+            if count <= LiveService.maximumChanges {
+                return "event: changes\ndata: "
+                    + current.changes(update, updates: updates, version: state.version, previous: previous) + "\n\n"
+            }
+        }
+        follower = ClusterFollower(
+            viewport: follower.viewport, options: follower.options, index: state.index, version: state.version)
+        return "event: resync\ndata: {\"version\":\(state.version)}\n\n"
     }
 }

@@ -46,10 +46,13 @@ struct MarkerGeoJSON: Sendable {
     ///
     /// - Parameters:
     ///   - update: What a ``MapClusterManager/ClusterFollower`` found.
+    ///   - updates: The updates of `update` to send (those that change what a client shows).
     ///   - version: The version of the points it shows.
     ///   - previous: The writer of the version before, whose points the removed markers name.
     /// - Returns: The JSON text.
-    func changes(_ update: ClusterUpdate<Int>, version: Int, previous: MarkerGeoJSON) -> String {
+    func changes(
+        _ update: ClusterUpdate<Int>, updates: [ClusterChanges<Int>.Update], version: Int, previous: MarkerGeoJSON
+    ) -> String {
         let changes = update.changes
         var json = JSONText()
         json.raw(#"{"version":"#)
@@ -76,8 +79,15 @@ struct MarkerGeoJSON: Sendable {
             json.raw("}")
         }
         json.raw(#"],"updates":"#)
-        features(of: changes.updates.map(\.new), in: update.snapshot, into: &json)
+        features(of: updates.map(\.new), in: update.snapshot, into: &json)
         json.raw("}")
+        return json.text
+    }
+
+    /// One marker of a snapshot as a GeoJSON feature's text: what a client is told of it.
+    func feature(of marker: ClusterMarker<Int>, in snapshot: ClusterSnapshot<Int>) -> String {
+        var json = JSONText()
+        features(of: [marker], in: snapshot, into: &json)
         return json.text
     }
 
