@@ -67,7 +67,7 @@ struct ChangeStreamTests {
                     latitude: Double.random(in: 44...50, using: &random),
                     longitude: Double.random(in: 4...14, using: &random)),
                 properties: [
-                    .string(["bus", "tram", "ferry"].randomElement(using: &random)!),
+                    .string(["bus", "tram", "ferry"][Int.random(in: 0..<3, using: &random)]),
                     .number(Double(Int.random(in: 0...120, using: &random))),
                 ])
         }
