@@ -26,9 +26,31 @@ extension LiveService {
         options.reusesMarkers = false
         let clustering = selected.clustering
         let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: zoom))
-        let live = self.live
         let convention = service.options.zoomConvention
-        let body = ResponseBody { [options, clustering, self] writer in
+        return eventStream(channel: channel) { [options] state in
+            ChangeStream(
+                viewport: viewport, options: options, clustering: clustering, state: state, zoomConvention: convention)
+        }
+    }
+
+    /// Which vector tiles each edit changed, as Server-Sent Events (``TileChangeStream``): first `ready` with the
+    /// version the stream starts at, then `tiles` with the version and the `z/x/y` of every tile of the zooms and area
+    /// asked for whose content changed, and `resync` when they can't be listed (the client then fetches every tile
+    /// again). Like ``changes(_:channel:)``, it keeps an idle stream open and ends with `end` when the server stops.
+    package func tileChanges(_ query: TileChangesQuery, channel: any Channel) throws(RequestError) -> Response {
+        guard !streams.withLockedValue({ $0.stopping }) else { throw Self.stopping }
+        let base = current
+        return eventStream(channel: channel) { state in
+            TileChangeStream(zooms: query.zooms, area: query.rect, base: base, state: state)
+        }
+    }
+
+    /// A stream of events, one for each new version of the points that `start`'s stream has one for.
+    private func eventStream<Stream: VersionStream>(
+        channel: any Channel, start: @escaping @Sendable (LiveIndex.State) -> Stream
+    ) -> Response {
+        let live = self.live
+        let body = ResponseBody { [self] writer in
             guard let connection = open(channel) else {
                 try await writer.write(ByteBuffer(string: Self.endEvent(version: live.current.version)))
                 try await writer.finish(nil)
@@ -37,18 +59,15 @@ extension LiveService {
             defer { close(connection) }
             let (subscription, versions) = live.subscribe()
             defer { live.unsubscribe(subscription) }
-            var stream = ChangeStream(
-                viewport: viewport, options: options, clustering: clustering, state: live.current,
-                zoomConvention: convention)
-            try await writer.write(
-                ByteBuffer(string: "event: ready\ndata: {\"version\":\(stream.follower.version)}\n\n"))
+            var stream = start(live.current)
+            try await writer.write(ByteBuffer(string: "event: ready\ndata: {\"version\":\(stream.version)}\n\n"))
             for await _ in versions {
                 let state = live.current
-                guard state.version != stream.follower.version else {
+                guard state.version != stream.version else {
                     try await writer.write(ByteBuffer(string: ": still here\n\n"))
                     continue
                 }
-                let keys = live.changedKeys(after: stream.follower.version, through: state.version)
+                let keys = live.changedKeys(after: stream.version, through: state.version)
                 if let event = stream.event(for: state, changedKeys: keys) {
                     try await writer.write(ByteBuffer(string: event))
                 }
@@ -62,6 +81,7 @@ extension LiveService {
             headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
             body: body)
     }
+
     static let stopping = RequestError(
         .serviceUnavailable, "the server is stopping: ask again in a moment, or ask another server")
 
@@ -106,9 +126,17 @@ extension LiveService {
     }
 }
 
+/// A stream of events that follows the points from version to version.
+package protocol VersionStream {
+    /// The version the client was last told.
+    var version: Int { get }
+    /// The event that tells the client what `state` changed; `nil` when nothing it follows did.
+    mutating func event(for state: LiveIndex.State, changedKeys keys: [UInt64]?) -> String?
+}
+
 /// What one change stream sends: the markers of its viewport followed from version to version, each version's changes
 /// as an event.
-package struct ChangeStream {
+package struct ChangeStream: VersionStream {
     /// The markers of the viewport, as the client was last told them.
     package private(set) var follower: ClusterFollower<Int>
     /// The clustering of the stream (its categories selected), to be bound to each version's index.
@@ -116,6 +144,8 @@ package struct ChangeStream {
     package let zoomConvention: ZoomConvention
     /// The writer of the version the client was last told: the points of its removals, and its features.
     private var previous: MarkerGeoJSON
+
+    package var version: Int { follower.version }
 
     /// The stream of `viewport`'s markers, from `state` on.
     package init(

@@ -1,6 +1,7 @@
 import HTTPTypes
 package import MapCluster
 import MapClusterIO
+import MapClusterTiles
 
 /// The view a request asks for, `bbox=W,S,E,N&zoom=Z[&categories=A,B]`, decoded into typed values, each checked as it
 /// is read with a message that names the parameter (`zoom 31 is outside 0...30`).
@@ -45,6 +46,47 @@ package struct ViewQuery: Decodable, Sendable {
                 .badRequest, "zoom \(text) is outside \(Int(range.lowerBound))...\(Int(range.upperBound))")
         }
         return zoom
+    }
+}
+
+/// The tiles a stream of tile changes follows: `zooms=Z,Z…` (whole tile zooms, at most 8) and
+/// `bbox=W,S,E,N` (the world without one).
+package struct TileChangesQuery: Decodable, Sendable {
+    /// The tile zooms, in order, each once.
+    package let zooms: [Int]
+    /// The area: east below west crosses the antimeridian.
+    package let rect: MapRect
+
+    /// The most zooms one stream follows.
+    static let maximumZooms = 8
+
+    package init(zooms: String?, bbox: String?) throws(RequestError) {
+        guard let zooms, !zooms.isEmpty else {
+            throw RequestError(.badRequest, "zooms is missing (zooms=Z,Z…: the tile zooms to follow)")
+        }
+        var list: [Int] = []
+        for part in zooms.split(separator: ",", omittingEmptySubsequences: false) {
+            list.append(
+                try RequestValue.integer(String(part), name: "zooms", default: 0, range: 0...TileAddress.maximumZoom))
+        }
+        let unique = Array(Set(list)).sorted()
+        guard unique.count <= Self.maximumZooms else {
+            throw RequestError(
+                .badRequest, "zooms names \(unique.count) zooms; a stream follows at most \(Self.maximumZooms)")
+        }
+        self.zooms = unique
+        do {
+            rect = try bbox.map { try MapRect(boundingBox: $0) } ?? .world
+        } catch {
+            throw RequestError(.badRequest, "bbox \(error)")
+        }
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let values = try decoder.container(keyedBy: QueryKey.self)
+        try self.init(
+            zooms: values.decodeIfPresent(String.self, forKey: .zooms),
+            bbox: values.decodeIfPresent(String.self, forKey: .bbox))
     }
 }
 
@@ -97,5 +139,5 @@ enum RequestValue {
 
 /// The parameters the API's queries take.
 private enum QueryKey: String, CodingKey {
-    case bbox, zoom, categories, limit, offset
+    case bbox, zoom, zooms, categories, limit, offset
 }

@@ -118,6 +118,10 @@ private func liveRoutes(_ points: ServedPoints, on routes: Routes) {
                     .response(from: request, context: context)
             },
         ])
+    routes.get("/api/tile-changes") { request, context in
+        try points.requireLive().tileChanges(
+            try request.uri.decodeQuery(as: TileChangesQuery.self, context: context), channel: context.channel)
+    }
     routes.get("/api/changes") { request, context in
         try points.requireLive().changes(
             try request.uri.decodeQuery(as: ViewQuery.self, context: context), channel: context.channel)

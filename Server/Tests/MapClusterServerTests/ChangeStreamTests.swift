@@ -5,6 +5,7 @@ import MapClusterLive
 import MapClusterManager
 import MapClusterServer
 import MapClusterTestSupport
+import MapClusterTiles
 import Testing
 
 /// The GeoJSON change stream as a client replays it: over thousands of random edits at several zooms, every marker that
@@ -179,5 +180,78 @@ struct ChangeStreamTests {
         }
         #expect(events > 1_000)
         #expect(replays.map(\.updates).reduce(0, +) > 100)
+    }
+}
+
+/// The stream of tile changes against the tiles themselves: over random edits at several zooms, it names every tile
+/// whose bytes changed, and no other.
+struct TileChangeStreamTests {
+    @Test(arguments: [true, false])
+    func randomEditsNameExactlyTheTilesThatChanged(merging: Bool) async throws {
+        var random = SplitMix64(seed: merging ? 381 : 382)
+        let aggregation = PointAggregation(category: "kind", reductions: [.init("speed", .sum)])
+        let start = try ChangeStreamTests.start(count: 1_500, random: &random)
+        let store = MemoryPointStore()
+        let (live, _) = try await LiveIndex.open(store, aggregation: aggregation) { start }
+        let writer = LiveWriter(live: live, store: store)
+        var options = MarkerOptions()
+        options.merges = merging
+        let base = ClusterService(
+            points: live.current.points, index: live.current.index, buildTime: .zero, aggregation: aggregation,
+            options: options)
+        let area = try MapRect(boundingBox: "6,44,12,48")
+        let zooms = [4, 6, 8]
+        var stream = TileChangeStream(zooms: zooms, area: area, base: base, state: live.current)
+        // Every tile of the area at those zooms, and its bytes now.
+        let addresses = zooms.flatMap { zoom in
+            (0..<(1 << zoom)).flatMap { y in
+                (0..<(1 << zoom)).compactMap { x in
+                    TileAddress(z: zoom, x: x, y: y).flatMap { stream.intersects($0) ? $0 : nil }
+                }
+            }
+        }
+        #expect(addresses.count > 20)
+        func bytes() -> [TileAddress: Data?] {
+            let state = live.current
+            let tiles = ClusterService(
+                points: state.points, index: state.index, buildTime: .zero, aggregation: aggregation, options: options
+            ).tiles
+            return Dictionary(uniqueKeysWithValues: addresses.map { ($0, tiles.tile($0)) })
+        }
+        var before = bytes()
+        var named = 0
+        for edit in 0..<120 {
+            let id = "p\(Int.random(in: 0..<1_500, using: &random))"
+            guard let (record, _) = live.point(PointKey(id: id, isNumber: false)) else { continue }
+            var moved = record
+            let far = edit % 3 == 0
+            moved.coordinate = try Coordinate(
+                latitude: far
+                    ? Double.random(in: 44...50, using: &random)
+                    : record.coordinate.latitude + Double.random(in: -0.01...0.01, using: &random),
+                longitude: far
+                    ? Double.random(in: 4...14, using: &random)
+                    : record.coordinate.longitude + Double.random(in: -0.01...0.01, using: &random))
+            _ = try await writer.write(
+                PointEdit(puts: PointSet(propertyNames: ["kind", "speed"], records: [moved])))
+            let state = live.current
+            let keys = live.changedKeys(after: stream.version, through: state.version)
+            let event = stream.event(for: state, changedKeys: keys)
+            let after = bytes()
+            let changed = Set(addresses.filter { before[$0] != after[$0] }.map(\.description))
+            var told: Set<String> = []
+            if let event {
+                let prefix = "event: tiles\ndata: "
+                try #require(event.hasPrefix(prefix), "\(event)")
+                let json = try JSONSerialization.jsonObject(with: Data(event.dropFirst(prefix.count).utf8))
+                told = Set(try #require((json as? [String: Any])?["tiles"] as? [String]))
+            }
+            #expect(
+                told == changed, "edit \(edit): named \(told.subtracting(changed)), missed \(changed.subtracting(told))"
+            )
+            named += told.count
+            before = after
+        }
+        #expect(named > 50)
     }
 }

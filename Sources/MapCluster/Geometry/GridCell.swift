@@ -32,6 +32,12 @@ public struct GridCell: Hashable, Sendable, Comparable, CustomStringConvertible 
         self.init(level: level, x: q.x.shifted(toLevel: level), y: q.y.shifted(toLevel: level))
     }
 
+    /// The cell at `level` that holds a grid key (``Coordinate/gridKey``): where a live index's changes are.
+    @_spi(MapClusterServer) public init(holdingKey key: UInt64, level: Int) {
+        let position = GridPosition(key: key)
+        self.init(level: level, x: position.x.shifted(toLevel: level), y: position.y.shifted(toLevel: level))
+    }
+
     /// The cell whose Morton code (the prefix of its keys) at `level` is `code`.
     ///
     /// A code at a level is a valid cell by construction, so this is not checked again: the clustering pass makes one
