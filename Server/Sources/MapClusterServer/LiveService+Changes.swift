@@ -33,10 +33,12 @@ extension LiveService {
         }
     }
 
-    /// Which vector tiles each edit changed, as Server-Sent Events (``TileChangeStream``): first `ready` with the
-    /// version the stream starts at, then `tiles` with the version and the `z/x/y` of every tile of the zooms and area
-    /// asked for whose content changed, and `resync` when they can't be listed (the client then fetches every tile
-    /// again). Like ``changes(_:channel:)``, it keeps an idle stream open and ends with `end` when the server stops.
+    /// Which vector tiles each edit changed, as Server-Sent Events (``TileChangeStream``).
+    ///
+    /// First `ready` with the version the stream starts at, then `tiles` with the version and the `z/x/y` of every
+    /// tile of the zooms and area asked for whose content changed, and `resync` when they can't be listed (the client
+    /// then fetches every tile again). Like ``changes(_:channel:)``, it keeps an idle stream open and ends with `end`
+    /// when the server stops.
     package func tileChanges(_ query: TileChangesQuery, channel: any Channel) throws(RequestError) -> Response {
         guard !streams.withLockedValue({ $0.stopping }) else { throw Self.stopping }
         let base = current
