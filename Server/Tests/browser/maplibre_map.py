@@ -7,6 +7,9 @@ reports what MapLibre drew, as JSON.
     maplibre_map.py URL click       clicks the largest cluster in a view: the zoom it asked for and the zoom reached
     maplibre_map.py URL offline     the page as it is with no MapLibre GL JS to load (its requests fail, as without a
                                     copy beside the server and offline): the message it shows, and its links
+    maplibre_map.py URL live TOKEN  a live server's page over the Alps at tile zoom 6, then 20 edits through the API:
+                                    the tiles the page fetched after its first load, those /api/tile-changes named, and
+                                    whether each tile it holds is, byte for byte, what /tiles answers at the end
 
 The page is 1024 × 1024 pixels, so that at a whole zoom centred on a tile corner it shows exactly 2 × 2 tiles. The
 Swift test (Tests/mapclusterTests/MapLibreTests.swift) checks the report. WebGL runs on SwiftShader
@@ -14,10 +17,14 @@ Swift test (Tests/mapclusterTests/MapLibreTests.swift) checks the report. WebGL 
 the server (the `maplibre` Python package's copy, or the CDN).
 """
 
+import hashlib
+import http.client
 import json
 import math
 import os
 import sys
+import time
+import urllib.parse
 
 from playwright.sync_api import sync_playwright
 
@@ -106,6 +113,71 @@ def offline(page, url):
     }""")
 
 
+def send(url, token, method, path, body=None):
+    parts = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    connection.request(method, path, body=json.dumps(body) if body is not None else None,
+                       headers={"Authorization": "Bearer " + token} if token else {})
+    response = connection.getresponse()
+    data = response.read()
+    connection.close()
+    return response.status, data
+
+
+def live(page, url, token):
+    tile_requests = []
+    page.on("request", lambda request: tile_requests.append(urllib.parse.urlsplit(request.url).path)
+            if "/tiles/" in request.url else None)
+    page.goto(url + "maplibre.html#6/46.5/9")
+    idle(page)
+    # The page follows its tiles' zooms once it is idle: wait for the stream's first event.
+    page.wait_for_function("() => window.mapclusterTest.tiles && window.mapclusterTest.tiles.state.version !== null",
+                           timeout=30000)
+    first = len(tile_requests)
+    held = page.evaluate("() => [...window.mapclusterTest.tiles.state.held.keys()]")
+    for n in range(20):
+        # Moves and adds inside the view (edits 0-14), and far away (15-19), which names no tile the page holds.
+        if n < 15:
+            body = {"type": "FeatureCollection", "features": [
+                {"type": "Feature", "id": f"live-{n % 7}", "geometry": {"type": "Point", "coordinates": [
+                    6 + (n * 0.37) % 6, 44.5 + (n * 0.23) % 4]}, "properties": {"name": f"live {n}", "continent": "EU"}}]}
+        else:
+            body = {"type": "FeatureCollection", "features": [
+                {"type": "Feature", "id": f"far-{n}", "geometry": {"type": "Point", "coordinates": [-120 + n, -30]},
+                 "properties": {"name": f"far {n}", "continent": "SA"}}]}
+        status, data = send(url, token, "POST", "/api/points", body)
+        if status != 200:
+            raise SystemExit(f"edit {n}: {status} {data[:200]!r}")
+        time.sleep(0.1)
+    # Every event applied: the stream's version is the server's last, and nothing is pending.
+    status, data = send(url, None, "GET", "/api/stats")
+    page.wait_for_function("() => window.mapclusterTest.tiles.state.pending === 0 && "
+                           "window.mapclusterTest.tiles.state.fetched.length > 0", timeout=30000)
+    time.sleep(1.0)
+    page.wait_for_function("() => window.mapclusterTest.tiles.state.pending === 0", timeout=30000)
+    idle(page)
+    state = page.evaluate("""async () => {
+        const s = window.mapclusterTest.tiles.state;
+        const digests = {};
+        for (const [key, bytes] of s.held) {
+            digests[key] = bytes ? [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))]
+                .map((b) => b.toString(16).padStart(2, "0")).join("") : null;
+        }
+        return { named: s.named, fetched: s.fetched, version: s.version, digests };
+    }""")
+    # The server's tiles now, uncompressed, as the page holds them.
+    mismatched = []
+    for key, digest in state["digests"].items():
+        status, data = send(url, None, "GET", f"/tiles/{key}.mvt")
+        served = hashlib.sha256(data).hexdigest() if status == 200 else None
+        if served != digest:
+            mismatched.append(key)
+    requests_after = [path[len("/tiles/"):-len(".mvt")] for path in tile_requests[first:]]
+    return {"held": held, "requests_after_load": requests_after, "named": state["named"],
+            "fetched_after_load": state["fetched"][len(state["fetched"]) - len(requests_after):],
+            "mismatched": mismatched, "version": state["version"], "tiles_held": len(state["digests"])}
+
+
 def main():
     url, command = sys.argv[1], sys.argv[2]
     with sync_playwright() as playwright:
@@ -132,6 +204,8 @@ def main():
             result = click(page, url)
         elif command == "offline":
             result = offline(page, url)
+        elif command == "live":
+            result = live(page, url, sys.argv[3])
         else:
             raise SystemExit(f"unknown command {command}")
         browser.close()

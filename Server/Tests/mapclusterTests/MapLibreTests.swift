@@ -31,10 +31,10 @@ struct MapLibreTests {
     }
 
     /// Runs the script against a server; page errors fail the test.
-    static func drive(_ server: ServeAndRenderTests.Server, _ command: String) async throws -> Any {
+    static func drive(_ server: ServeAndRenderTests.Server, _ command: String, _ more: String...) async throws -> Any {
         try #require(ServeAndRenderTests.chromium != nil, "MAPCLUSTER_REQUIRE_BROWSER=1, but Chromium is not installed")
         let data = try await WebMapTests.runScript(
-            "Tests/browser/maplibre_map.py", ["http://127.0.0.1:\(server.port)/", command])
+            "Tests/browser/maplibre_map.py", ["http://127.0.0.1:\(server.port)/", command] + more)
         let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect((report["errors"] as? [String])?.isEmpty == true, "errors on the page: \(report["errors"] ?? "")")
         return report["result"] as Any
@@ -71,6 +71,30 @@ struct MapLibreTests {
                 drawn == expected,
                 "zoom \(z) around \(corner): MapLibre drew \(drawn) points, the tiles hold \(expected)")
         }
+    }
+
+    /// A live server's page follows /api/tile-changes: after its first load it fetches the tiles the stream named
+    /// (those it holds) and no other, and ends holding what /tiles answers, byte for byte.
+    @Test(.enabled(if: WebMapTests.enabled, WebMapTests.needs))
+    func theLivePageFetchesExactlyTheTilesAnEditChanged() async throws {
+        let token = "maplibre-live-token-0123456789"
+        let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("token-\(UUID().uuidString)")
+        try Data((token + "\n").utf8).write(to: tokenFile)
+        defer { try? FileManager.default.removeItem(at: tokenFile) }
+        let server = try ServeAndRenderTests.Server(["--writable", "--store", "memory", "--token-file", tokenFile.path])
+        defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
+        let report = try #require(try await Self.drive(server, "live", token) as? [String: Any])
+        let requested = try #require(report["requests_after_load"] as? [String])
+        let named = try #require(report["named"] as? [String])
+        let held = Set(try #require(report["held"] as? [String]))
+        #expect(!requested.isEmpty, "the page fetched no tile after the edits")
+        // Each time the stream named a tile the page holds, the page fetched it once; it fetched nothing else.
+        #expect(requested.sorted() == named.filter(held.contains).sorted(), "fetched \(requested), named \(named)")
+        // Edits far away named tiles the page doesn't hold, which it left alone.
+        #expect(named.contains { !held.contains($0) })
+        #expect(
+            (report["mismatched"] as? [String])?.isEmpty == true, "tiles unlike /tiles: \(report["mismatched"] ?? "")")
+        #expect((report["tiles_held"] as? Int ?? 0) >= 4)
     }
 
     @Test(.enabled(if: WebMapTests.enabled, WebMapTests.needs))

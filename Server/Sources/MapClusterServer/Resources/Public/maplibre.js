@@ -43,6 +43,16 @@ const MISSING_MAPLIBRE =
       PALETTE[index % PALETTE.length]]),
     "rgba(255,255,255,0.6)"];
 
+  // A live server's tiles go through the page's own cache (a custom protocol, MapLibre's public addProtocol): when
+  // /api/tile-changes names tiles an edit changed, the page fetches those and no other, then has MapLibre redraw its
+  // tiles from the cache.
+  const live = Boolean(config && config.live);
+  const tiles = live ? followTiles(tileJSON) : null;
+  const clusterSource = live
+    ? { type: "vector", tiles: [tiles.template(0)], minzoom: tileJSON.minzoom, maxzoom: tileJSON.maxzoom,
+        bounds: tileJSON.bounds }
+    : { type: "vector", url: new URL("tiles.json", location.href).href };
+
   const map = new maplibregl.Map({
     container: "map",
     hash: true,
@@ -51,7 +61,7 @@ const MISSING_MAPLIBRE =
       version: 8,
       sources: {
         outline: { type: "geojson", data: new URL("basemap.geojson", location.href).href },
-        clusters: { type: "vector", url: new URL("tiles.json", location.href).href },
+        clusters: clusterSource,
       },
       layers: [
         { id: "sea", type: "background", paint: { "background-color": "#cfe3ef" } },
@@ -150,8 +160,89 @@ const MISSING_MAPLIBRE =
     return `${Math.round(map.getZoom() + 1)}/${center.lat.toFixed(4)}/${center.lng.toFixed(4)}`;
   }
 
-  // For a browser test that asked: the map, and the distinct features drawn.
-  if (window.mapclusterTest && typeof window.mapclusterTest === "object") Object.assign(window.mapclusterTest, { map, drawn });
+  if (tiles) tiles.start(map);
+
+  // For a browser test that asked: the map, the distinct features drawn, and the live tiles' cache.
+  if (window.mapclusterTest && typeof window.mapclusterTest === "object") {
+    Object.assign(window.mapclusterTest, { map, drawn, tiles });
+  }
 })().catch((error) => {
   document.getElementById("status").textContent = "could not load the tiles: " + error.message;
 });
+
+/// The tiles of a live server, held by the page: MapLibre asks for them through the `mapcluster://` protocol and gets
+/// the page's copy; /api/tile-changes says which copies an edit made stale, and only those are fetched again.
+function followTiles(tileJSON) {
+  const held = new Map(); // "z/x/y" → the tile's bytes (null: the server had no feature there)
+  const server = tileJSON.tiles[0];
+  const state = { version: null, fetched: [], named: [], pending: 0, held, stream: null, follows: "" };
+  const urlOf = (key) => { const [z, x, y] = key.split("/"); return server.replace("{z}", z).replace("{x}", x).replace("{y}", y); };
+
+  async function fetchTile(key) {
+    state.fetched.push(key);
+    const response = await fetch(urlOf(key), { cache: "no-cache" });
+    if (!response.ok && response.status !== 204) throw new Error(`tile ${key}: ${response.status}`);
+    const bytes = response.status === 204 ? null : await response.arrayBuffer();
+    held.set(key, bytes);
+    return bytes;
+  }
+
+  maplibregl.addProtocol("mapcluster", async (request) => {
+    const key = request.url.replace(/^mapcluster:\/\//, "").replace(/\?.*$/, "");
+    const bytes = held.has(key) ? held.get(key) : await fetchTile(key);
+    return { data: bytes ? bytes.slice(0) : new ArrayBuffer(0) };
+  });
+
+  return {
+    state,
+    /// The source's tile URL template; a new `version` makes MapLibre ask for every tile again (from the page).
+    template: (version) => `mapcluster://{z}/{x}/{y}?v=${version}`,
+    /// Follows the changes of the tiles the page holds, at their zooms.
+    start(map) {
+      // One redraw at a time: a new one while MapLibre still loads the last would abort its loads.
+      let drawing = null;
+      let wanted = null;
+      const redraw = (version) => {
+        wanted = version;
+        if (drawing !== null) return;
+        drawing = version;
+        map.getSource("clusters").setTiles([this.template(version)]);
+        map.once("idle", () => {
+          const done = drawing;
+          drawing = null;
+          if (wanted !== done) redraw(wanted);
+        });
+      };
+      const follow = () => {
+        const zooms = [...new Set([...held.keys()].map((key) => Number(key.split("/")[0])))].sort((a, b) => a - b).slice(-8);
+        const follows = zooms.join(",");
+        if (!follows || follows === state.follows) return;
+        state.follows = follows;
+        if (state.stream) state.stream.close();
+        const stream = new EventSource(`api/tile-changes?zooms=${follows}`);
+        state.stream = stream;
+        stream.addEventListener("ready", (event) => { state.version = JSON.parse(event.data).version; });
+        stream.addEventListener("tiles", async (event) => {
+          const change = JSON.parse(event.data);
+          state.named.push(...change.tiles);
+          const stale = change.tiles.filter((key) => held.has(key));
+          state.pending += 1;
+          try {
+            await Promise.all(stale.map(fetchTile));
+            state.version = change.version;
+            if (stale.length > 0) redraw(change.version);
+          } finally {
+            state.pending -= 1;
+          }
+        });
+        stream.addEventListener("resync", (event) => {
+          held.clear();
+          state.version = JSON.parse(event.data).version;
+          redraw(state.version);
+        });
+      };
+      map.on("idle", follow);
+    },
+  };
+}
+
