@@ -145,6 +145,8 @@ package struct ConfigurationAnswer: ResponseEncodable, Sendable {
 package struct TileAnswer: CacheableAnswer, Sendable {
     /// The tile's bytes, gzip-compressed or not; `nil` for an empty tile.
     package let bytes: Data?
+    /// The version of the live points it was made from; `nil` for points or an archive that don't change.
+    package var version: Int64?
 
     var contentHash: String {
         var hash = StableHash()

@@ -54,10 +54,17 @@ package struct StableHash {
 }
 
 /// An answer made from the data, whose `ETag` is a hash of what it says: the same answer has the same tag on every
-/// server and in every process, and an answer that didn't change keeps its tag across edits.
+/// server and in every process, and an answer that didn't change keeps its tag's hash across edits.
 protocol CacheableAnswer: ResponseGenerator {
     /// The hash of what the answer says.
     var contentHash: String { get }
+    /// The version of the data it was made from, which its `ETag` carries after its hash (`W/"hash.v12"`); `nil` for
+    /// none.
+    var version: Int64? { get }
+}
+
+extension CacheableAnswer {
+    var version: Int64? { nil }
 }
 
 extension CacheableAnswer where Self: Encodable {
@@ -83,7 +90,7 @@ extension Routes {
             [
                 .get: { request, context in
                     let answer = try await handler(request, context)
-                    let entityTag = "W/\"\(answer.contentHash)\""
+                    let entityTag = "W/\"\(answer.contentHash)\(answer.version.map { ".v\($0)" } ?? "")\""
                     let headers: HTTPFields = [.eTag: entityTag, .cacheControl: policy.cacheControl]
                     if Self.isNotModified(request, entityTag: entityTag) {
                         return Response(status: .notModified, headers: headers + [.vary: "Accept-Encoding"])
@@ -97,10 +104,15 @@ extension Routes {
     }
 
     /// Whether a request's `If-None-Match` names `entityTag` (or `*`), weakly compared as RFC 9110 says for it.
+    ///
+    /// A tag's version (`.v12`) doesn't count: an answer that says the same is not modified, whichever version made
+    /// it, and the 304 carries the current version's tag.
     static func isNotModified(_ request: Request, entityTag: String) -> Bool {
         let opaque = { (tag: Substring) in
-            let trimmed = tag.trimmingCharacters(in: .whitespaces)
-            return trimmed.hasPrefix("W/") ? String(trimmed.dropFirst(2)) : trimmed
+            var trimmed = Substring(tag.trimmingCharacters(in: .whitespaces))
+            if trimmed.hasPrefix("W/") { trimmed = trimmed.dropFirst(2) }
+            if let version = trimmed.range(of: ".v") { trimmed = trimmed[..<version.lowerBound] + "\"" }
+            return String(trimmed)
         }
         let wanted = opaque(Substring(entityTag))
         return request.headers[values: .ifNoneMatch].flatMap { $0.split(separator: ",") }.contains {

@@ -36,6 +36,9 @@ package struct ClusterService: Sendable {
     let writer: MarkerGeoJSON
     /// The clusters as vector tiles.
     package let tiles: ClusterTiles
+    /// The version of live points (the store's sequence number of the last edit applied, the same on every server of
+    /// the store); `nil` for points that don't change.
+    package private(set) var dataVersion: Int64?
 
     /// The largest viewport side, in points, that a bbox and zoom may ask for.
     package static let maximumViewSide = 16_384.0
@@ -103,8 +106,10 @@ package struct ClusterService: Sendable {
         tiles = ClusterTiles(points: points, clustering: markers.clustering, overlap: options.layout.overlap)
     }
 
-    /// The service of another version of the same kind of points (a live server's): `base`'s options, these points.
-    init(_ base: ClusterService, points: PointSet, index: ClusterIndex<Int>) {
+    /// The service of another version of the same kind of points (a live server's): `base`'s options, these points,
+    /// `version` the store's sequence number of the last edit they hold.
+    init(_ base: ClusterService, points: PointSet, index: ClusterIndex<Int>, version: Int64? = nil) {
+        dataVersion = version
         self.points = points
         buildTime = base.buildTime
         tileURL = base.tileURL
@@ -209,10 +214,10 @@ package struct ClusterService: Sendable {
             zoomConvention: options.zoomConvention)
     }
 
-    /// The vector tile at `address`, of the points in `categories` (all when `nil`); `nil` for a tile without a
-    /// feature.
-    package func tile(_ address: TileAddress, categories: [String]? = nil) throws(RequestError) -> Data? {
-        tiles.tile(address, categories: try self.categories(categories))
+    /// The vector tile at `address`, of the points in `categories` (all when `nil`), and the version of the points it
+    /// was made from; no bytes for a tile without a feature.
+    package func tile(_ address: TileAddress, categories: [String]? = nil) throws(RequestError) -> TileAnswer {
+        TileAnswer(bytes: tiles.tile(address, categories: try self.categories(categories)), version: dataVersion)
     }
 
     /// TileJSON 3.0 for the tiles at `baseURL` (the server's scheme, host and port).

@@ -53,7 +53,7 @@ package final class LiveService: Sendable {
     package var current: ClusterService {
         let state = live.current
         if let cached = cache.withLockedValue({ $0 }), cached.version == state.version { return cached.service }
-        let service = ClusterService(base, points: state.points, index: state.index)
+        let service = ClusterService(base, points: state.points, index: state.index, version: state.sequence)
         cache.withLockedValue { $0 = (state.version, service) }
         return service
     }

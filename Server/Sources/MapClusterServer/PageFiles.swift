@@ -92,12 +92,9 @@ package struct PageFiles: Sendable {
     /// The files never change while the server runs, so a hash made once at start names their version. It is weak
     /// (`W/`): the same file gzipped or not.
     static func entityTag(of data: Data) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in data {
-            hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01b3
-        }
-        return "W/\"\(String(hash, radix: 16))-\(String(data.count, radix: 16))\""
+        var hash = StableHash()
+        hash.add(data)
+        return "W/\"\(String(hash.value, radix: 16))-\(String(data.count, radix: 16))\""
     }
 
     static func type(of fileExtension: String) -> String {

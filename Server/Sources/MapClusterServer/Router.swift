@@ -58,7 +58,7 @@ package func buildRouter(
     routes.tiles(
         policy: policy, publicURL: publicURL,
         tile: { address, categories throws(RequestError) in
-            TileAnswer(bytes: try points.service().tile(address, categories: categories))
+            try points.service().tile(address, categories: categories)
         },
         tileJSON: { baseURL throws(RequestError) in try points.service().tileJSON(baseURL: baseURL) })
     if writable {
