@@ -144,3 +144,60 @@ struct MapLibreTests {
         #expect(!features.isEmpty && !features.contains { $0.id == clicked["id"] as? String })
     }
 }
+
+/// Both pages with a keyboard and a screen reader (Tests/browser/accessibility.py): axe-core's WCAG 2.1 AA checks at a
+/// world and a city view, and the keyboard alone reaching, naming, opening and leaving clusters.
+@Suite(.serialized, .tags(.browser, .processes), .tier(.browser))
+struct AccessibilityTests {
+    @Test(Python.axe)
+    func bothPagesPassAxeAndTheKeyboardReachesZoomsAndOpensClusters() async throws {
+        try #require(ServeAndRenderTests.chromium != nil, "MAPCLUSTER_REQUIRE_BROWSER=1, but Chromium is not installed")
+        try #require(Python.hasAxe, "MAPCLUSTER_REQUIRE_BROWSER=1, but Python has no axe-playwright-python")
+        let token = "accessibility-token-0123456789"
+        let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("token-\(UUID().uuidString)")
+        try Data((token + "\n").utf8).write(to: tokenFile)
+        defer { try? FileManager.default.removeItem(at: tokenFile) }
+        let server = try ServeAndRenderTests.Server(["--writable", "--store", "memory", "--token-file", tokenFile.path])
+        defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
+        let data = try await WebMapTests.runScript(
+            "Tests/browser/accessibility.py", ["http://127.0.0.1:\(server.port)/", token])
+        let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect((report["errors"] as? [String])?.isEmpty == true, "errors on the page: \(report["errors"] ?? "")")
+        let result = try #require(report["result"] as? [String: Any])
+
+        // axe-core: no violation on either page, at the world view or Paris.
+        let axe = try #require(result["axe"] as? [[String: Any]])
+        #expect(axe.count == 4)
+        for page in axe {
+            #expect((page["passes"] as? Int ?? 0) > 10, "\(page["page"] ?? "")")
+            #expect(
+                (page["violations"] as? [Any])?.isEmpty == true, "\(page["page"] ?? ""): \(page["violations"] ?? "")")
+        }
+
+        func name(_ value: Any?) -> String { ((value as? [String: Any])?["name"] as? String) ?? "" }
+        // The Leaflet page: Tab reaches a named cluster, Enter zooms in and the keyboard goes on in the new view,
+        // Escape goes back; a stack opens with Enter, its points are named, Escape closes it and returns to it.
+        let leaflet = try #require(result["leaflet"] as? [String: Any])
+        #expect(name(leaflet["cluster"]).hasPrefix("Cluster of"), "\(leaflet["cluster"] ?? "")")
+        #expect(name(leaflet["cluster"]).contains("EU") && name(leaflet["cluster"]).contains("population sum"))
+        #expect((leaflet["zoom_after_enter"] as? Double ?? 0) > (leaflet["zoom_before"] as? Double ?? 0))
+        #expect((leaflet["focused_after_enter"] as? [String: Any])?["marker"] as? Bool == true)
+        #expect((leaflet["announced_after_enter"] as? String ?? "").hasPrefix("Zoom "))
+        #expect(leaflet["zoom_after_escape"] as? Double == leaflet["zoom_before"] as? Double)
+        #expect(name(leaflet["stack"]).hasPrefix("Cluster of 3 points"))
+        #expect(name(leaflet["focused_in_stack"]).hasPrefix("Stacked "))
+        #expect(
+            name(leaflet["next_in_stack"]).hasPrefix("Stacked ")
+                && name(leaflet["next_in_stack"]) != name(leaflet["focused_in_stack"]))
+        #expect(name(leaflet["focused_after_closing"]) == name(leaflet["stack"]))
+
+        // The MapLibre page, through its list of markers.
+        let maplibre = try #require(result["maplibre"] as? [String: Any])
+        #expect(name(maplibre["cluster"]).hasPrefix("Cluster of"))
+        #expect((maplibre["ring_shown"] as? String ?? "").contains("cluster_id"))
+        #expect((maplibre["zoom_after_enter"] as? Double ?? 0) > (maplibre["zoom_before"] as? Double ?? 0))
+        #expect((maplibre["focused_after_enter"] as? [String: Any])?["tag"] as? String == "BUTTON")
+        #expect((maplibre["announced_after_enter"] as? String ?? "").hasPrefix("Zoom "))
+        #expect(maplibre["zoom_after_escape"] as? Double == maplibre["zoom_before"] as? Double)
+    }
+}

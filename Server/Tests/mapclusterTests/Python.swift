@@ -41,6 +41,14 @@ enum Python {
     }()
     static let hasTileReaders = imports("mapbox_vector_tile", "pmtiles.reader")
     static let hasPrometheusClient = imports("prometheus_client.parser")
+    static let hasAxe = imports("axe_playwright_python.sync_playwright")
+
+    /// Runs a browser test that checks pages with axe-core where the package imports (or every tier is asked for).
+    static var axe: ConditionTrait {
+        .enabled(
+            if: (hasAxe && WebMapTests.enabled) || ServeAndRenderTests.browserRequired,
+            needs("playwright", "axe-playwright-python"))
+    }
 
     /// Runs a test whose script reads tiles with mapbox-vector-tile and pmtiles where they import (or every tier is
     /// asked for).

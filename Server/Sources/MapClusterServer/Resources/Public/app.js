@@ -26,7 +26,10 @@ const map = L.map("map", { worldCopyJump: true, minZoom: 0, maxZoom: 18 });
 map.attributionControl.addAttribution("Made with Natural Earth · GeoNames, CC BY 4.0");
 map.createPane("outline").style.zIndex = 200;
 
-const spider = createSpider(map, config, hook, { changed: () => markers.changed(), failed: showError });
+const spider = createSpider(map, config, hook, {
+  changed: (message) => { markers.changed(); if (message) announce(message); },
+  failed: showError,
+});
 const markers = createMarkers(map, config, hook, expand);
 let controller = null;
 let lastZoom = null;
@@ -63,15 +66,52 @@ fetch("basemap.geojson")
   });
 
 // A click on a cluster zooms to where it splits; where it never does within the map's zooms (its points share a
-// place, or lie closer than the deepest zoom shows), it opens in place.
-function expand(feature, marker) {
+// place, or lie closer than the deepest zoom shows), it opens in place. From the keyboard, the view it left is kept for
+// Escape, and the keyboard goes on from the first marker of the new view.
+const views = [];
+let keyboardMove = false;
+function expand(feature, marker, fromKeyboard = false) {
   const zoom = feature.properties.expansion_zoom == null ? null : leafletZoom(feature.properties.expansion_zoom);
   const maxZoom = map.getMaxZoom();
   if (zoom != null && zoom <= maxZoom && map.getZoom() < maxZoom) {
+    if (fromKeyboard) {
+      views.push({ center: map.getCenter(), zoom: map.getZoom() });
+      keyboardMove = true;
+    }
     map.flyTo(marker.getLatLng(), Math.min(Math.max(zoom, map.getZoom() + 1), maxZoom));
   } else {
-    spider.open(feature, marker);
+    spider.open(feature, marker, fromKeyboard);
   }
+}
+
+// Escape closes what a cluster opened in place, else goes back to the view a keyboard zoom left.
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "Escape") return;
+  if (spider.isOpen) {
+    const anchor = spider.close();
+    if (anchor) anchor.focus();
+    announce("Closed the stack");
+  } else if (views.length > 0) {
+    const view = views.pop();
+    keyboardMove = true;
+    map.flyTo(view.center, view.zoom);
+  }
+});
+
+// What a zoom or a live edit changed in the view, said by a polite live region.
+const announcer = document.getElementById("announce");
+let lastAnnounced = "";
+function announce(text) {
+  if (text === lastAnnounced) return;
+  lastAnnounced = text;
+  announcer.textContent = text;
+  hook.announced = text;
+}
+function describeView(features) {
+  const clusters = features.filter((feature) => feature.properties.cluster).length;
+  const points = features.length - clusters;
+  return `Zoom ${Math.round(map.getZoom() * 10) / 10}: ${clusters.toLocaleString("en-US")} clusters and ` +
+    `${points.toLocaleString("en-US")} single points in view, ${hook.drawn.toLocaleString("en-US")} points in all`;
 }
 
 function currentHash(categories) {
@@ -124,6 +164,9 @@ function refresh() {
       hook.changes += 1;
       const next = applyChange(hook.features, change);
       draw(next.features, lastArea, false, false, next);
+      const changed = change.insertions.length + change.removals.length + change.updates.length;
+      announce(`A live edit changed ${changed} ${changed === 1 ? "marker" : "markers"} in view; ` +
+        `${hook.drawn.toLocaleString("en-US")} points in all`);
     },
   });
 }
@@ -151,6 +194,12 @@ function fetchClusters() {
       hook.zoom = zoom;
       lastArea = asked;
       draw(collection.features, asked, zoomedIn, zoomedOut);
+      if (zoomedIn || zoomedOut || lastAnnounced === "") announce(describeView(collection.features));
+      if (keyboardMove) {
+        // The keyboard goes on from the first marker of the view it moved to, once it is drawn.
+        keyboardMove = false;
+        focusFirstMarker();
+      }
       if (following && following === stream) following.drawn();
     })
     .catch((error) => {
@@ -251,3 +300,14 @@ fetch("api/config")
     hook.pending = false;
     showError(new Error("could not load the server's configuration (/api/config): " + error.message));
   });
+
+/// Focuses the first marker in reading order once the markers are drawn.
+function focusFirstMarker() {
+  const attempt = (tries) => {
+    const first = map.getPane("markerPane").querySelector(".leaflet-marker-icon[tabindex]");
+    if (first && !markers.busy) { first.focus(); return; }
+    if (tries > 0) setTimeout(() => attempt(tries - 1), 100);
+  };
+  attempt(50);
+}
+

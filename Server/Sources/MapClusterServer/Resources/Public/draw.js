@@ -3,7 +3,7 @@
 
 import { nearestCopy, worldCopies } from "./geo.js";
 import { clusterHolds, parseClusterId } from "./ids.js";
-import { count, key, markerHTML, popup, summary } from "./markers.js";
+import { accessibleName, count, key, markerHTML, popup, summary } from "./markers.js";
 import { createScheduler } from "./scheduler.js";
 import { diameter } from "./style.js";
 
@@ -13,20 +13,57 @@ export function createMarkers(map, config, hook, click) {
   let drawn = new Map(); // key@copy → { feature, at, marker }
   const scheduler = createScheduler(() => {
     changed();
+    reorder();
     hook.drawMS = performance.now() - hook.drawStarted;
     hook.pending = hook.requesting;
   });
 
+  // Every marker is a button a keyboard reaches (Leaflet's keyboard option: Tab, and Enter for its click), named for
+  // a screen reader; `labelled` names it once it is on the map.
   function make(feature, at, from) {
     const { html, size } = markerHTML(config, feature);
-    const marker = L.marker(from || at, { icon: L.divIcon({ className: "", html, iconSize: [size, size] }), keyboard: false });
+    const marker = L.marker(from || at, { icon: L.divIcon({ className: "", html, iconSize: [size, size] }), keyboard: true });
+    marker.feature = feature;
     if (feature.properties.cluster) {
       marker.bindTooltip(summary(config, feature), { direction: "top", offset: [0, -size / 2] });
-      marker.on("click", () => click(feature, marker));
+      marker.on("click", () => click(marker.feature, marker));
     } else {
       marker.bindPopup(popup(config, feature));
     }
+    marker.on("add", () => labelled(marker, feature));
     return marker;
+  }
+
+  function labelled(marker, feature) {
+    marker.feature = feature;
+    const element = marker.getElement();
+    if (!element) return;
+    if (!element.dataset.keys && feature.properties.cluster) {
+      // Enter or Space on a cluster is its click (Leaflet's keyboard handling opens popups only).
+      element.dataset.keys = "on";
+      element.addEventListener("keydown", (event) => {
+        if (event.key !== "Enter" && event.key !== " ") return;
+        event.preventDefault();
+        click(marker.feature, marker, true);
+      });
+    }
+    element.setAttribute("role", "button");
+    element.setAttribute("aria-label", accessibleName(config, feature));
+    element.dataset.key = key(feature);
+  }
+
+  // The markers in reading order, top to bottom and left to right: the order Tab takes them in. The focused one
+  // keeps its focus.
+  function reorder() {
+    const entries = [...drawn.values()].filter((entry) => entry.marker && entry.marker.getElement());
+    entries.sort((a, b) => (b.at.lat - a.at.lat) || (a.at.lng - b.at.lng));
+    const elements = entries.map((entry) => entry.marker.getElement());
+    const pane = map.getPane("markerPane");
+    const current = [...pane.children].filter((element) => elements.includes(element));
+    if (current.every((element, index) => element === elements[index])) return;
+    const focused = document.activeElement;
+    for (const element of elements) pane.appendChild(element);
+    if (focused && elements.includes(focused)) focused.focus({ preventScroll: true });
   }
 
   // Glides a marker to a position, then calls done.
@@ -77,6 +114,7 @@ export function createMarkers(map, config, hook, click) {
           // A live point that moved glides to its new place, with its new properties.
           if (live && kept.marker && !kept.at.equals(at)) glide(kept.marker, at); else if (kept.marker) kept.marker.setLatLng(at);
           if (live && kept.marker && !feature.properties.cluster) kept.marker.setPopupContent(popup(config, feature));
+          if (kept.marker) labelled(kept.marker, feature);
           kept.feature = feature;
           kept.at = at;
           next.set(k, kept);
@@ -120,5 +158,10 @@ export function createMarkers(map, config, hook, click) {
     scheduler.schedule(operations);
   }
 
-  return { draw, changed, get busy() { return scheduler.busy; } };
+  /// The marker of a feature key, drawn in the world copy nearest the view's centre.
+  function element(featureKey) {
+    return map.getPane("markerPane").querySelector(`[data-key="${CSS.escape(featureKey)}"]`);
+  }
+
+  return { draw, changed, element, get busy() { return scheduler.busy; } };
 }

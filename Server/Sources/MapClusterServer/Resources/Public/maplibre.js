@@ -4,7 +4,7 @@
 // properties. A test that wants to watch the page sets `window.mapclusterTest` to an object before it loads: the page
 // then puts the map and its drawn features there.
 
-import { summary } from "./markers.js";
+import { accessibleName, summary } from "./markers.js";
 import { COUNT_STEPS, DEFAULT_SIZES, PALETTE, POINT_COLOUR, escape } from "./style.js";
 
 // What the page says when MapLibre GL JS didn't load: the server has no copy of it (it redirects to the CDN then), and
@@ -79,6 +79,12 @@ const MISSING_MAPLIBRE =
           },
         },
         {
+          // The marker the keyboard is on (the list below the map): a dark ring around it.
+          id: "focus", type: "circle", source: "clusters", "source-layer": layer, filter: ["==", ["get", "cluster_id"], ""],
+          paint: { "circle-radius": ["+", radius, 4], "circle-color": "rgba(0,0,0,0)", "circle-stroke-color": "#111",
+            "circle-stroke-width": 3 },
+        },
+        {
           // The counts: images drawn on demand (below), so the page needs no glyph server.
           id: "counts", type: "symbol", source: "clusters", "source-layer": layer,
           filter: ["to-boolean", ["get", "cluster"]],
@@ -126,6 +132,8 @@ const MISSING_MAPLIBRE =
     new maplibregl.Popup().setLngLat(feature.geometry.coordinates)
       .setHTML(`<table class="popup-table">${rows}</table>`).addTo(map);
   });
+  const keyboard = markerList(map, config, layer, () => drawn());
+
   // A cluster's summary while the pointer is on it: its count, reductions and categories, as the tiles carry them.
   const hover = new maplibregl.Popup({ closeButton: false, closeOnClick: false, className: "cluster-summary" });
   map.on("mousemove", "markers", (event) => {
@@ -149,6 +157,7 @@ const MISSING_MAPLIBRE =
   }
   map.on("idle", () => {
     const features = drawn();
+    keyboard.update(features);
     const points = features.reduce((sum, f) => sum + (f.properties.cluster ? f.properties.point_count : 1), 0);
     status.innerHTML = `${escape(points.toLocaleString())} points in ${escape(features.length.toLocaleString())} markers · ` +
       `zoom ${escape(map.getZoom().toFixed(1))}` + (config ? ` · <a href="./#${escape(leafletView())}">Leaflet page</a>` : "");
@@ -160,11 +169,11 @@ const MISSING_MAPLIBRE =
     return `${Math.round(map.getZoom() + 1)}/${center.lat.toFixed(4)}/${center.lng.toFixed(4)}`;
   }
 
-  if (tiles) tiles.start(map);
+  if (tiles) tiles.start(map, (count) => keyboard.announce(`A live edit changed ${count} ${count === 1 ? "tile" : "tiles"} in view`));
 
   // For a browser test that asked: the map, the distinct features drawn, and the live tiles' cache.
   if (window.mapclusterTest && typeof window.mapclusterTest === "object") {
-    Object.assign(window.mapclusterTest, { map, drawn, tiles });
+    Object.assign(window.mapclusterTest, { map, drawn, tiles, keyboard });
   }
 })().catch((error) => {
   document.getElementById("status").textContent = "could not load the tiles: " + error.message;
@@ -198,7 +207,7 @@ function followTiles(tileJSON) {
     /// The source's tile URL template; a new `version` makes MapLibre ask for every tile again (from the page).
     template: (version) => `mapcluster://{z}/{x}/{y}?v=${version}`,
     /// Follows the changes of the tiles the page holds, at their zooms.
-    start(map) {
+    start(map, changed = () => {}) {
       // One redraw at a time: a new one while MapLibre still loads the last would abort its loads.
       let drawing = null;
       let wanted = null;
@@ -230,7 +239,10 @@ function followTiles(tileJSON) {
           try {
             await Promise.all(stale.map(fetchTile));
             state.version = change.version;
-            if (stale.length > 0) redraw(change.version);
+            if (stale.length > 0) {
+              redraw(change.version);
+              changed(stale.length);
+            }
           } finally {
             state.pending -= 1;
           }
@@ -242,6 +254,88 @@ function followTiles(tileJSON) {
         });
       };
       map.on("idle", follow);
+    },
+  };
+}
+
+/// The markers MapLibre draws on its canvas, as a list of buttons a keyboard and a screen reader reach: in reading
+/// order (top to bottom, then left to right), each named as the Leaflet page names its markers. The one the keyboard is
+/// on is ringed on the map and its summary shown; Enter on a cluster zooms to where it splits, on a point shows its
+/// properties, and Escape goes back to the view a keyboard zoom left. A polite live region says what a zoom changed.
+function markerList(map, config, layer, drawn) {
+  const list = document.getElementById("markers");
+  const announcer = document.getElementById("announce");
+  const names = config || { categories: [], reductions: [], name_column: "name", category_column: null };
+  const views = [];
+  const popup = new maplibregl.Popup({ closeButton: false, closeOnClick: false, className: "cluster-summary" });
+  let lastZoom = null;
+  let lastAnnounced = "";
+  const keyOf = (feature) => feature.properties.cluster ? `c${feature.properties.cluster_id}` : `p${feature.id ?? feature.properties.id}`;
+  const pointName = (feature) => accessibleName(names, { id: feature.id ?? feature.properties.id, properties: feature.properties });
+
+  function announce(text) {
+    if (text === lastAnnounced) return;
+    lastAnnounced = text;
+    announcer.textContent = text;
+  }
+
+  function focusOn(feature) {
+    const id = feature.properties.cluster ? feature.properties.cluster_id : null;
+    map.setFilter("focus", id ? ["==", ["get", "cluster_id"], id]
+      : ["==", ["id"], feature.id ?? -1]);
+    popup.setLngLat(feature.geometry.coordinates)
+      .setHTML(feature.properties.cluster && config ? summary(config, feature) : `<strong>${pointName(feature)}</strong>`).addTo(map);
+  }
+
+  function activate(feature) {
+    if (feature.properties.cluster) {
+      views.push({ center: map.getCenter(), zoom: map.getZoom() });
+      const zoom = Math.min(feature.properties.expansion_zoom ?? map.getZoom() + 2, map.getMaxZoom());
+      list.dataset.refocus = "first";
+      map.easeTo({ center: feature.geometry.coordinates, zoom });
+    } else {
+      const rows = Object.entries(feature.properties).map(([key, value]) => `<tr><td>${key}</td><td>${value}</td></tr>`).join("");
+      popup.setLngLat(feature.geometry.coordinates).setHTML(`<table class="popup-table">${rows}</table>`).addTo(map);
+    }
+  }
+
+  list.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || views.length === 0) return;
+    list.dataset.refocus = "first";
+    map.easeTo(views.pop());
+  });
+
+  return {
+    announce,
+    /// Lists the markers drawn in view.
+    update(features) {
+      const canvas = map.getCanvas();
+      const inView = features.map((feature) => ({ feature, at: map.project(feature.geometry.coordinates) }))
+        .filter(({ at }) => at.x >= 0 && at.y >= 0 && at.x < canvas.clientWidth && at.y < canvas.clientHeight)
+        .sort((a, b) => (a.at.y - b.at.y) || (a.at.x - b.at.x));
+      const focused = document.activeElement && list.contains(document.activeElement) ? document.activeElement.dataset.key : null;
+      list.replaceChildren(...inView.map(({ feature }) => {
+        const item = document.createElement("div");
+        item.setAttribute("role", "listitem");
+        const button = item.appendChild(document.createElement("button"));
+        button.type = "button";
+        button.dataset.key = keyOf(feature);
+        button.textContent = feature.properties.cluster ? accessibleName(names, feature) : pointName(feature);
+        button.addEventListener("focus", () => focusOn(feature));
+        button.addEventListener("blur", () => { map.setFilter("focus", ["==", ["get", "cluster_id"], ""]); popup.remove(); });
+        button.addEventListener("click", () => activate(feature));
+        return item;
+      }));
+      const again = list.dataset.refocus === "first" ? list.querySelector("button")
+        : focused ? list.querySelector(`[data-key="${CSS.escape(focused)}"]`) : null;
+      delete list.dataset.refocus;
+      if (again) again.focus();
+      const zoom = Math.round(map.getZoom() * 10) / 10;
+      if (zoom !== lastZoom) {
+        lastZoom = zoom;
+        const clusters = inView.filter(({ feature }) => feature.properties.cluster).length;
+        announce(`Zoom ${zoom}: ${clusters} clusters and ${inView.length - clusters} single points in view`);
+      }
     },
   };
 }

@@ -103,3 +103,28 @@ export function categoryCounts(properties) {
 export function key(feature) {
   return feature.properties.cluster ? "cluster:" + feature.properties.cluster_id : "point:" + feature.id;
 }
+
+/// What a screen reader says of a marker: a cluster's count, its leading categories and its reductions ("Cluster of
+/// 1,204 points: 812 EU, 392 AS; population sum 41 million"); a point's title, and its category.
+export function accessibleName(config, feature) {
+  const properties = feature.properties;
+  if (!properties.cluster) {
+    const category = config.category_column ? properties[config.category_column] : null;
+    return `${title(config, feature)}${category != null && category !== "" ? `, ${category}` : ""}`;
+  }
+  const parts = [`Cluster of ${properties.point_count.toLocaleString("en-US")} points`];
+  const leading = Object.entries(categoryCounts(properties)).sort((a, b) => b[1] - a[1]).slice(0, 3)
+    .map(([name, value]) => `${value.toLocaleString("en-US")} ${name}`);
+  const reductions = (config.reductions || []).filter((name) => typeof properties[name] === "number")
+    .map((name) => `${name.replace(/_/g, " ")} ${spoken(properties[name])}`);
+  let name = parts[0];
+  if (leading.length > 0) name += `: ${leading.join(", ")}`;
+  if (reductions.length > 0) name += `; ${reductions.join("; ")}`;
+  return name;
+}
+
+/// A number as it is read aloud: "41 million", "1,204", "3.5".
+function spoken(value) {
+  if (Math.abs(value) >= 1e6) return new Intl.NumberFormat("en-US", { notation: "compact", compactDisplay: "long", maximumFractionDigits: 1 }).format(value);
+  return formatted(value);
+}

@@ -2,7 +2,7 @@
 // really is, or for many points a list fetched a page at a time as it scrolls.
 
 import { nearestCopy } from "./geo.js";
-import { markerHTML, popup, title } from "./markers.js";
+import { accessibleName, markerHTML, popup, title } from "./markers.js";
 import { escape, formatted } from "./style.js";
 
 /// The most points drawn as a ring; more are listed.
@@ -28,7 +28,7 @@ export function fetchLeaves(id, offset, limit) {
 }
 
 /// Opens clusters on `map` with `config`'s sizes; `hook` gets what is open (`spider`, `list`), `changed` is called
-/// when a ring opens, `failed` with an error.
+/// with what to tell a screen reader when a ring opens, `failed` with an error.
 export function createSpider(map, config, hook, { changed, failed }) {
   let open = null;
 
@@ -37,16 +37,23 @@ export function createSpider(map, config, hook, { changed, failed }) {
     return L.divIcon({ className: "", html, iconSize: [size, size] });
   }
 
+  /// Closes what is open; the element of the marker it opened from, for the keyboard to go back to.
   function close() {
-    if (!open) return;
+    if (!open) {
+      const list = map.getPane("popupPane").querySelector(".leaf-list");
+      if (list) map.closePopup();
+      return listAnchor;
+    }
     map.removeLayer(open.group);
     const element = open.anchor.getElement();
     if (element) element.classList.remove("spiderfied");
     open = null;
     hook.spider = null;
+    return element;
   }
+  let listAnchor = null;
 
-  function ring(feature, anchor) {
+  function ring(feature, anchor, fromKeyboard) {
     fetchLeaves(feature.properties.cluster_id, 0, SPIDER_LIMIT).then((points) => {
       close();
       map.closePopup();
@@ -60,19 +67,30 @@ export function createSpider(map, config, hook, { changed, failed }) {
         const [lng, lat] = point.geometry.coordinates;
         const truth = L.latLng(lat, nearestCopy(lng, center.lng));
         L.polyline([truth, at], { className: "spider-leg", interactive: false }).addTo(group);
-        L.marker(at, { icon: icon(point), keyboard: false, zIndexOffset: 1000 }).bindPopup(popup(config, point)).addTo(group);
+        const leaf = L.marker(at, { icon: icon(point), keyboard: true, zIndexOffset: 1000 }).bindPopup(popup(config, point));
+        leaf.on("add", () => {
+          const element = leaf.getElement();
+          element.setAttribute("role", "button");
+          element.setAttribute("aria-label", accessibleName(config, point));
+        });
+        leaf.addTo(group);
         drawnLeaves.push({ id: point.id, lat: at.lat, lng: at.lng, truth: [truth.lat, truth.lng] });
       });
       const element = anchor.getElement();
       if (element) element.classList.add("spiderfied");
       open = { group: group.addTo(map), anchor };
       hook.spider = { id: feature.properties.cluster_id, count: feature.properties.point_count, leaves: drawnLeaves };
-      changed();
+      changed(`Opened a stack of ${points.length} points; Escape closes it`);
+      if (fromKeyboard) {
+        const first = group.getLayers().find((layer) => layer instanceof L.Marker);
+        if (first && first.getElement()) first.getElement().focus();
+      }
     }).catch(failed);
   }
 
-  function list(feature, anchor) {
+  function list(feature, anchor, fromKeyboard) {
     close();
+    listAnchor = anchor.getElement();
     const id = feature.properties.cluster_id;
     const total = feature.properties.point_count;
     const container = L.DomUtil.create("div", "leaf-list");
@@ -109,13 +127,20 @@ export function createSpider(map, config, hook, { changed, failed }) {
     L.DomEvent.disableScrollPropagation(container);
     L.popup({ minWidth: 220, maxWidth: 320, className: "leaf-list-popup" }).setLatLng(anchor.getLatLng()).setContent(container).openOn(map);
     next();
+    if (fromKeyboard) {
+      container.setAttribute("tabindex", "-1");
+      container.focus();
+    }
   }
 
   return {
-    /// Opens a cluster in place: a ring for a few points, a list for more.
-    open(feature, anchor) {
-      if (feature.properties.point_count <= SPIDER_LIMIT) ring(feature, anchor); else list(feature, anchor);
+    /// Opens a cluster in place: a ring for a few points, a list for more; from the keyboard, focus goes into it.
+    open(feature, anchor, fromKeyboard = false) {
+      if (feature.properties.point_count <= SPIDER_LIMIT) ring(feature, anchor, fromKeyboard);
+      else list(feature, anchor, fromKeyboard);
     },
     close,
+    /// Whether a ring or a list is open.
+    get isOpen() { return open !== null || map.getPane("popupPane").querySelector(".leaf-list") !== null; },
   };
 }

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""The pages of a live `mapcluster serve --writable` as a keyboard and a screen reader meet them, in headless Chromium.
+
+    accessibility.py URL TOKEN
+
+Reports, as JSON:
+- `axe`: axe-core's WCAG 2.1 A and AA violations (the PyPI package axe-playwright-python) on the Leaflet page and the
+  MapLibre page, each at the world view and at a city view (Paris);
+- `leaflet`: the keyboard alone on the Leaflet page: Tab reaches a cluster and reads its name, Enter zooms to where it
+  splits and the keyboard goes on from the new view's first marker, Escape goes back; a stack of three points at one
+  place (sent through the API first) opens with Enter, its points are named, and Escape closes it and returns to it;
+  what the polite live region said;
+- `maplibre`: the same on the MapLibre page, through its list of markers: a cluster reached and named, Enter zooms in,
+  Escape goes back.
+"""
+import http.client
+import json
+import os
+import sys
+import urllib.parse
+
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import sync_playwright
+
+CHROMIUM = os.environ.get("MAPCLUSTER_CHROMIUM", "/usr/bin/chromium")
+WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+STACK = (-140.0, -30.0)
+
+
+def send(url, token, method, path, body=None):
+    parts = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    connection.request(method, path, body=json.dumps(body) if body is not None else None,
+                       headers={"Authorization": "Bearer " + token})
+    response = connection.getresponse()
+    data = response.read()
+    if response.status != 200:
+        raise SystemExit(f"{method} {path}: {response.status} {data[:300]!r}")
+
+
+def settle(page, maplibre):
+    if maplibre:
+        page.wait_for_function("() => window.mapclusterTest.map && window.mapclusterTest.map.loaded()"
+                               " && window.mapclusterTest.map.areTilesLoaded()", timeout=60000)
+        page.evaluate("() => new Promise((done) => { const m = window.mapclusterTest.map;"
+                      " if (!m.isMoving() && m.loaded()) { m.once('idle', done); m.triggerRepaint(); } else m.once('idle', done); })")
+    else:
+        page.wait_for_function("() => document.body.dataset.drawn !== undefined && !window.mapclusterTest.pending",
+                               timeout=60000)
+    page.wait_for_timeout(300)
+
+
+def zoom(page, maplibre):
+    return page.evaluate("() => window.mapclusterTest.map.getZoom()" if maplibre else
+                         "() => window.mapclusterTest.zoom")
+
+
+def focused(page):
+    return page.evaluate("""() => { const e = document.activeElement;
+        return e ? { name: e.getAttribute('aria-label') || e.textContent, role: e.getAttribute('role'),
+                     tag: e.tagName, marker: e.classList.contains('leaflet-marker-icon') } : null; }""")
+
+
+def tab_to(page, test, limit=60):
+    """Presses Tab until the focused element passes `test`; what it passed on the way."""
+    seen = []
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        element = focused(page)
+        seen.append(element)
+        if element and test(element):
+            return element, seen
+    return None, seen
+
+
+def axe(page, url):
+    report = []
+    for path, maplibre in (("#2/20/0", False), ("#11/48.86/2.35", False), ("maplibre.html#1/20/0", True),
+                           ("maplibre.html#10/48.86/2.35", True)):
+        page.goto(url + path)
+        settle(page, maplibre)
+        result = Axe().run(page, options={"runOnly": {"type": "tag", "values": WCAG}})
+        report.append({"page": path, "passes": len(result.response["passes"]),
+                       "violations": [{"id": v["id"], "help": v["help"], "nodes": [n["target"] for n in v["nodes"][:5]]}
+                                      for v in result.response["violations"]]})
+    return report
+
+
+def leaflet(page, url):
+    report = {}
+    page.goto(url + "#4/47/8")
+    settle(page, False)
+    cluster, seen = tab_to(page, lambda e: e["marker"] and (e["name"] or "").startswith("Cluster of"))
+    report["cluster"] = cluster
+    report["tabs_to_cluster"] = len(seen)
+    before = zoom(page, False)
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"() => window.mapclusterTest.zoom > {before}", timeout=30000)
+    settle(page, False)
+    page.wait_for_function("() => document.activeElement && document.activeElement.classList.contains('leaflet-marker-icon')",
+                           timeout=10000)
+    report["zoom_before"], report["zoom_after_enter"] = before, zoom(page, False)
+    report["focused_after_enter"] = focused(page)
+    report["announced_after_enter"] = page.evaluate("() => document.getElementById('announce').textContent")
+    page.keyboard.press("Escape")
+    page.wait_for_function(f"() => window.mapclusterTest.zoom === {before}", timeout=30000)
+    settle(page, False)
+    report["zoom_after_escape"] = zoom(page, False)
+
+    # A stack: three points at one place, which no zoom splits.
+    send(url, TOKEN, "POST", "/api/points", {"type": "FeatureCollection", "features": [
+        {"type": "Feature", "id": f"stack-{n}", "geometry": {"type": "Point", "coordinates": list(STACK)},
+         "properties": {"name": f"Stacked {n}", "continent": "OC"}} for n in range(3)]})
+    page.goto(url + f"#12/{STACK[1]}/{STACK[0]}")
+    settle(page, False)
+    stack, _ = tab_to(page, lambda e: e["marker"] and (e["name"] or "").startswith("Cluster of 3"))
+    report["stack"] = stack
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => window.mapclusterTest.spider && document.activeElement"
+                           " && (document.activeElement.getAttribute('aria-label') || '').startsWith('Stacked')", timeout=30000)
+    report["focused_in_stack"] = focused(page)
+    page.keyboard.press("Tab")
+    report["next_in_stack"] = focused(page)
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => !window.mapclusterTest.spider", timeout=10000)
+    report["focused_after_closing"] = focused(page)
+    report["announced_after_closing"] = page.evaluate("() => document.getElementById('announce').textContent")
+    return report
+
+
+def maplibre(page, url):
+    report = {}
+    page.goto(url + "maplibre.html#3/47/8")
+    settle(page, True)
+    cluster, seen = tab_to(page, lambda e: e["tag"] == "BUTTON" and (e["name"] or "").startswith("Cluster of"))
+    report["cluster"] = cluster
+    report["ring_shown"] = page.evaluate("() => JSON.stringify(window.mapclusterTest.map.getFilter('focus'))")
+    before = zoom(page, True)
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"() => window.mapclusterTest.map.getZoom() > {before} + 0.5", timeout=30000)
+    settle(page, True)
+    page.wait_for_function("() => document.activeElement && document.activeElement.tagName === 'BUTTON'", timeout=10000)
+    report["zoom_before"], report["zoom_after_enter"] = before, zoom(page, True)
+    report["focused_after_enter"] = focused(page)
+    report["announced_after_enter"] = page.evaluate("() => document.getElementById('announce').textContent")
+    page.keyboard.press("Escape")
+    page.wait_for_function(f"() => Math.abs(window.mapclusterTest.map.getZoom() - {before}) < 0.01", timeout=30000)
+    settle(page, True)
+    report["zoom_after_escape"] = zoom(page, True)
+    return report
+
+
+def main():
+    global TOKEN
+    url, TOKEN = sys.argv[1], sys.argv[2]
+    errors = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--hide-scrollbars"])
+        page = browser.new_page(viewport={"width": 1024, "height": 768})
+        page.add_init_script("window.mapclusterTest = {}")
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        result = {"axe": axe(page, url), "leaflet": leaflet(page, url), "maplibre": maplibre(page, url)}
+        browser.close()
+    json.dump({"result": result, "errors": errors}, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
