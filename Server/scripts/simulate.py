@@ -19,7 +19,7 @@ import sys
 import time
 import urllib.parse
 
-CITIES = os.path.join(os.path.dirname(__file__), "..", "Sources", "MapClusterIO", "Resources",
+CITIES = os.path.join(os.path.dirname(__file__), "..", "Sources", "MapClusterSampleData", "Resources",
                       "world-cities-15000.csv")
 
 
