@@ -162,8 +162,8 @@ struct ChangeStreamTests {
                     try replays[position].reset(
                         collection: service().featureCollection(in: views[position].rect, zoom: views[position].zoom))
                 }
-                // Every 250 edits, the replayed view is the one /api/clusters answers now.
-                if edit % 250 == 0 {
+                // Every 1,000 edits, the replayed view is the one /api/clusters answers now.
+                if edit % 1_000 == 0 {
                     let fresh = try Replay(
                         collection: service().featureCollection(in: views[position].rect, zoom: views[position].zoom))
                     #expect(replays[position].features == fresh.features, "view \(position) after edit \(edit)")
@@ -222,18 +222,35 @@ struct TileChangeStreamTests {
         var named = 0
         for edit in 0..<120 {
             let id = "p\(Int.random(in: 0..<1_500, using: &random))"
-            guard let (record, _) = live.point(PointKey(id: id, isNumber: false)) else { continue }
-            var moved = record
-            let far = edit % 3 == 0
-            moved.coordinate = try Coordinate(
-                latitude: far
-                    ? Double.random(in: 44...50, using: &random)
-                    : record.coordinate.latitude + Double.random(in: -0.01...0.01, using: &random),
-                longitude: far
-                    ? Double.random(in: 4...14, using: &random)
-                    : record.coordinate.longitude + Double.random(in: -0.01...0.01, using: &random))
-            _ = try await writer.write(
-                PointEdit(puts: PointSet(propertyNames: ["kind", "speed"], records: [moved])))
+            let key = PointKey(id: id, isNumber: false)
+            // Moves inside a cell and across cells, adds and removes.
+            switch edit % 5 {
+            case 3:
+                let added = PointRecord(
+                    id: "new\(edit)",
+                    coordinate: try Coordinate(
+                        latitude: Double.random(in: 44...50, using: &random),
+                        longitude: Double.random(in: 4...14, using: &random)),
+                    properties: [.string("tram"), .number(7)])
+                _ = try await writer.write(
+                    PointEdit(puts: PointSet(propertyNames: ["kind", "speed"], records: [added])))
+            case 4:
+                guard live.point(key) != nil else { continue }
+                _ = try await writer.write(PointEdit(deletes: [key]))
+            default:
+                guard let (record, _) = live.point(key) else { continue }
+                var moved = record
+                let far = edit % 5 == 0
+                moved.coordinate = try Coordinate(
+                    latitude: far
+                        ? Double.random(in: 44...50, using: &random)
+                        : record.coordinate.latitude + Double.random(in: -0.01...0.01, using: &random),
+                    longitude: far
+                        ? Double.random(in: 4...14, using: &random)
+                        : record.coordinate.longitude + Double.random(in: -0.01...0.01, using: &random))
+                _ = try await writer.write(
+                    PointEdit(puts: PointSet(propertyNames: ["kind", "speed"], records: [moved])))
+            }
             let state = live.current
             let keys = live.changedKeys(after: stream.version, through: state.version)
             let event = stream.event(for: state, changedKeys: keys)
