@@ -1,12 +1,13 @@
 import Foundation
 @_spi(MapClusterServer) import MapCluster
 import MapClusterIO
-import MapClusterLive
 import MapClusterManager
 import MapClusterServer
 import MapClusterTestSupport
 import MapClusterTiles
 import Testing
+
+@testable import MapClusterLive
 
 /// The GeoJSON change stream as a client replays it: over thousands of random edits at several zooms, every marker that
 /// changed is sent, none that didn't, and the replayed view is always what `/api/clusters` answers.
@@ -75,13 +76,12 @@ struct ChangeStreamTests {
         return PointSet(propertyNames: ["kind", "speed"], records: records)
     }
 
-    @Test func tenThousandRandomEditsAtFourZoomsSendEveryChangeAndNoNeedlessOne() async throws {
+    @Test func tenThousandRandomEditsAtFourZoomsSendEveryChangeAndNoNeedlessOne() throws {
         var random = SplitMix64(seed: 38)
         let aggregation = PointAggregation(category: "kind", reductions: [.init("speed", .sum)])
         let start = try Self.start(count: 3_000, random: &random)
-        let store = MemoryPointStore()
-        let (live, _) = try await LiveIndex.open(store, aggregation: aggregation) { start }
-        let writer = LiveWriter(live: live, store: store)
+        // Edits go to the index as a writer applies them once committed: no store, whose commits the live tests check.
+        let live = try LiveIndex(points: start, sequence: 0, aggregation: aggregation)
         let state = live.current
         let base = ClusterService(
             points: state.points, index: state.index, buildTime: .zero, aggregation: aggregation)
@@ -145,7 +145,7 @@ struct ChangeStreamTests {
             }
             var pointEdit = PointEdit(puts: PointSet(propertyNames: ["kind", "speed"], records: puts))
             pointEdit.deletes = deletes
-            _ = try await writer.write(pointEdit)
+            live.apply([(pointEdit, Int64(edit + 1))])
             let state = live.current
             for position in streams.indices {
                 let keys = live.changedKeys(after: streams[position].follower.version, through: state.version)
@@ -187,13 +187,11 @@ struct ChangeStreamTests {
 /// whose bytes changed, and no other.
 struct TileChangeStreamTests {
     @Test(arguments: [true, false])
-    func randomEditsNameExactlyTheTilesThatChanged(merging: Bool) async throws {
+    func randomEditsNameExactlyTheTilesThatChanged(merging: Bool) throws {
         var random = SplitMix64(seed: merging ? 381 : 382)
         let aggregation = PointAggregation(category: "kind", reductions: [.init("speed", .sum)])
         let start = try ChangeStreamTests.start(count: 1_500, random: &random)
-        let store = MemoryPointStore()
-        let (live, _) = try await LiveIndex.open(store, aggregation: aggregation) { start }
-        let writer = LiveWriter(live: live, store: store)
+        let live = try LiveIndex(points: start, sequence: 0, aggregation: aggregation)
         var options = MarkerOptions()
         options.merges = merging
         let base = ClusterService(
@@ -232,11 +230,12 @@ struct TileChangeStreamTests {
                         latitude: Double.random(in: 44...50, using: &random),
                         longitude: Double.random(in: 4...14, using: &random)),
                     properties: [.string("tram"), .number(7)])
-                _ = try await writer.write(
-                    PointEdit(puts: PointSet(propertyNames: ["kind", "speed"], records: [added])))
+                live.apply([
+                    (PointEdit(puts: PointSet(propertyNames: ["kind", "speed"], records: [added])), Int64(edit + 1))
+                ])
             case 4:
                 guard live.point(key) != nil else { continue }
-                _ = try await writer.write(PointEdit(deletes: [key]))
+                live.apply([(PointEdit(deletes: [key]), Int64(edit + 1))])
             default:
                 guard let (record, _) = live.point(key) else { continue }
                 var moved = record
@@ -248,8 +247,9 @@ struct TileChangeStreamTests {
                     longitude: far
                         ? Double.random(in: 4...14, using: &random)
                         : record.coordinate.longitude + Double.random(in: -0.01...0.01, using: &random))
-                _ = try await writer.write(
-                    PointEdit(puts: PointSet(propertyNames: ["kind", "speed"], records: [moved])))
+                live.apply([
+                    (PointEdit(puts: PointSet(propertyNames: ["kind", "speed"], records: [moved])), Int64(edit + 1))
+                ])
             }
             let state = live.current
             let keys = live.changedKeys(after: stream.version, through: state.version)

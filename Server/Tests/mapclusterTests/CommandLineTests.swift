@@ -115,7 +115,9 @@ struct CommandLineTests {
             run.error == "note: --bbox 20,45,5,55 has its east edge (5) west of its west edge (20), so it crosses the "
                 + "antimeridian and spans 345° of longitude; for the other way round, give --bbox 5,45,20,55\n")
         let geojson = try Self.run("cluster", file, "--zoom", "2", "--bbox", "20,45,5,55", "--format", "geojson")
-        #expect(geojson.output.hasPrefix(#"{"type":"FeatureCollection","zoom_convention":"leaflet","crosses_antimeridian":true,"features":["#))
+        #expect(
+            geojson.output.hasPrefix(
+                #"{"type":"FeatureCollection","zoom_convention":"leaflet","crosses_antimeridian":true,"features":["#))
         let plain = try Self.run("cluster", file, "--zoom", "5", "--bbox", "5,45,20,55", "--json")
         #expect(plain.error.isEmpty)
         let plainReport = try JSONDecoder().decode(Report.self, from: Data(plain.output.utf8))
@@ -128,7 +130,10 @@ struct CommandLineTests {
         (["cluster", "--zoom", "2", "--bbox", "1,95,3,96"], "--bbox: latitude 95.0 is outside -90...90"),
         (["cluster", "--zoom", "2", "--bbox", "1,10,3,5"], "--bbox south 10.0 is north of its north 5.0"),
         (["cluster", "--zoom", "2", "--bbox", "1,2,1,4"], "--bbox is empty"),
-        (["cluster", "--zoom", "2", "--cell-size", "0"], "--cell-size must be a number of points within 1...4096, not 0.0"),
+        (
+            ["cluster", "--zoom", "2", "--cell-size", "0"],
+            "--cell-size must be a number of points within 1...4096, not 0.0"
+        ),
         (["bench", "--workload", "nope"], "unknown workload 'nope'"),
         (["render", "--zoom", "3", "--size", "800", "-o", "-"], "--size must be WIDTHxHEIGHT"),
         (["render", "--zoom", "30", "-o", "-"], "--zoom must be within 0...24"),
@@ -136,7 +141,10 @@ struct CommandLineTests {
         (["render", "--zoom", "3"], "Missing expected argument '--output <output>'"),
         (["serve", "--port", "70000"], "--port must be within 0...65535"),
         (["cluster", "--zoom", "-1"], "--zoom must be within 0...24, not -1.0"),
-        (["cluster", "--zoom", "2", "--cell-size", "-5"], "--cell-size must be a number of points within 1...4096, not -5.0"),
+        (
+            ["cluster", "--zoom", "2", "--cell-size", "-5"],
+            "--cell-size must be a number of points within 1...4096, not -5.0"
+        ),
         (["serve", "--tiles", "https://tiles.example/a.png"], "--tiles must be an http(s) URL with {z}, {x} and {y}"),
         (["serve", "--tiles", "tiles/{z}/{x}/{y}.png"], "--tiles must be an http(s) URL"),
     ])
