@@ -64,6 +64,8 @@ extension LiveService {
             var stream = start(live.current)
             try await writer.write(ByteBuffer(string: "event: ready\ndata: {\"version\":\(stream.version)}\n\n"))
             for await _ in versions {
+                // A stopping server ends its streams now, whatever versions they have yet to tell.
+                if streams.withLockedValue({ $0.stopping }) { break }
                 let state = live.current
                 guard state.version != stream.version else {
                     try await writer.write(ByteBuffer(string: ": still here\n\n"))

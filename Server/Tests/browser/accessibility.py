@@ -13,29 +13,18 @@ Reports, as JSON:
 - `maplibre`: the same on the MapLibre page, through its list of markers: a cluster reached and named, Enter zooms in,
   Escape goes back.
 """
-import http.client
 import json
 import os
 import sys
-import urllib.parse
 
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import sync_playwright
 
+from api import edit
+
 CHROMIUM = os.environ.get("MAPCLUSTER_CHROMIUM", "/usr/bin/chromium")
 WCAG = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 STACK = (-140.0, -30.0)
-
-
-def send(url, token, method, path, body=None):
-    parts = urllib.parse.urlsplit(url)
-    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
-    connection.request(method, path, body=json.dumps(body) if body is not None else None,
-                       headers={"Authorization": "Bearer " + token})
-    response = connection.getresponse()
-    data = response.read()
-    if response.status != 200:
-        raise SystemExit(f"{method} {path}: {response.status} {data[:300]!r}")
 
 
 def settle(page, maplibre):
@@ -108,7 +97,7 @@ def leaflet(page, url):
     report["zoom_after_escape"] = zoom(page, False)
 
     # A stack: three points at one place, which no zoom splits.
-    send(url, TOKEN, "POST", "/api/points", {"type": "FeatureCollection", "features": [
+    edit(url, TOKEN, "POST", "/api/points", {"type": "FeatureCollection", "features": [
         {"type": "Feature", "id": f"stack-{n}", "geometry": {"type": "Point", "coordinates": list(STACK)},
          "properties": {"name": f"Stacked {n}", "continent": "OC"}} for n in range(3)]})
     page.goto(url + f"#12/{STACK[1]}/{STACK[0]}")

@@ -7,28 +7,16 @@ clusters again, and end up drawing what /api/clusters answers.
 
 Needs `pip install playwright` (no browser download: it runs /usr/bin/chromium).
 """
-import http.client
 import json
 import os
 import sys
 import time
-import urllib.parse
 
 from playwright.sync_api import sync_playwright
 
+from api import edit, send
+
 CHROMIUM = os.environ.get("MAPCLUSTER_CHROMIUM", "/usr/bin/chromium")
-
-
-def send(url, token, method, path, body=None):
-    parts = urllib.parse.urlsplit(url)
-    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
-    connection.request(method, path, body=json.dumps(body) if body is not None else None,
-                       headers={"Authorization": "Bearer " + token})
-    response = connection.getresponse()
-    data = response.read()
-    if response.status != 200:
-        raise SystemExit("%s %s: %d %s" % (method, path, response.status, data[:300]))
-    return json.loads(data)
 
 
 def vans(count, longitude, latitude, step):
@@ -60,21 +48,21 @@ def main():
         requests = page.evaluate("() => window.mapclusterTest.requests")
         report["before"] = drawn_keys(page)
         # Ten vans a few kilometres apart: they appear without a fetch.
-        send(url, token, "POST", "/api/points", vans(10, -8.2, 46.9, 0.03))
+        edit(url, token, "POST", "/api/points", vans(10, -8.2, 46.9, 0.03))
         page.wait_for_function("() => window.mapclusterTest.changes >= 1", timeout=15000)
         time.sleep(1)
         report["after_insert"] = drawn_keys(page)
         report["drawn_after_insert"] = page.evaluate("() => window.mapclusterTest.drawn")
         # They drive apart: the cluster splits into markers that glide out of it.
         spread = vans(10, -9.5, 46.0, 0.4)
-        send(url, token, "POST", "/api/points", spread)
+        edit(url, token, "POST", "/api/points", spread)
         page.wait_for_function("() => window.mapclusterTest.changes >= 2", timeout=15000)
         time.sleep(1)
         report["after_move"] = drawn_keys(page)
         if screenshot:
             page.screenshot(path=screenshot)
         # Half of them are deleted.
-        send(url, token, "POST", "/api/points/delete", {"ids": ["van-%d" % n for n in range(0, 10, 2)]})
+        edit(url, token, "POST", "/api/points/delete", {"ids": ["van-%d" % n for n in range(0, 10, 2)]})
         page.wait_for_function("() => window.mapclusterTest.changes >= 3", timeout=15000)
         time.sleep(1)
         report["after_delete"] = drawn_keys(page)
@@ -82,10 +70,7 @@ def main():
         report["refetches"] = page.evaluate("() => window.mapclusterTest.requests") - requests
         # What the server answers for the page's area now, to compare with what the page drew.
         bbox, zoom = page.evaluate("() => [window.mapclusterTest.bbox, window.mapclusterTest.zoom]")
-        parts = urllib.parse.urlsplit(url)
-        connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
-        connection.request("GET", "/api/clusters?bbox=%s&zoom=%s" % (bbox, zoom))
-        answer = json.loads(connection.getresponse().read())
+        answer = json.loads(send(url, None, "GET", "/api/clusters?bbox=%s&zoom=%s" % (bbox, zoom))[1])
         report["server"] = [(f"cluster:{f['properties']['cluster_id']}" if f["properties"].get("cluster") else
                              f"point:{f['id']}") + "=" + str(f["properties"].get("point_count", 1))
                             for f in answer["features"]]

@@ -18,7 +18,6 @@ the server (the `maplibre` Python package's copy, or the CDN).
 """
 
 import hashlib
-import http.client
 import json
 import math
 import os
@@ -27,6 +26,8 @@ import time
 import urllib.parse
 
 from playwright.sync_api import sync_playwright
+
+from api import edit, send
 
 CHROMIUM = os.environ.get("MAPCLUSTER_CHROMIUM", "/usr/bin/chromium")
 SIDE = 1024
@@ -113,17 +114,6 @@ def offline(page, url):
     }""")
 
 
-def send(url, token, method, path, body=None):
-    parts = urllib.parse.urlsplit(url)
-    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
-    connection.request(method, path, body=json.dumps(body) if body is not None else None,
-                       headers={"Authorization": "Bearer " + token} if token else {})
-    response = connection.getresponse()
-    data = response.read()
-    connection.close()
-    return response.status, data
-
-
 def live(page, url, token):
     tile_requests = []
     page.on("request", lambda request: tile_requests.append(urllib.parse.urlsplit(request.url).path)
@@ -145,12 +135,9 @@ def live(page, url, token):
             body = {"type": "FeatureCollection", "features": [
                 {"type": "Feature", "id": f"far-{n}", "geometry": {"type": "Point", "coordinates": [-120 + n, -30]},
                  "properties": {"name": f"far {n}", "continent": "SA"}}]}
-        status, data = send(url, token, "POST", "/api/points", body)
-        if status != 200:
-            raise SystemExit(f"edit {n}: {status} {data[:200]!r}")
+        edit(url, token, "POST", "/api/points", body)
         time.sleep(0.1)
     # Every event applied: the stream's version is the server's last, and nothing is pending.
-    status, data = send(url, None, "GET", "/api/stats")
     page.wait_for_function("() => window.mapclusterTest.tiles.state.pending === 0 && "
                            "window.mapclusterTest.tiles.state.fetched.length > 0", timeout=30000)
     time.sleep(1.0)

@@ -40,6 +40,16 @@ struct MapLibreTests {
         return report["result"] as Any
     }
 
+    /// A live server of the sample in memory, taking edits, and its token (its file is gone once the server read it).
+    static func liveServer() throws -> (ServeAndRenderTests.Server, String) {
+        let token = "live-page-token-0123456789"
+        let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("token-\(UUID().uuidString)")
+        try Data((token + "\n").utf8).write(to: tokenFile)
+        defer { try? FileManager.default.removeItem(at: tokenFile) }
+        let server = try ServeAndRenderTests.Server(["--writable", "--store", "memory", "--token-file", tokenFile.path])
+        return (server, token)
+    }
+
     /// The bundled cities in the 2 × 2 tiles of zoom `z` around the corner `x`, `y`.
     static func citiesAround(z: Int, x: Int, y: Int, in points: [MapPoint]) -> Int {
         let side = MapSize.worldWidth / Double(1 << z)
@@ -77,11 +87,7 @@ struct MapLibreTests {
     /// (those it holds) and no other, and ends holding what /tiles answers, byte for byte.
     @Test(.enabled(if: WebMapTests.enabled, WebMapTests.needs))
     func theLivePageFetchesExactlyTheTilesAnEditChanged() async throws {
-        let token = "maplibre-live-token-0123456789"
-        let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("token-\(UUID().uuidString)")
-        try Data((token + "\n").utf8).write(to: tokenFile)
-        defer { try? FileManager.default.removeItem(at: tokenFile) }
-        let server = try ServeAndRenderTests.Server(["--writable", "--store", "memory", "--token-file", tokenFile.path])
+        let (server, token) = try Self.liveServer()
         defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
         let report = try #require(try await Self.drive(server, "live", token) as? [String: Any])
         let requested = try #require(report["requests_after_load"] as? [String])
@@ -153,11 +159,7 @@ struct AccessibilityTests {
     func bothPagesPassAxeAndTheKeyboardReachesZoomsAndOpensClusters() async throws {
         try #require(ServeAndRenderTests.chromium != nil, "MAPCLUSTER_REQUIRE_BROWSER=1, but Chromium is not installed")
         try #require(Python.hasAxe, "MAPCLUSTER_REQUIRE_BROWSER=1, but Python has no axe-playwright-python")
-        let token = "accessibility-token-0123456789"
-        let tokenFile = FileManager.default.temporaryDirectory.appendingPathComponent("token-\(UUID().uuidString)")
-        try Data((token + "\n").utf8).write(to: tokenFile)
-        defer { try? FileManager.default.removeItem(at: tokenFile) }
-        let server = try ServeAndRenderTests.Server(["--writable", "--store", "memory", "--token-file", tokenFile.path])
+        let (server, token) = try MapLibreTests.liveServer()
         defer { _ = server.process.isRunning ? kill(server.process.processIdentifier, SIGTERM) : 0 }
         let data = try await WebMapTests.runScript(
             "Tests/browser/accessibility.py", ["http://127.0.0.1:\(server.port)/", token])
