@@ -39,9 +39,14 @@ def settle(page, maplibre):
     page.wait_for_timeout(300)
 
 
+# Each page's zoom, and whether the focused element is one of its markers, as JavaScript expressions.
+ZOOM = {False: "window.mapclusterTest.zoom", True: "window.mapclusterTest.map.getZoom()"}
+ON_MARKER = {False: "document.activeElement.classList.contains('leaflet-marker-icon')",
+             True: "document.activeElement.tagName === 'BUTTON'"}
+
+
 def zoom(page, maplibre):
-    return page.evaluate("() => window.mapclusterTest.map.getZoom()" if maplibre else
-                         "() => window.mapclusterTest.zoom")
+    return page.evaluate(f"() => {ZOOM[maplibre]}")
 
 
 def focused(page):
@@ -60,6 +65,23 @@ def tab_to(page, test, limit=60):
         if element and test(element):
             return element, seen
     return None, seen
+
+
+def zoom_in_and_back(page, maplibre):
+    """Enter on the focused cluster: the zoom before and after, the marker the keyboard lands on and what the live
+    region said; then Escape, and the zoom it goes back to."""
+    before = zoom(page, maplibre)
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"(before) => ({ZOOM[maplibre]}) > before + 0.5", arg=before, timeout=30000)
+    settle(page, maplibre)
+    page.wait_for_function(f"() => document.activeElement && ({ON_MARKER[maplibre]})", timeout=10000)
+    report = {"zoom_before": before, "zoom_after_enter": zoom(page, maplibre), "focused_after_enter": focused(page),
+              "announced_after_enter": page.evaluate("() => document.getElementById('announce').textContent")}
+    page.keyboard.press("Escape")
+    page.wait_for_function(f"(before) => Math.abs(({ZOOM[maplibre]}) - before) < 0.01", arg=before, timeout=30000)
+    settle(page, maplibre)
+    report["zoom_after_escape"] = zoom(page, maplibre)
+    return report
 
 
 def axe(page, url):
@@ -82,19 +104,7 @@ def leaflet(page, url):
     cluster, seen = tab_to(page, lambda e: e["marker"] and (e["name"] or "").startswith("Cluster of"))
     report["cluster"] = cluster
     report["tabs_to_cluster"] = len(seen)
-    before = zoom(page, False)
-    page.keyboard.press("Enter")
-    page.wait_for_function(f"() => window.mapclusterTest.zoom > {before}", timeout=30000)
-    settle(page, False)
-    page.wait_for_function("() => document.activeElement && document.activeElement.classList.contains('leaflet-marker-icon')",
-                           timeout=10000)
-    report["zoom_before"], report["zoom_after_enter"] = before, zoom(page, False)
-    report["focused_after_enter"] = focused(page)
-    report["announced_after_enter"] = page.evaluate("() => document.getElementById('announce').textContent")
-    page.keyboard.press("Escape")
-    page.wait_for_function(f"() => window.mapclusterTest.zoom === {before}", timeout=30000)
-    settle(page, False)
-    report["zoom_after_escape"] = zoom(page, False)
+    report.update(zoom_in_and_back(page, False))
 
     # A stack: three points at one place, which no zoom splits.
     edit(url, TOKEN, "POST", "/api/points", {"type": "FeatureCollection", "features": [
@@ -124,18 +134,7 @@ def maplibre(page, url):
     cluster, seen = tab_to(page, lambda e: e["tag"] == "BUTTON" and (e["name"] or "").startswith("Cluster of"))
     report["cluster"] = cluster
     report["ring_shown"] = page.evaluate("() => JSON.stringify(window.mapclusterTest.map.getFilter('focus'))")
-    before = zoom(page, True)
-    page.keyboard.press("Enter")
-    page.wait_for_function(f"() => window.mapclusterTest.map.getZoom() > {before} + 0.5", timeout=30000)
-    settle(page, True)
-    page.wait_for_function("() => document.activeElement && document.activeElement.tagName === 'BUTTON'", timeout=10000)
-    report["zoom_before"], report["zoom_after_enter"] = before, zoom(page, True)
-    report["focused_after_enter"] = focused(page)
-    report["announced_after_enter"] = page.evaluate("() => document.getElementById('announce').textContent")
-    page.keyboard.press("Escape")
-    page.wait_for_function(f"() => Math.abs(window.mapclusterTest.map.getZoom() - {before}) < 0.01", timeout=30000)
-    settle(page, True)
-    report["zoom_after_escape"] = zoom(page, True)
+    report.update(zoom_in_and_back(page, True))
     return report
 
 

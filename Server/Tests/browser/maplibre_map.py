@@ -22,7 +22,6 @@ import json
 import math
 import os
 import sys
-import time
 import urllib.parse
 
 from playwright.sync_api import sync_playwright
@@ -135,13 +134,10 @@ def live(page, url, token):
             body = {"type": "FeatureCollection", "features": [
                 {"type": "Feature", "id": f"far-{n}", "geometry": {"type": "Point", "coordinates": [-120 + n, -30]},
                  "properties": {"name": f"far {n}", "continent": "SA"}}]}
-        edit(url, token, "POST", "/api/points", body)
-        time.sleep(0.1)
-    # Every event applied: the stream's version is the server's last, and nothing is pending.
-    page.wait_for_function("() => window.mapclusterTest.tiles.state.pending === 0 && "
-                           "window.mapclusterTest.tiles.state.fetched.length > 0", timeout=30000)
-    time.sleep(1.0)
-    page.wait_for_function("() => window.mapclusterTest.tiles.state.pending === 0", timeout=30000)
+        last = edit(url, token, "POST", "/api/points", body)["version"]
+    # Every edit's event applied: the page's tiles are of the last edit's version, and none is being fetched.
+    page.wait_for_function("(last) => window.mapclusterTest.tiles.state.version >= last"
+                           " && window.mapclusterTest.tiles.state.pending === 0", arg=last, timeout=60000)
     idle(page)
     state = page.evaluate("""async () => {
         const s = window.mapclusterTest.tiles.state;
