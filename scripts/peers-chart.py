@@ -3,7 +3,7 @@
 build), how many times faster MapCluster is than supercluster and pysupercluster with plain clusters, and than
 supercluster's map/reduce with aggregates, on a log scale with a line at 1x (left of it, MapCluster is slower).
 
-    scripts/peers-chart.py PLAIN.jsonl AGGREGATES.jsonl -o docs/peers.svg
+    scripts/peers-chart.py PLAIN.jsonl AGGREGATES.jsonl -o Sources/MapCluster/Documentation.docc/Resources/peers.svg
 
 PLAIN.jsonl and AGGREGATES.jsonl are what `run-all.sh` and `run-all.sh --aggregates` write (in
 /tmp/mapcluster-peers/results/ by default). Medians pool every sample of every process, as summarize-peers.py does.

@@ -6,7 +6,7 @@
 /// Each cluster is a Point feature. A cluster of several elements has the properties `cluster: true`, `cluster_id`,
 /// `point_count`, `point_count_abbreviated` and `expansion_zoom` (and, from an index with aggregates, each reduction by
 /// its name, `weight` and `categories`); a single element is its own feature: its id and properties as read.
-/// `cluster_id` is a string (see ``MapCluster/ClusterIDText``): cells deep in the grid don't fit in the 53 bits a
+/// `cluster_id` is a string (see `ClusterIDText`): cells deep in the grid don't fit in the 53 bits a
 /// JavaScript number holds exactly.
 public struct ClusterGeoJSON: Sendable {
     /// The points the clusters' elements (indices into ``PointSet/records``) refer to.
@@ -24,7 +24,7 @@ public struct ClusterGeoJSON: Sendable {
     }
 
     /// A FeatureCollection of clusters, as JSON text.
-    /// - Throws: ``MapCluster/ClusteringMismatch`` for a cluster that a clustering with other options made.
+    /// - Throws: `ClusteringMismatch` for a cluster that a clustering with other options made.
     public func featureCollection(_ clusters: [Cluster<Int>]) throws(ClusteringMismatch) -> String {
         var json = JSONText()
         json.raw(#"{"type":"FeatureCollection","features":["#)

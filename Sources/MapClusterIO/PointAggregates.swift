@@ -8,7 +8,7 @@ public import MapCluster
 ///         categories: ["continent", "feature"], reductions: [.init("population", .sum, name: "people")])
 ///     let index = try points.indexByRecord(aggregating: aggregation)
 ///
-/// The first column of categories is the index's own (``MapCluster/AggregateSchema/categories``): queries can select
+/// The first column of categories is the index's own (`AggregateSchema.categories`): queries can select
 /// by it, and clusters carry `categories` in GeoJSON and `category_<value>` in tiles. Each further one is counted by a
 /// ``ValueCounts`` reduction named after its column: `<column>_<value>` in GeoJSON and tiles alike.
 public struct PointAggregation: Sendable, Hashable {
@@ -69,7 +69,7 @@ public struct PointAggregation: Sendable, Hashable {
     /// The column of weights (finite numbers, not negative; a point without one weighs 1); `nil` for none.
     public var weight: String?
     /// The columns of categories, each counted per cluster (a point without a value belongs to none of its
-    /// categories): the first has at most ``MapCluster/AggregateSchema/maximumCategoryCount`` distinct values, each
+    /// categories): the first has at most `AggregateSchema.maximumCategoryCount` distinct values, each
     /// further one at most ``maximumCountedValues``.
     public var categories: [String]
     /// The reductions, in order.

@@ -16,9 +16,9 @@
     public final class ClusterAnnotation: NSObject, @preconcurrency MKAnnotation {
         /// Where MapKit draws it.
         public dynamic var coordinate: CLLocationCoordinate2D
-        /// The title, from the manager's title function (``MapClusterManager/ClusterSnapshot/title(of:)``).
+        /// The title, from the manager's title function (`ClusterSnapshot.title(of:)`).
         public dynamic var title: String?
-        /// The subtitle, from the manager's subtitle function (``MapClusterManager/ClusterSnapshot/subtitle(of:)``).
+        /// The subtitle, from the manager's subtitle function (`ClusterSnapshot.subtitle(of:)`).
         public dynamic var subtitle: String?
 
         /// How many elements it stands for.

@@ -57,12 +57,12 @@
         /// The class of the views ``view(for:in:)`` makes: ``StyledClusterAnnotationView`` or a subclass of it.
         public var viewClass: StyledClusterAnnotationView.Type = StyledClusterAnnotationView.self
         /// A cluster's title from its annotation, which can read its members, as CCHMapClusterController's delegate
-        /// did; `nil` (the default) keeps ``MapClusterManager/ClusterManagerOptions/title``.
+        /// did; `nil` (the default) keeps `ClusterManagerOptions.title`.
         public var title: (@MainActor (ClusterAnnotation) -> String?)? {
             get { layer.title }
             set { layer.title = newValue }
         }
-        /// A cluster's subtitle from its annotation; `nil` keeps ``MapClusterManager/ClusterManagerOptions/subtitle``.
+        /// A cluster's subtitle from its annotation; `nil` keeps `ClusterManagerOptions.subtitle`.
         public var subtitle: (@MainActor (ClusterAnnotation) -> String?)? {
             get { layer.subtitle }
             set { layer.subtitle = newValue }
@@ -107,7 +107,7 @@
         ///
         /// A region change during that refresh overtakes it, and its own update shows the change instead.
         ///
-        /// - Throws: ``MapCluster/BatchError`` naming the first invalid placement; nothing is added then.
+        /// - Throws: `BatchError` naming the first invalid placement; nothing is added then.
         public func add(_ placements: [Placement<Element>]) async throws(BatchError<Element>) {
             try await controller.add(placements)
         }
@@ -123,7 +123,7 @@
         ///
         /// A region change during that refresh overtakes it, and its own update shows the change instead.
         ///
-        /// - Throws: ``MapCluster/BatchError`` naming the first invalid placement; nothing changes then.
+        /// - Throws: `BatchError` naming the first invalid placement; nothing changes then.
         public func replaceAll(with placements: [Placement<Element>]) async throws(BatchError<Element>) {
             try await controller.replaceAll(with: placements)
         }
@@ -274,7 +274,7 @@
         ///
         /// A region change during that refresh overtakes it, and its own update shows the change instead.
         ///
-        /// - Throws: ``MapCluster/BatchError`` naming the annotation with an invalid coordinate; nothing is added then.
+        /// - Throws: `BatchError` naming the annotation with an invalid coordinate; nothing is added then.
         public func add(annotations: [any MKAnnotation]) async throws(BatchError<Element>) {
             try await add(Self.placements(of: annotations))
         }
@@ -290,7 +290,7 @@
         ///
         /// A region change during that refresh overtakes it, and its own update shows the change instead.
         ///
-        /// - Throws: ``MapCluster/BatchError`` naming the annotation with an invalid coordinate; nothing changes then.
+        /// - Throws: `BatchError` naming the annotation with an invalid coordinate; nothing changes then.
         public func replaceAll(annotations: [any MKAnnotation]) async throws(BatchError<Element>) {
             try await replaceAll(with: Self.placements(of: annotations))
         }

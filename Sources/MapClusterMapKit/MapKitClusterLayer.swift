@@ -3,8 +3,8 @@
     public import MapClusterManager
     public import MapKit
 
-    /// The markers of a ``MapMarkerController`` on an `MKMapView`: one ``ClusterAnnotation`` per marker, added,
-    /// refreshed, moved and removed as each ``MarkerTransition`` says, through an animator.
+    /// The markers of a `MapMarkerController` on an `MKMapView`: one ``ClusterAnnotation`` per marker, added,
+    /// refreshed, moved and removed as each `MarkerTransition` says, through an animator.
     ///
     /// MapKit makes an annotation's view lazily, once the annotation is about to show, and reports it in
     /// `mapView(_:didAdd:)`. So an appearing annotation is added where it splits from, and its fade and glide wait
@@ -17,7 +17,7 @@
         /// How transitions are animated.
         public var animator: any ClusterAnnotationAnimator = FadeAndMoveAnimator()
         /// A cluster's title from the annotation, which can read its members (CCHMapClusterController's
-        /// `titleForMapClusterAnnotation`); `nil` keeps the manager's (``MapClusterManager/ClusterManagerOptions/title``).
+        /// `titleForMapClusterAnnotation`); `nil` keeps the manager's (`ClusterManagerOptions.title`).
         public var title: (@MainActor (ClusterAnnotation) -> String?)?
         /// A cluster's subtitle from the annotation; `nil` keeps the manager's.
         public var subtitle: (@MainActor (ClusterAnnotation) -> String?)?

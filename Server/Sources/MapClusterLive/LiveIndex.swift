@@ -11,7 +11,7 @@ import MapClusterManager
 /// after the store has committed them; a reader sees an edit whole or not at all.
 ///
 /// Subscribers (``subscribe()``) are told of each new version, and can ask which grid keys changed since the
-/// version they last saw, to update their markers as a ``MapClusterManager/ClusterManager`` does.
+/// version they last saw, to update their markers as a `ClusterManager` does.
 public final class LiveIndex: @unchecked Sendable {
     /// One version of the points.
     public struct State: Sendable {
@@ -19,7 +19,7 @@ public final class LiveIndex: @unchecked Sendable {
         public let version: Int
         /// The store's sequence number of the last edit applied.
         public let sequence: Int64
-        /// The points, by slot: the index's elements are positions in ``MapClusterIO/PointSet/records``.
+        /// The points, by slot: the index's elements are positions in `PointSet.records`.
         ///
         /// A slot of a
         /// deleted point keeps its old record until it is reused; only the index says which slots are live.
@@ -41,10 +41,10 @@ public final class LiveIndex: @unchecked Sendable {
     /// The aggregates' schema (categories, reductions) of the current version; `nil` when nothing is aggregated.
     ///
     /// Its categories grow when an edit brings one not seen before (the index is rebuilt then, keeping the others'
-    /// places), up to ``MapCluster/AggregateSchema/maximumCategoryCount``.
+    /// places), up to `AggregateSchema.maximumCategoryCount`.
     public var schema: AggregateSchema? { current.index.schema }
     /// The values seen of each column of categories after the first, which edits may add to up to
-    /// ``MapClusterIO/PointAggregation/maximumCountedValues``; guarded by `lock`.
+    /// `PointAggregation.maximumCountedValues`; guarded by `lock`.
     private var countedValues: [String: Set<String>] = [:]
 
     /// Guards `state`, `slots`, `log` and `subscribers`.
@@ -71,7 +71,7 @@ public final class LiveIndex: @unchecked Sendable {
 
     /// The points of a store (`sequence` its last batch), indexed with the aggregates `aggregation` asks for.
     ///
-    /// - Throws: ``MapClusterIO/PointFileError`` for a value the aggregation can't take.
+    /// - Throws: `PointFileError` for a value the aggregation can't take.
     public init(points: PointSet, sequence: Int64, aggregation: PointAggregation) throws(PointFileError) {
         let index = try points.indexByRecord(aggregating: aggregation)
         self.aggregation = aggregation
@@ -126,10 +126,10 @@ public final class LiveIndex: @unchecked Sendable {
     /// category too many), as the index would take them.
     ///
     /// A category not seen before is taken, while its column has fewer than its limit: the first column's is
-    /// ``MapCluster/AggregateSchema/maximumCategoryCount``, each further one's
-    /// ``MapClusterIO/PointAggregation/maximumCountedValues``.
+    /// `AggregateSchema.maximumCategoryCount`, each further one's
+    /// `PointAggregation.maximumCountedValues`.
     ///
-    /// - Throws: ``MapClusterIO/PointFileError`` naming the feature and field.
+    /// - Throws: `PointFileError` naming the feature and field.
     public func check(_ edit: PointEdit) throws(PointFileError) {
         guard var schema else { return }
         let names = edit.puts.propertyNames

@@ -51,7 +51,7 @@ public actor LiveWriter {
     /// Commits an edit, then applies it.
     ///
     /// - Returns: When the edit is committed and every reader sees it, what it did.
-    /// - Throws: ``MapClusterIO/PointFileError`` for a value the aggregation can't take (nothing is committed), or
+    /// - Throws: `PointFileError` for a value the aggregation can't take (nothing is committed), or
     ///   ``StoreFailure`` when the store did not commit (nothing is applied), ``WriterStopped`` after ``stop()``.
     public func write(_ edit: PointEdit) async throws -> WriteReceipt {
         guard !stopped else { throw WriterStopped() }
@@ -225,7 +225,7 @@ extension LiveIndex {
     /// 50,000.
     ///
     /// - Returns: The index, and how many points were seeded (`nil` when the store had points).
-    /// - Throws: What the store or `seed` throws, or ``MapClusterIO/PointFileError`` for a value the aggregation
+    /// - Throws: What the store or `seed` throws, or `PointFileError` for a value the aggregation
     ///   can't take.
     public static func open(
         _ store: any PointStore, aggregation: PointAggregation, seed: () throws -> PointSet

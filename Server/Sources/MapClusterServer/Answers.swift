@@ -4,7 +4,7 @@ package import MapClusterManager
 package import MapClusterTiles
 import NIOCore
 
-/// A GeoJSON text answer (`application/geo+json`), as ``MapClusterIO/ClusterGeoJSON`` writes it.
+/// A GeoJSON text answer (`application/geo+json`), as `ClusterGeoJSON` writes it.
 package struct GeoJSONAnswer: CacheableAnswer, Sendable {
     /// The GeoJSON text.
     package let text: String

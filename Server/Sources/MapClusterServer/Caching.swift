@@ -5,7 +5,7 @@ package import Hummingbird
 /// How the answers made from the data may be cached by browsers, proxies and CDNs.
 ///
 /// Each answer of `/api/clusters…`, `/tiles/…` and `/tiles.json` carries an `ETag`, a hash of what it says
-/// (``CacheableAnswer``), and the policy's `Cache-Control`. A request whose `If-None-Match` names the current tag is
+/// (`CacheableAnswer`), and the policy's `Cache-Control`. A request whose `If-None-Match` names the current tag is
 /// answered 304 without the body: a tile that an edit left as it was revalidates to a 304.
 package struct CachePolicy: Sendable, Equatable {
     /// The `Cache-Control` value answers carry.

@@ -12,7 +12,7 @@ package import MapClusterTiles
 package struct ClusterService: Sendable {
     /// The points served.
     package let points: PointSet
-    /// Their index; elements are indices into ``PointSet/records``.
+    /// Their index; elements are indices into `PointSet.records`.
     package var index: ClusterIndex<Int> { markers.clustering.index }
     /// How long building the index took.
     package let buildTime: Duration
@@ -71,7 +71,7 @@ package struct ClusterService: Sendable {
 
     /// Indexes `points`, keeping the aggregates `aggregation` asks for, to cluster and lay out as `options` says.
     ///
-    /// - Throws: ``MapClusterIO/PointFileError`` for a value the aggregation can't take, naming its file, line and
+    /// - Throws: `PointFileError` for a value the aggregation can't take, naming its file, line and
     ///   field.
     package init(
         points: PointSet, aggregation: PointAggregation = PointAggregation(), tileURL: String? = nil,
@@ -88,7 +88,7 @@ package struct ClusterService: Sendable {
     /// Serves points indexed already (a live server's): `index` holds the positions of `points`' records, with the
     /// values `aggregation` asks for.
     ///
-    /// The options must pass ``MarkerOptions/validate()``, as ``buildApplication(_:logger:onServerRunning:)`` checks
+    /// The options must pass ``MarkerOptions/validate()``, as `buildApplication(_:logger:onServerRunning:)` checks
     /// before a server starts.
     package init(
         points: PointSet, index: ClusterIndex<Int>, buildTime: Duration, aggregation: PointAggregation,
@@ -328,7 +328,7 @@ package struct MarkerOptions: Sendable {
 
     /// Checks the clustering and the marker sizes.
     ///
-    /// - Throws: ``MapCluster/OptionError`` naming the first option out of its range.
+    /// - Throws: `OptionError` naming the first option out of its range.
     package func validate() throws(OptionError) {
         try layout.validate()
         try OverlapResolution.mergeCircles(diameters).validate()

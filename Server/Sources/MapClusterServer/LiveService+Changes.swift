@@ -11,7 +11,7 @@ package import NIOCore
 extension LiveService {
     /// The changes of a viewport as Server-Sent Events.
     ///
-    /// First `ready` with the version the stream starts at, then after each edit that changes the viewport's markers `changes` (see ``MarkerGeoJSON/changes(_:updates:version:previous:)``),
+    /// First `ready` with the version the stream starts at, then after each edit that changes the viewport's markers `changes` (see `MarkerGeoJSON.changes(_:updates:version:previous:)`),
     /// and `resync` when the stream fell behind (a slow client, or edits too large to list): the client then fetches
     /// the clusters again. A comment line every 15 seconds keeps an idle stream open.
     ///
@@ -112,7 +112,7 @@ extension LiveService {
     /// Ends the change streams, as the server stops.
     ///
     /// Each stream gets its last event (`end`) and is closed; new ones are refused (503). A stream still open after
-    /// `grace`, whose client doesn't read what it is sent, has its connection closed. Edits are not stopped here: the writer's ``LiveWriter/stop()`` commits or refuses them.
+    /// `grace`, whose client doesn't read what it is sent, has its connection closed. Edits are not stopped here: the writer's `LiveWriter.stop()` commits or refuses them.
     ///
     /// - Complexity: Returns once every stream has ended, within about `grace`.
     package func stop(grace: Duration = .seconds(3)) async {

@@ -4,7 +4,7 @@
 
 /// Markers written as GeoJSON: the layout of a viewport, and the changes of a followed one.
 ///
-/// Clusters and points are written as ``MapClusterIO/ClusterGeoJSON`` writes them; a merged marker is a cluster feature
+/// Clusters and points are written as `ClusterGeoJSON` writes them; a merged marker is a cluster feature
 /// of its own.
 struct MarkerGeoJSON: Sendable {
     /// The writer of the clusters and points the markers stand for.
@@ -20,8 +20,8 @@ struct MarkerGeoJSON: Sendable {
         self.zoomConvention = zoomConvention
     }
 
-    /// A FeatureCollection of the markers of a layout (``MapClusterManager/ClusterSnapshot``), as JSON text: a merged
-    /// marker is one cluster feature whose id names its parts (see ``MapCluster/ClusterIDText``), whose count and aggregates are
+    /// A FeatureCollection of the markers of a layout (`ClusterSnapshot`), as JSON text: a merged
+    /// marker is one cluster feature whose id names its parts (see `ClusterIDText`), whose count and aggregates are
     /// theirs together, and whose expansion zoom is the one at which they stand apart.
     ///
     /// The collection says how its zooms are counted, in `zoom_convention` (`leaflet` or `maplibre`). With
@@ -45,7 +45,7 @@ struct MarkerGeoJSON: Sendable {
     /// the marker it goes into; and `updates`, the features of markers kept with new members or a new position.
     ///
     /// - Parameters:
-    ///   - update: What a ``MapClusterManager/ClusterFollower`` found.
+    ///   - update: What a `ClusterFollower` found.
     ///   - updates: The updates of `update` to send (those that change what a client shows).
     ///   - version: The version of the points it shows.
     ///   - previous: The writer of the version before, whose points the removed markers name.

@@ -6,7 +6,7 @@ import NIOConcurrencyHelpers
 /// What the routes of a server of points answer from: its points' service, and the live one of a store, once they are
 /// loaded; until then those routes are 503, and `/readyz` says why.
 ///
-/// A server listens before it loads (``MapServer/run(logger:)``), so that a load balancer or an orchestrator can tell a
+/// A server listens before it loads (`MapServer.run(logger:)`), so that a load balancer or an orchestrator can tell a
 /// server that is starting (`/healthz` 200, `/readyz` 503) from one that is gone.
 package final class ServedPoints: Sendable {
     private struct Loaded {
@@ -21,7 +21,7 @@ package final class ServedPoints: Sendable {
     /// Points still to load.
     package init() {}
 
-    /// Points loaded already: a server built around a service (``buildRouter(service:live:files:corsOrigin:limits:)``).
+    /// Points loaded already: a server built around a service (`buildRouter(service:live:files:corsOrigin:limits:)`).
     package init(service: ClusterService, live: LiveService?) {
         load(service: service, live: live)
     }

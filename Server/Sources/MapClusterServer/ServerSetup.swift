@@ -16,7 +16,7 @@ package struct ServerConfiguration: Sendable {
     package enum Source: Sendable {
         /// Points loaded once, from files or the bundled sample.
         case points
-        /// The points of a store at a location (``MapClusterStore/StoreLocation``), seeded with the loaded ones if it
+        /// The points of a store at a location (`StoreLocation`), seeded with the loaded ones if it
         /// is empty; with a `token`, taking edits that carry it.
         case store(location: String, token: String?)
         /// The tiles of an archive written by `mapcluster tiles`, without points or `/api`.
@@ -84,7 +84,7 @@ package struct MapServer<Application: ApplicationProtocol>: Sendable {
     /// ``run(logger:)`` calls it while the server listens; a test may call it alone.
     ///
     /// - Throws: ``ServerSetupError`` for a store that can't be opened, a name column the points don't have;
-    ///   ``MapClusterIO/PointFileError`` for points that can't be read. `/readyz` then says why until the server stops.
+    ///   `PointFileError` for points that can't be read. `/readyz` then says why until the server stops.
     package func load(logger: Logger) async throws {
         guard let points, let loader else { return }
         do {

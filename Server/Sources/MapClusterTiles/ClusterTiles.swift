@@ -47,7 +47,7 @@ public struct TileAddress: Hashable, Sendable, CustomStringConvertible {
 /// edge are not clipped.
 ///
 /// Zooms are those of MapLibre's vector tiles, 512 points a tile: tile zoom *z* clusters as
-/// ``MapCluster/Clustering/clusters(in:zoom:)`` does at zoom *z* + 1, with the same cell size on screen as the
+/// `Clustering.clusters(in:zoom:)` does at zoom *z* + 1, with the same cell size on screen as the
 /// GeoJSON API.
 ///
 /// With an ``overlap`` resolution, markers that would overlap at its sizes are merged, as the GeoJSON API merges them:
@@ -55,7 +55,7 @@ public struct TileAddress: Hashable, Sendable, CustomStringConvertible {
 /// half a tile around it (a whole row of tiles, for a pyramid), so a marker near a tile's edge may merge with other
 /// neighbours than in a view centred on it.
 public struct ClusterTiles: Sendable {
-    /// The points the clusters' elements (indices into ``MapClusterIO/PointSet/records``) refer to.
+    /// The points the clusters' elements (indices into `PointSet.records`) refer to.
     public let points: PointSet
     /// The clustering of their index: what the tiles' clusters, expansion zooms and aggregates are asked of.
     public let clustering: Clustering<Int>
@@ -87,7 +87,7 @@ public struct ClusterTiles: Sendable {
     /// The tile at `address` as Mapbox Vector Tile bytes; `nil` when it has no feature.
     ///
     /// `categories`, when given, shows only the points of those categories and their clusters (see
-    /// ``MapCluster/ClusterOptions/categories``).
+    /// `ClusterOptions.categories`).
     public func tile(_ address: TileAddress, categories: Set<String>? = nil) -> Data? {
         encode(items(around: address, categories: categories), in: address)
     }

@@ -1,5 +1,5 @@
 /// What the clusters of one answer add up to, one row of plain numbers each: what
-/// ``Clustering/aggregates(of:)`` answers.
+/// ``Clustering/aggregates(of:)->ClusterAggregateTable?`` answers.
 ///
 ///     let clusters = clustering.clusters(in: viewport)
 ///     if let table = try clustering.aggregates(of: clusters) {
@@ -84,7 +84,7 @@ public struct ClusterAggregateTable: RandomAccessCollection, Hashable, Sendable,
 /// A row of a ``ClusterAggregateTable``. The numbers are read where they lie: ``number(_:)`` and
 /// ``categoryCounts`` cost no allocation; ``reductions`` builds the reductions' values.
 ///
-/// They are asked of the clustering that made the clusters (``Clustering/aggregates(of:)``), as a cluster's members and bounds are,
+/// They are asked of the clustering that made the clusters (``Clustering/aggregates(of:)->ClusterAggregateTable?``), as a cluster's members and bounds are,
 /// and come from its nodes, not from a visit of the members: a ``Cluster`` stays plain data that copies as bytes. For a
 /// cluster of a query filtered by categories they are those of the selected categories' members.
 public struct ClusterAggregates: Hashable, Sendable {

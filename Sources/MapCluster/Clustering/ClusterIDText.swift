@@ -12,7 +12,7 @@
 /// | one point | `p` its record's position | `p1204` |
 /// | merged clusters | `m` two or more of the above joined by `~` | `mc9.261.176~p1204` |
 ///
-/// Every text is safe in a URL path as it is, and ``init(_:)`` reads back what ``description`` writes.
+/// Every text is safe in a URL path as it is, and ``init(_:)-(String)`` reads back what ``description`` writes.
 public struct ClusterIDText: Hashable, Sendable, LosslessStringConvertible {
     /// The clusters it names: one, or two or more merged.
     public let parts: [ClusterID<Int>]

@@ -73,7 +73,7 @@ extension ClusterIndex {
 
     /// Removes each element the index holds and returns how many it removed.
     ///
-    /// Two threads share the work as in ``insert(contentsOf:)``: one finds and forgets each element's slot, the
+    /// Two threads share the work as in ``insert(contentsOf:)-(Sequence<(Element,Coordinate)>)``: one finds and forgets each element's slot, the
     /// other removes the previous chunk's entries from the tree in key order.
     /// - Complexity: O(*m* log *n*) for *m* elements.
     @inlinable

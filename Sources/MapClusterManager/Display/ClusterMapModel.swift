@@ -41,7 +41,7 @@ public final class ClusterMapModel<Element: Hashable & Sendable> {
 
     /// A model with no elements.
     ///
-    /// - Throws: ``MapCluster/OptionError`` naming the first option that fails ``ClusterManagerOptions/validate()``.
+    /// - Throws: `OptionError` naming the first option that fails ``ClusterManagerOptions/validate()``.
     public init(options: ClusterManagerOptions<Element>) throws(OptionError) {
         manager = try ClusterManager(options: options)
     }

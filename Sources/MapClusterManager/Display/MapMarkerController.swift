@@ -51,7 +51,7 @@ public final class MapMarkerController<View: ClusterMapView> {
 
     /// A controller for a view, with a manager of its own.
     ///
-    /// - Throws: ``MapCluster/OptionError`` naming the first option that fails ``ClusterManagerOptions/validate()``.
+    /// - Throws: `OptionError` naming the first option that fails ``ClusterManagerOptions/validate()``.
     public init(view: View, options: ClusterManagerOptions<Element>) throws(OptionError) {
         self.view = view
         manager = try ClusterManager(options: options)
@@ -85,7 +85,7 @@ public final class MapMarkerController<View: ClusterMapView> {
 
     /// Changes the manager's options, then refreshes the view.
     ///
-    /// - Throws: ``MapCluster/OptionError`` naming the first option that fails ``ClusterManagerOptions/validate()``;
+    /// - Throws: `OptionError` naming the first option that fails ``ClusterManagerOptions/validate()``;
     ///   nothing then changes.
     public func setOptions(_ options: ClusterManagerOptions<Element>) async throws(OptionError) {
         try await manager.setOptions(options)

@@ -32,7 +32,7 @@ public struct ClusterFollower<Element: Hashable & Sendable>: Sendable {
     /// - Parameters:
     ///   - index: The index as it is now.
     ///   - version: Its version, above the last one's.
-    ///   - changedKeys: The grid keys (``MapCluster/Coordinate``'s position on the grid) of every element added, moved
+    ///   - changedKeys: The grid keys (`Coordinate`'s position on the grid) of every element added, moved
     ///     or removed since the last version, where it was and where it is; `nil` when not known, which makes every
     ///     kept marker an update.
     /// - Returns: The new markers, and the changes from the last ones.

@@ -52,7 +52,7 @@ public actor ClusterManager<Element: Hashable & Sendable> {
 
     /// A manager with no elements.
     ///
-    /// - Throws: ``MapCluster/OptionError`` naming the first option that fails
+    /// - Throws: `OptionError` naming the first option that fails
     ///   ``ClusterManagerOptions/validate()``.
     public init(options: ClusterManagerOptions<Element>) throws(OptionError) {
         try options.validate()
@@ -70,7 +70,7 @@ public actor ClusterManager<Element: Hashable & Sendable> {
 
     /// Replaces the options; the next update applies them.
     ///
-    /// - Throws: ``MapCluster/OptionError`` naming the first option that fails ``ClusterManagerOptions/validate()``;
+    /// - Throws: `OptionError` naming the first option that fails ``ClusterManagerOptions/validate()``;
     ///   the manager then keeps its options.
     public func setOptions(_ options: ClusterManagerOptions<Element>) throws(OptionError) {
         try options.validate()
@@ -199,7 +199,7 @@ public actor ClusterManager<Element: Hashable & Sendable> {
     ///   work stops early), ``ClusterUpdateError/cancelled`` if the calling task was cancelled; ``snapshot`` is then
     ///   unchanged.
     ///
-    /// An empty viewport (``MapCluster/Viewport/isEmpty``: a view with no size yet) does no work and sends no event:
+    /// An empty viewport (`Viewport.isEmpty`: a view with no size yet) does no work and sends no event:
     /// the answer is ``snapshot`` with no changes, and an update already running goes on.
     public func update(for viewport: Viewport) async throws(ClusterUpdateError) -> ClusterUpdate<Element> {
         guard !viewport.isEmpty else { return ClusterUpdate(snapshot: snapshot, changes: ClusterChanges()) }

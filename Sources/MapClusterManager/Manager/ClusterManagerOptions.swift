@@ -43,12 +43,12 @@ public struct ClusterManagerOptions<Element: Hashable & Sendable>: Sendable {
     /// The default options.
     public init() {}
 
-    /// Checks every option: the clustering's (``ClusterOptions/validate()``), the overlap pass's marker sizes or
+    /// Checks every option: the clustering's (`ClusterOptions.validate()`), the overlap pass's marker sizes or
     /// diameters, and the fan-out's radius, start zoom and group size.
     ///
     /// ``ClusterManager`` refuses options that fail it, and so does ``MarkerClustering``.
     ///
-    /// - Throws: ``OptionError`` for the first option whose value can't be used.
+    /// - Throws: `OptionError` for the first option whose value can't be used.
     public func validate() throws(OptionError) {
         try clustering.validate()
         try overlap?.validate()
@@ -98,7 +98,7 @@ public enum OverlapResolution: Hashable, Sendable {
 
     /// Checks the marker size or the diameters.
     ///
-    /// - Throws: ``OptionError`` naming the first size that isn't a positive, finite number of points (or, for a
+    /// - Throws: `OptionError` naming the first size that isn't a positive, finite number of points (or, for a
     ///   step or a gap, zero or one).
     public func validate() throws(OptionError) {
         switch self {
@@ -178,13 +178,13 @@ public struct MarkerDiameters: Hashable, Sendable, Codable {
 /// Elements on one coordinate drawn apart, on a circle around it, once clustering has stopped for them.
 ///
 /// Clustering has stopped for a coordinate's elements when the grid leaves them on their own: beyond
-/// ``ClusterOptions/maxZoomLevelForClustering``, or from ``startZoom`` on. The positions are for display only: the
+/// `ClusterOptions.maxZoomLevelForClustering`, or from ``startZoom`` on. The positions are for display only: the
 /// elements' coordinates never change.
 ///
 /// The radius is in points by default, so that the circle reads the same at every zoom; in metres (``Unit/metres``)
 /// it is a distance on the ground, as ClusterMap's and Cluster's `distanceFromContestedLocation` (3 m by default) and
 /// CCHMapClusterController's distribution of annotations at one location: the members then sit on
-/// ``MapCluster/Coordinate/destination(metres:bearing:)`` of the group's place, the first due north, the others
+/// `Coordinate.destination(metres:bearing:)` of the group's place, the first due north, the others
 /// clockwise.
 public struct SameLocationFanOut: Hashable, Sendable {
     /// What the radius is measured in.
@@ -200,7 +200,7 @@ public struct SameLocationFanOut: Hashable, Sendable {
     /// What ``radius`` is measured in; default ``Unit/points``.
     public var unit: Unit
     /// The zoom from which a coordinate's elements are fanned out even while clustering is on, as
-    /// ``MapCluster/ClusterOptions/zoomLevels`` counts it; default: never (only beyond the maximum clustering zoom).
+    /// `ClusterOptions.zoomLevels` counts it; default: never (only beyond the maximum clustering zoom).
     public var startZoom: Double
     /// Groups larger than this stay one cluster; default 64.
     public var maximumCount: Int
@@ -225,7 +225,7 @@ public struct SameLocationFanOut: Hashable, Sendable {
     /// Checks the radius (a positive, finite number of points), the start zoom (not NaN) and the group size (at least
     /// two).
     ///
-    /// - Throws: ``OptionError`` for the first value that can't be used.
+    /// - Throws: `OptionError` for the first value that can't be used.
     public func validate() throws(OptionError) {
         try OptionCheck.positive(radius, "sameLocation.radius", of: unit == .points ? "points" : "metres")
         try OptionCheck.aNumber(startZoom, "sameLocation.startZoom")

@@ -9,7 +9,7 @@ public struct ClusterMarker<Element: Hashable & Sendable>: Identifiable, Sendabl
     /// The identity of a marker.
     public enum ID: Hashable, Sendable, CustomStringConvertible {
         /// A marker of one cluster: its id, or the id of the marker it reuses (see
-        /// ``ClusterManagerOptions/keepsMarkersOfChangedClusters``).
+        /// ``ClusterManagerOptions/reusesMarkers``).
         case cluster(ClusterID<Element>)
         /// Clusters whose markers overlapped on screen, merged by the overlap pass: their ids, in the order of their
         /// cells.
@@ -33,7 +33,7 @@ public struct ClusterMarker<Element: Hashable & Sendable>: Identifiable, Sendabl
     public let mergedClusters: [Cluster<Element>]
     /// Where to draw it.
     ///
-    /// It differs from its cluster's ``Cluster/coordinate`` when the marker keeps its place while its members change,
+    /// It differs from its cluster's `Cluster.coordinate` when the marker keeps its place while its members change,
     /// is nudged apart from another one, is fanned out around a shared coordinate, or is merged.
     public let coordinate: Coordinate
     /// How many elements it stands for.
@@ -84,7 +84,7 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
     /// The markers, in the order of their grid cells; markers kept from earlier updates (see
     /// ``ClusterManagerOptions/removesMarkersOutsideRegion``) come last.
     public let markers: [ClusterMarker<Element>]
-    /// The grid cells the update considered, for a debug overlay: draw each one's ``GridCell/rect``.
+    /// The grid cells the update considered, for a debug overlay: draw each one's `GridCell.rect`.
     ///
     /// Listed when asked, from the region the update covered.
     public var gridCells: [GridCell] { region?.cells ?? [] }
@@ -146,9 +146,9 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
     }
 
     /// A page of a marker's members, in the index's order (a merged marker's cluster by cluster).
-    /// - Throws: ``MapCluster/ClusteringMismatch`` for a marker that a snapshot of other options made.
+    /// - Throws: `ClusteringMismatch` for a marker that a snapshot of other options made.
     /// - Complexity: O(*p* log *n* + `offset` + `limit`) for a marker of *p* clusters; see
-    ///   ``MapCluster/Clustering/members(of:offset:limit:)``.
+    ///   `Clustering.members(of:offset:limit:)`.
     public func members(of marker: ClusterMarker<Element>, offset: Int = 0, limit: Int = .max)
         throws(ClusteringMismatch) -> [Element]
     {
@@ -156,7 +156,7 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
     }
 
     /// A page of a marker's members with their coordinates, in the index's order.
-    /// - Throws: ``MapCluster/ClusteringMismatch`` for a marker that a snapshot of other options made.
+    /// - Throws: `ClusteringMismatch` for a marker that a snapshot of other options made.
     public func membersWithCoordinates(of marker: ClusterMarker<Element>, offset: Int = 0, limit: Int = .max)
         throws(ClusteringMismatch) -> [(element: Element, coordinate: Coordinate)]
     {
@@ -175,7 +175,7 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
     }
 
     /// The smallest rectangle holding every member of a marker; zoom the map to it to show them all.
-    /// - Throws: ``MapCluster/ClusteringMismatch`` for a marker that a snapshot of other options made.
+    /// - Throws: `ClusteringMismatch` for a marker that a snapshot of other options made.
     public func bounds(of marker: ClusterMarker<Element>) throws(ClusteringMismatch) -> MapRect {
         var bounds = try clustering.bounds(of: marker.cluster)
         for part in marker.mergedClusters { bounds = bounds.union(try clustering.bounds(of: part)) }
@@ -183,7 +183,7 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
     }
 
     /// The smallest zoom at which a marker's members no longer show as this one marker; `nil` if they never split.
-    /// - Throws: ``MapCluster/ClusteringMismatch`` for a marker that a snapshot of other options made.
+    /// - Throws: `ClusteringMismatch` for a marker that a snapshot of other options made.
     public func expansionZoom(of marker: ClusterMarker<Element>) throws(ClusteringMismatch) -> Double? {
         try clustering.check(marker.cluster)
         return expansionZoom(ofOwn: marker)
@@ -195,7 +195,7 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
     }
 
     /// What a marker splits into when the map zooms in: a merged marker's clusters, or a cluster's children.
-    /// - Throws: ``MapCluster/ClusteringMismatch`` for a marker that a snapshot of other options made.
+    /// - Throws: `ClusteringMismatch` for a marker that a snapshot of other options made.
     public func children(of marker: ClusterMarker<Element>) throws(ClusteringMismatch) -> [Cluster<Element>] {
         guard marker.isMerged else { return try clustering.children(of: marker.cluster) }
         for part in marker.clusters { try clustering.check(part) }
@@ -251,7 +251,7 @@ public struct ClusterChanges<Element: Hashable & Sendable>: Sendable {
 }
 
 extension ClusterMarker.ID where Element == Int {
-    /// The id as text, for a URL path or a GeoJSON `cluster_id` (see ``MapCluster/ClusterIDText``).
+    /// The id as text, for a URL path or a GeoJSON `cluster_id` (see `ClusterIDText`).
     public var text: ClusterIDText {
         switch self {
         case .cluster(let id): ClusterIDText(id)

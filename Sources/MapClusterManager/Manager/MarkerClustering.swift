@@ -17,7 +17,7 @@ public struct MarkerClustering<Element: Hashable & Sendable>: Sendable {
     public let options: ClusterManagerOptions<Element>
 
     /// The markers of `index` with `options`.
-    /// - Throws: ``MapCluster/OptionError`` for options that fail ``ClusterManagerOptions/validate()``, as a
+    /// - Throws: `OptionError` for options that fail ``ClusterManagerOptions/validate()``, as a
     ///   ``ClusterManager`` refuses them: no pass is skipped without a word.
     public init(_ index: ClusterIndex<Element>, options: ClusterManagerOptions<Element> = .init()) throws(OptionError) {
         try options.validate()
@@ -32,7 +32,7 @@ public struct MarkerClustering<Element: Hashable & Sendable>: Sendable {
         self.options = options
     }
 
-    /// The same markers, showing only elements of these categories (``MapCluster/ClusterOptions/categories``); `nil`
+    /// The same markers, showing only elements of these categories (`ClusterOptions.categories`); `nil`
     /// shows every element.
     public func selecting(categories: Set<String>?) -> MarkerClustering {
         var options = options

@@ -120,8 +120,8 @@ struct MarkerLayout<Element: Hashable & Sendable> {
     /// the result is the same for the same input.
     ///
     /// A merge is a cluster too, so the clustering's limits hold for it: past
-    /// ``MapCluster/ClusterOptions/maxZoomLevelForClustering`` nothing merges, and a merged marker of fewer elements
-    /// than ``MapCluster/ClusterOptions/minCountForClustering`` is taken apart again.
+    /// `ClusterOptions.maxZoomLevelForClustering` nothing merges, and a merged marker of fewer elements
+    /// than `ClusterOptions.minCountForClustering` is taken apart again.
     mutating func merge(_ resolution: OverlapResolution) {
         guard clustering.options.clusters(atZoom: zoom) else { return }
         let originals = items

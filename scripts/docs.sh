@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Builds every DocC catalog of both packages with the toolchain's own `docc`, from the symbol graphs their builds emit,
+# so that neither package depends on a documentation plugin. A warning fails it: a missing symbol, a broken link, an
+# article no landing page reaches, and (checked after docc, which would curate it silently) a public type, protocol or
+# top-level function left out of its module's Topics.
+#   - the library's modules: `swift package dump-symbol-graph`;
+#   - the application's: its `package` declarations (no app imports them; they are the server's parts), with the
+#     PostgreSQL trait, so that the PostgreSQL store is documented too (the trait's first build compiles postgres-nio's
+#     BoringSSLs, about two minutes);
+#   - MapClusterMapKit, which builds empty off Apple's platforms: the symbol graph of its iOS compile against the Apple
+#     SDK mirror (scripts/check-mapkit.sh, run first when that graph is missing or older than the adapter's files).
+# Usage: scripts/docs.sh [OUTDIR]   (default .build-docs; each module's archive in OUTDIR/MODULE.doccarchive, which
+# `docc preview` or any static file server shows). Needs the Swift toolchain and python3; .ci/run runs it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+out=${1:-.build-docs}
+graphs=$out/symbolgraphs
+rm -rf "$out"
+mkdir -p "$graphs"
+
+echo "== symbol graphs: the library"
+swift package dump-symbol-graph --minimum-access-level public >/dev/null
+library_graphs=$(swift build --show-bin-path)/../symbolgraph
+echo "== symbol graphs: the application, with the PostgreSQL trait"
+swift package --package-path Server --traits PostgreSQL dump-symbol-graph --minimum-access-level package >/dev/null
+server_graphs=$(swift build --package-path Server --show-bin-path)/../symbolgraph
+mapkit_graphs=${MAPCLUSTER_MIRROR_SCRATCH:-.build-mirror}/typecheck/symbolgraph
+if [ ! -f "$mapkit_graphs/MapClusterMapKit.symbols.json" ] \
+    || [ -n "$(find Sources/MapClusterMapKit -newer "$mapkit_graphs/MapClusterMapKit.symbols.json" -name '*.swift')" ]; then
+    echo "== symbol graph: the MapKit adapter, against the Apple SDK mirror"
+    scripts/check-mapkit.sh >/dev/null
+fi
+
+status=0
+for catalog in Sources/*/Documentation.docc Server/Sources/*/Documentation.docc; do
+    module=$(basename "$(dirname "$catalog")")
+    case $module in
+        MapClusterMapKit) from=$mapkit_graphs ;;
+        *) if [[ $catalog == Server/* ]]; then from=$server_graphs; else from=$library_graphs; fi ;;
+    esac
+    # The module's own graph, and those of its extensions to other modules' types.
+    mkdir -p "$graphs/$module"
+    cp "$from/$module.symbols.json" "$graphs/$module/"
+    for extension in "$from/$module@"*.symbols.json; do
+        [ -e "$extension" ] && cp "$extension" "$graphs/$module/"
+    done
+    if [ "$module" = MapClusterMapKit ]; then
+        # The adapter re-exports the engine and the manager, whose declarations its compile's graph holds as its own
+        # (without a source location): its pages keep the adapter's own files' declarations, and the others are
+        # documented by their modules.
+        python3 - "$graphs/$module/$module.symbols.json" <<'PYTHON'
+import json, sys
+path = sys.argv[1]
+graph = json.load(open(path))
+own = {s["identifier"]["precise"] for s in graph["symbols"]
+       if "/Sources/MapClusterMapKit/" in s.get("location", {}).get("uri", "")}
+graph["symbols"] = [s for s in graph["symbols"] if s["identifier"]["precise"] in own]
+graph["relationships"] = [r for r in graph["relationships"] if r["source"] in own]
+json.dump(graph, open(path, "w"))
+PYTHON
+    fi
+    echo "== $module ($catalog)"
+    if ! docc convert "$catalog" --additional-symbol-graph-dir "$graphs/$module" \
+        --fallback-display-name "$module" --fallback-bundle-identifier "org.mapcluster.$module" \
+        --output-dir "$out/$module.doccarchive" --transform-for-static-hosting --warnings-as-errors; then
+        status=1
+        continue
+    fi
+    python3 scripts/docs-curation.py "$out/$module.doccarchive" || status=1
+done
+if [ "$status" != 0 ]; then
+    echo "the documentation has warnings (above)" >&2
+    exit 1
+fi
+echo "every catalog built with no warning: $out"
