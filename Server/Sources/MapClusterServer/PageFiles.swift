@@ -45,7 +45,8 @@ package struct PageFiles: Sendable {
         }
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         for name in names.sorted() where ["html", "js", "css"].contains((name as NSString).pathExtension) {
-            let path = "/" + (name == "index.html" ? "" : name)
+            // index.html at `/`, the API reference (docs.html) at `/docs`.
+            let path = "/" + (name == "index.html" ? "" : name == "docs.html" ? "docs" : name)
             try add(path, url: folder.appendingPathComponent(name))
             pagePaths.append(path)
         }

@@ -11,7 +11,9 @@ Reports, as JSON:
   place (sent through the API first) opens with Enter, its points are named, and Escape closes it and returns to it;
   what the polite live region said;
 - `maplibre`: the same on the MapLibre page, through its list of markers: a cluster reached and named, Enter zooms in,
-  Escape goes back.
+  Escape goes back;
+- `docs`: the API reference at /docs: every request it made that left the server (none may), the operations it shows
+  (method and path), what a broken document would show, and axe-core's violations there.
 """
 import json
 import os
@@ -97,6 +99,32 @@ def axe(page, url):
     return report
 
 
+def docs(browser, url):
+    """/docs with every request watched: the page must draw the reference from the server alone."""
+    origin = url.rstrip("/")
+    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    requests = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(url + "docs")
+    page.wait_for_function("() => document.getElementById('reference').getAttribute('aria-busy') === 'false'",
+                           timeout=30000)
+    operations = page.eval_on_selector_all(
+        "#reference section h3", "nodes => nodes.map(n => n.textContent.replace(/^(GET|POST|DELETE|PUT)/, '$1 '))")
+    result = Axe().run(page, options={"runOnly": {"type": "tag", "values": WCAG}})
+    report = {"requests": requests, "outside": [r for r in requests if not r.startswith(origin) and not r.startswith("data:")],
+              "operations": operations, "title": page.title(),
+              "violations": [{"id": v["id"], "help": v["help"]} for v in result.response["violations"]],
+              "passes": len(result.response["passes"])}
+    # A document the page can't read: it says so, rather than staying blank.
+    page.route("**/openapi.json", lambda route: route.fulfill(status=500, body="no"))
+    page.goto(url + "docs")
+    page.wait_for_function("() => document.getElementById('reference').getAttribute('aria-busy') === 'false'",
+                           timeout=30000)
+    report["broken"] = page.inner_text("#reference")
+    page.close()
+    return report
+
+
 def leaflet(page, url):
     report = {}
     page.goto(url + "#4/47/8")
@@ -149,7 +177,8 @@ def main():
         page = browser.new_page(viewport={"width": 1024, "height": 768})
         page.add_init_script("window.mapclusterTest = {}")
         page.on("pageerror", lambda error: errors.append(str(error)))
-        result = {"axe": axe(page, url), "leaflet": leaflet(page, url), "maplibre": maplibre(page, url)}
+        result = {"axe": axe(page, url), "leaflet": leaflet(page, url), "maplibre": maplibre(page, url),
+                  "docs": docs(browser, url)}
         browser.close()
     json.dump({"result": result, "errors": errors}, sys.stdout)
 

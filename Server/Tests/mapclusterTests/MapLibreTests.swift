@@ -152,9 +152,14 @@ struct MapLibreTests {
 }
 
 /// Both pages with a keyboard and a screen reader (Tests/browser/accessibility.py): axe-core's WCAG 2.1 AA checks at a
-/// world and a city view, and the keyboard alone reaching, naming, opening and leaving clusters.
+/// world and a city view, and the keyboard alone reaching, naming, opening and leaving clusters; the API reference at
+/// `/docs`, drawn offline.
 @Suite(.serialized, .tags(.browser, .processes), .tier(.browser))
 struct AccessibilityTests {
+    /// The document `/docs` draws, as the package bundles it.
+    static let openAPIDocument = WebMapTests.root.appendingPathComponent(
+        "Sources/MapClusterServer/Resources/openapi.json")
+
     @Test(Python.axe)
     func bothPagesPassAxeAndTheKeyboardReachesZoomsAndOpensClusters() async throws {
         try #require(ServeAndRenderTests.chromium != nil, "MAPCLUSTER_REQUIRE_BROWSER=1, but Chromium is not installed")
@@ -192,6 +197,22 @@ struct AccessibilityTests {
             name(leaflet["next_in_stack"]).hasPrefix("Stacked ")
                 && name(leaflet["next_in_stack"]) != name(leaflet["focused_in_stack"]))
         #expect(name(leaflet["focused_after_closing"]) == name(leaflet["stack"]))
+
+        // The API reference at /docs: drawn from the server alone, an operation for each of the document's, no
+        // violation; a document it can't read is said, not a blank page.
+        let docs = try #require(result["docs"] as? [String: Any])
+        #expect(
+            (docs["outside"] as? [String])?.isEmpty == true, "requests that left the server: \(docs["outside"] ?? "")")
+        #expect((docs["requests"] as? [String] ?? []).contains { $0.hasSuffix("/openapi.json") })
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: try Data(contentsOf: Self.openAPIDocument)) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        let operations = paths.flatMap { path, item in
+            ["get", "post", "delete"].filter { item[$0] != nil }.map { "\($0.uppercased()) \(path)" }
+        }
+        #expect(Set(docs["operations"] as? [String] ?? []) == Set(operations))
+        #expect((docs["violations"] as? [Any])?.isEmpty == true, "/docs: \(docs["violations"] ?? "")")
+        #expect((docs["broken"] as? String ?? "").hasPrefix("The OpenAPI document could not be read"))
 
         // The MapLibre page, through its list of markers.
         let maplibre = try #require(result["maplibre"] as? [String: Any])
