@@ -12,6 +12,11 @@ struct BenchCommand: AsyncParsableCommand {
             Build in release mode first (swift build -c release, in Server/) and run .build/release/mapcluster bench: \
             a debug build is many times slower. Peak memory is the process's high-water mark, so measure \
             it with one workload at a time.
+
+            Examples:
+              swift build -c release --package-path Server
+              Server/.build/release/mapcluster bench
+              Server/.build/release/mapcluster bench --workload viewport-1M-z8 --json
             """)
 
     @Option(

@@ -12,6 +12,11 @@ struct ClusterCommand: ParsableCommand {
         discussion: """
             Without FILES, clusters the bundled sample data set: the 34,006 cities of 15,000 or more \
             people (contains data from GeoNames, geonames.org, CC BY 4.0).
+
+            Examples:
+              mapcluster cluster --zoom 5 --bbox 5,45,20,55    # central Europe
+              mapcluster cluster places.csv --zoom 3 --format geojson
+              mapcluster cluster places.csv --zoom 3 --reduce population:sum --json
             """)
 
     @OptionGroup var input: PointInput

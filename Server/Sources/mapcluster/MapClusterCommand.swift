@@ -7,6 +7,17 @@ struct MapClusterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mapcluster",
         abstract: "Cluster map points on a world-aligned grid.",
+        discussion: """
+            Points come from CSV files (columns id, lat, lon) or GeoJSON FeatureCollections of points; without files, \
+            the bundled world cities. `mapcluster help SUBCOMMAND` has each one's options and examples.
+
+            Examples:
+              mapcluster serve places.csv           # a web map at http://127.0.0.1:8080/
+              mapcluster cluster places.csv --zoom 5
+              mapcluster tiles places.csv -o places.pmtiles
+              mapcluster render places.csv --zoom 3 -o map.svg
+              mapcluster bench                      # after swift build -c release
+            """,
         subcommands: [ServeCommand.self, ClusterCommand.self, TilesCommand.self, RenderCommand.self, BenchCommand.self])
 
     /// Runs the subcommand the arguments name; `serve` takes the options they don't give from `MAPCLUSTER_…`

@@ -13,6 +13,10 @@ struct RenderCommand: ParsableCommand {
             The picture shows the bbox, clustered for the zoom (the grid's cells follow the zoom), stretched to the \
             size. Without FILES, draws the bundled world cities (contains data from GeoNames, geonames.org, CC BY \
             4.0); the outline is Natural Earth's (public domain).
+
+            Examples:
+              mapcluster render --zoom 4 --bbox=-12,34,32,60 -o europe.svg
+              mapcluster render places.csv --zoom 2 --size 800x600 -o places.svg
             """)
 
     @OptionGroup var input: PointInput

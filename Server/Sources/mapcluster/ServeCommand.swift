@@ -27,6 +27,13 @@ struct ServeCommand: AsyncParsableCommand {
             --reduce and --category take several values separated by commas). An option on the command line wins.
 
             Example: mapcluster serve places.csv --category kind --reduce capacity:sum --min-points 3 --max-zoom 14
+
+            Examples:
+              mapcluster serve                      # the world cities, on port 8080
+              mapcluster serve places.csv --category kind
+              mapcluster serve places.csv --radius 40 --max-zoom 16 --min-points 3
+              mapcluster serve --writable --store points.sqlite   # takes edits
+              mapcluster serve --tiles-from places.pmtiles
             """)
 
     /// The options an environment variable may give several values of, separated by commas.

@@ -19,6 +19,10 @@ struct TilesCommand: ParsableCommand {
             .pmtiles file on object storage or a CDN and read it with the PMTiles library. The archive is written \
             beside OUTPUT under a hidden name and renamed when complete: an interrupted run leaves nothing under \
             OUTPUT.
+
+            Examples:
+              mapcluster tiles places.csv -o places.pmtiles    # zooms 0 to 14
+              mapcluster tiles places.csv -o places.mbtiles -z 10 --radius 50
             """)
 
     @OptionGroup var input: PointInput

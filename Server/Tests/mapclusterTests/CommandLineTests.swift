@@ -23,10 +23,11 @@ struct CommandLineTests {
     }
 
     /// Runs a program to its end: its exit status, and what it wrote to standard output and error.
-    static func run(_ program: URL, _ arguments: [String]) throws -> Run {
+    static func run(_ program: URL, _ arguments: [String], in directory: URL? = nil) throws -> Run {
         let process = Process()
         process.executableURL = program
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output
@@ -208,5 +209,48 @@ struct CommandLineTests {
         #expect(run.error.contains(":2 (field kind): 'x' is not a number"), "\(run.error)")
         let bad = try Self.run("cluster", file, "--zoom", "3", "--reduce", "kind")
         #expect(bad.status != 0 && bad.error.contains("COLUMN:OPERATION"), "\(bad.error)")
+    }
+}
+
+extension CommandLineTests {
+    /// The examples of a help text: the lines under "Examples:" that run `mapcluster` (or a path to it), without their
+    /// comments.
+    static func examples(in help: String) -> [[String]] {
+        guard let start = help.range(of: "Examples:\n") else { return [] }
+        return help[start.upperBound...].split(separator: "\n").prefix { $0.hasPrefix("  ") }.compactMap { line in
+            let command = line.split(separator: "#", maxSplits: 1)[0].split(separator: " ").map(String.init)
+            let program = command.first ?? ""
+            return program == "mapcluster" || program.hasSuffix("/mapcluster") ? Array(command.dropFirst()) : nil
+        }
+    }
+
+    /// `mapcluster --help` and each subcommand's give examples, and those that write files run as they are, on a
+    /// `places.csv` of three cities (serve's serve until stopped, and bench's run for minutes: only their words are
+    /// checked, against the subcommand).
+    @Test func everyHelpGivesExamplesThatRun() throws {
+        let root = try Self.run("--help")
+        let rootExamples = Self.examples(in: root.output)
+        #expect(
+            Set(rootExamples.compactMap(\.first)) == ["serve", "cluster", "tiles", "render", "bench"], "\(root.output)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("help-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let places = [
+            "id,lat,lon,population", "paris,48.8566,2.3522,2100000", "lyon,45.764,4.8357,520000",
+            "berlin,52.52,13.405,3600000",
+        ]
+        try places.joined(separator: "\n").write(
+            to: directory.appendingPathComponent("places.csv"), atomically: true, encoding: .utf8)
+        for subcommand in ["serve", "cluster", "tiles", "render", "bench"] {
+            let help = try Self.run(subcommand, "--help")
+            let examples = Self.examples(in: help.output)
+            #expect(examples.count >= 2, "\(subcommand) --help: \(help.output)")
+            for example in examples {
+                #expect(example.first == subcommand, "an example of \(subcommand) runs \(example)")
+                guard ["cluster", "tiles", "render"].contains(subcommand) else { continue }
+                let run = try Self.run(Self.executable, example, in: directory)
+                #expect(run.status == 0, "mapcluster \(example.joined(separator: " ")): \(run.error)")
+            }
+        }
     }
 }
