@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Writes every Swift code block of the MapKit documentation to a file of its own, for a compiler to check.
 
-The blocks are those of README.md's "On iOS and macOS: MapKit and SwiftUI" section and of every block of the
-migration guide (Sources/MapClusterManager/Documentation.docc/ComingFromIOSLibraries.md). Each is a whole file: its
-imports, its types. Usage: doc-swift-blocks.py OUTDIR. Prints one line per block, "SOURCE:LINE FILE PLATFORMS" (ios, or
+The blocks are those of README.md's iOS quick start, of the MapKit and SwiftUI guide
+(Sources/MapClusterMapKit/Documentation.docc/MapKitAndSwiftUI.md) and of the migration guide
+(Sources/MapClusterManager/Documentation.docc/ComingFromIOSLibraries.md): each block that imports a module, which is
+a whole file (its imports, its types); a block without an import (a line of a Package.swift) is not one. Usage: doc-swift-blocks.py OUTDIR. Prints one line per block, "SOURCE:LINE FILE PLATFORMS" (ios, or
 ios and macos for a block that imports neither UIKit nor AppKit), and exits 1 if a source has no block, so that a
 renamed heading can't silently skip them. scripts/check-mapkit.sh (Linux, against the SDK mirror) and
 scripts/build-examples-apple.sh (macOS, against Apple's SDKs) compile what it writes.
@@ -15,7 +16,8 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SOURCES = [
-    ("README.md", "## On iOS and macOS: MapKit and SwiftUI"),
+    ("README.md", "## Quick start: an iOS app"),
+    ("Sources/MapClusterMapKit/Documentation.docc/MapKitAndSwiftUI.md", None),
     ("Sources/MapClusterManager/Documentation.docc/ComingFromIOSLibraries.md", None),
 ]
 
@@ -31,7 +33,8 @@ def blocks(path: str, section: str | None) -> list[tuple[int, str]]:
             if inside_section and line.strip() == "```swift":
                 current, start = [], number + 1
         elif line.strip() == "```":
-            found.append((start, "\n".join(current) + "\n"))
+            if any(code_line.startswith("import ") for code_line in current):
+                found.append((start, "\n".join(current) + "\n"))
             current = None
         else:
             current.append(line)

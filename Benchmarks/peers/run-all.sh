@@ -11,13 +11,14 @@
 # --aggregates: every point carries a category of 8 and a value; MapCluster sums and counts them per cluster through
 #   its aggregate schema, supercluster through map/reduce (as MapLibre's clusterProperties); pysupercluster has no
 #   map/reduce and sits out.
-# --supercluster DIR: where the npm registry can't be reached, a folder that holds supercluster/ and
-#   node_modules/kdbush/ (unmodified) instead of `npm ci` here.
+# --supercluster DIR: a folder that holds supercluster/ and node_modules/kdbush/ (unmodified) instead of `npm ci` here;
+#   where the npm registry can't be reached, the run falls back to vendor/ (supercluster 8.0.1 and kdbush 4.1.0, as
+#   published, with their ISC licences).
 # --single-core pins every process to CPU 0; without --no-wait, the run waits (up to 25 minutes) for the 1-minute load
 #   average to fall below 0.8.
 #
 # Needs the Swift toolchain, node and python3. It builds the Swift harness (swift/, against this repository) in release
-# mode, installs supercluster with npm ci (unless --supercluster) and pysupercluster 0.7.7 with numpy into a venv, all
+# mode, installs supercluster with npm ci (unless --supercluster; vendor/ where npm can't) and pysupercluster 0.7.7 with numpy into a venv, all
 # under $PEERS_WORK (default /tmp/mapcluster-peers-bench), and reuses them on later runs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -68,12 +69,14 @@ if [ -z "$supercluster" ]; then
     if [ ! -d "$work/node/node_modules/supercluster" ]; then
         echo "installing supercluster 8.0.1 and kdbush 4.1.0 (npm ci)" >&2
         mkdir -p "$work/node" && cp "$here/package.json" "$here/package-lock.json" "$work/node/"
-        (cd "$work/node" && npm ci --no-audit --no-fund >&2) || {
-            echo "run-all.sh: npm ci failed; where the registry can't be reached, name a folder with supercluster/ and node_modules/kdbush/: --supercluster DIR" >&2
-            exit 1
-        }
+        if ! (cd "$work/node" && npm ci --no-audit --no-fund --fetch-retries 1 --fetch-timeout 15000 --fetch-retry-maxtimeout 15000 >&2); then
+            # The same versions, unmodified, with their licences: what a machine without the registry runs.
+            echo "run-all.sh: npm ci failed; using the copies of supercluster 8.0.1 and kdbush 4.1.0 in $here/vendor" >&2
+            rm -rf "$work/node"
+        fi
     fi
     supercluster=$work/node
+    [ -d "$work/node/node_modules/supercluster" ] || supercluster=$here/vendor
 fi
 node_harness=(node --expose-gc --max-old-space-size=8192 "$here/supercluster-bench.mjs" --supercluster "$supercluster")
 
