@@ -249,8 +249,8 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             let server = try await buildApplication(configuration, logger: logger) { [host] port in
                 // Written at once, not buffered: whoever started the server may be waiting for this line.
-                FileHandle.standardOutput.write(
-                    Data("serving the map on http://\(host):\(port)/  (Ctrl-C stops)\n".utf8))
+                let line = "serving the map on http://\(host):\(port)/, its API reference on /docs  (Ctrl-C stops)\n"
+                FileHandle.standardOutput.write(Data(line.utf8))
             }
             try await server.run(logger: logger)
         } catch let error as ServerSetupError {
