@@ -25,6 +25,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -32,10 +33,20 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 TEST_COMMAND = "swift test && swift test --package-path Server"
 PEERS_SMOKE = ' --rounds 1 --runs 1 --configs "--n 2000 --dist clustered"'
 failures: list[str] = []
+# A block run on a thread of its own (the peer benchmark's) keeps what it says here, printed once it ends.
+output = threading.local()
+
+
+def say(text: str) -> None:
+    lines = getattr(output, "lines", None)
+    if lines is None:
+        print(text, flush=True)
+    else:
+        lines.append(text)
 
 
 def fail(message: str) -> None:
-    print(f"FAIL: {message}", flush=True)
+    say(f"FAIL: {message}")
     failures.append(message)
 
 
@@ -87,11 +98,11 @@ def ready(port: int) -> bool:
 
 
 def run(command: str, where: str) -> subprocess.CompletedProcess:
-    print(f"$ {command}", flush=True)
+    say(f"$ {command}")
     started = time.monotonic()
     result = subprocess.run(["bash", "-c", f"set -o pipefail; {command}"], cwd=ROOT, capture_output=True, text=True,
                             timeout=1800)
-    print(f"  exit {result.returncode} after {time.monotonic() - started:.1f} s", flush=True)
+    say(f"  exit {result.returncode} after {time.monotonic() - started:.1f} s")
     if result.returncode != 0:
         fail(f"{where}: `{command}` exited {result.returncode}: {(result.stderr or result.stdout)[-1500:]}")
     return result
@@ -107,7 +118,7 @@ def check_console_block(start: int, lines: list[str]) -> None:
             if f"bash -c '{TEST_COMMAND}'" not in ci:
                 fail(f"{where}: .ci/run does not run the README's test command `{TEST_COMMAND}`")
             else:
-                print(f"$ {command}\n  run by .ci/run's first step, on the fresh clone", flush=True)
+                say(f"$ {command}\n  run by .ci/run's first step, on the fresh clone")
             continue
         if bare.startswith("Benchmarks/peers/run-all.sh") and os.environ.get("MAPCLUSTER_README_PEERS") != "full":
             run(bare + PEERS_SMOKE, where)
@@ -120,7 +131,7 @@ def check_console_block(start: int, lines: list[str]) -> None:
             if ready(port):
                 fail(f"{where}: something already serves on port {port}; stop it and run this again")
                 return
-            print(f"$ {command}   (in the background)", flush=True)
+            say(f"$ {command}   (in the background)")
             server = subprocess.Popen(["bash", "-c", f"exec {bare}"], cwd=ROOT, stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT, text=True, start_new_session=True)
             deadline = time.monotonic() + 600
@@ -131,7 +142,7 @@ def check_console_block(start: int, lines: list[str]) -> None:
                     server = None
                     return
                 time.sleep(0.5)
-            print(f"  serving on port {port}", flush=True)
+            say(f"  serving on port {port}")
             continue
         result = run(bare, where)
         if bare.startswith("curl") and result.returncode == 0:
@@ -156,7 +167,7 @@ def stop(server: subprocess.Popen, where: str) -> None:
     if status != 0:
         fail(f"{where}: the server exited {status} on SIGTERM")
     else:
-        print("  stopped with SIGTERM: exit 0", flush=True)
+        say("  stopped with SIGTERM: exit 0")
 
 
 def check_hello_clusters(text: str) -> None:
@@ -235,9 +246,27 @@ def main() -> int:
     outputs = {match for _, lines in blocks(text, "console") for command in commands(lines)
                for match in re.findall(r"(?:>\s*|-o\s+)([\w.-]+)", without_comment(command))}
     try:
+        beside = []
         for start, lines in blocks(text, "console"):
+            if any(command.startswith("Benchmarks/peers/") for command in commands(lines)):
+                # The peer benchmark builds and installs what it compares in a scratch folder of its own: it runs
+                # beside the other blocks, which wait on servers more than they compute.
+                said: list[str] = []
+
+                def block(start: int = start, lines: list[str] = lines, said: list[str] = said) -> None:
+                    output.lines = said
+                    check_console_block(start, lines)
+
+                thread = threading.Thread(target=block)
+                thread.start()
+                beside.append((start, thread, said))
+                continue
             print(f"== the console block at README.md:{start}", flush=True)
             check_console_block(start, lines)
+        for start, thread, said in beside:
+            thread.join()
+            print(f"== the console block at README.md:{start} (run beside the others)", flush=True)
+            print("\n".join(said), flush=True)
         print("== the Swift library's quick start", flush=True)
         check_hello_clusters(text)
         print("== the errors the README quotes", flush=True)

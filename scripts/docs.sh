@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Builds every DocC catalog of both packages with the toolchain's own `docc`, from the symbol graphs their builds emit,
-# so that neither package depends on a documentation plugin. A warning fails it: a missing symbol, a broken link, an
-# article no landing page reaches, and (checked after docc, which would curate it silently) a public type, protocol or
-# top-level function left out of its module's Topics.
-#   - the library's modules: `swift package dump-symbol-graph`;
+# Builds every DocC catalog of both packages with the toolchain's own `docc`, from the symbol graphs of their builds
+# (swift symbolgraph-extract), so that neither package depends on a documentation plugin. A warning fails it: a missing
+# symbol, a broken link, an article no landing page reaches, and (checked after docc, which would curate it silently) a
+# public type, protocol or top-level function left out of its module's Topics.
+#   - the library's modules: their public declarations, from its debug build;
 #   - the application's: its `package` declarations (no app imports them; they are the server's parts), with the
 #     PostgreSQL trait, so that the PostgreSQL store is documented too (the trait's first build compiles postgres-nio's
 #     BoringSSLs, about two minutes);
@@ -19,12 +19,42 @@ graphs=$out/symbolgraphs
 rm -rf "$out"
 mkdir -p "$graphs"
 
+# Extracts the symbol graphs of a package's modules that have a catalog from its debug build (built first if it isn't):
+# the modules the build compiled, its C modules' maps and headers, as `swift package dump-symbol-graph` would find
+# them, without the plugins and their tools that it compiles each time. Usage: extract PACKAGE ACCESS OUTDIR [TRAITS].
+extract() {
+    local package=$1 access=$2 into=$3 traits=${4:-}
+    local build=(swift build --package-path "$package")
+    [ -n "$traits" ] && build+=(--traits "$traits")
+    "${build[@]}" >/dev/null
+    local bin
+    bin=$("${build[@]}" --show-bin-path)
+    local search=(-I "$bin/Modules")
+    while IFS= read -r map; do search+=(-Xcc "-fmodule-map-file=$map"); done < <(
+        find "$bin" -maxdepth 2 -name module.modulemap
+        [ -d "$package/.build/checkouts" ] && find "$package/.build/checkouts" -name module.modulemap -not -path '*/include/*')
+    if [ -d "$package/.build/checkouts" ]; then
+        while IFS= read -r include; do search+=(-Xcc "-I$include"); done < <(
+            find "$package/.build/checkouts" -type d -name include -path '*/Sources/*')
+    fi
+    mkdir -p "$into"
+    local target
+    target=$(swift -print-target-info | python3 -c "import json, sys; print(json.load(sys.stdin)['target']['triple'])")
+    for catalog in "$package"/Sources/*/Documentation.docc; do
+        local module
+        module=$(basename "$(dirname "$catalog")")
+        [ "$module" = MapClusterMapKit ] && continue
+        swift symbolgraph-extract -module-name "$module" -target "$target" "${search[@]}" \
+            -minimum-access-level "$access" -output-dir "$into"
+    done
+}
+
 echo "== symbol graphs: the library"
-swift package dump-symbol-graph --minimum-access-level public >/dev/null
-library_graphs=$(swift build --show-bin-path)/../symbolgraph
-echo "== symbol graphs: the application, with the PostgreSQL trait"
-swift package --package-path Server --traits PostgreSQL dump-symbol-graph --minimum-access-level package >/dev/null
-server_graphs=$(swift build --package-path Server --show-bin-path)/../symbolgraph
+library_graphs=$out/extracted/library
+extract . public "$library_graphs"
+echo "== symbol graphs: the application (its package declarations), with the PostgreSQL trait"
+server_graphs=$out/extracted/server
+extract Server package "$server_graphs" PostgreSQL
 mapkit_graphs=${MAPCLUSTER_MIRROR_SCRATCH:-.build-mirror}/typecheck/symbolgraph
 if [ ! -f "$mapkit_graphs/MapClusterMapKit.symbols.json" ] \
     || [ -n "$(find Sources/MapClusterMapKit -newer "$mapkit_graphs/MapClusterMapKit.symbols.json" -name '*.swift')" ]; then
