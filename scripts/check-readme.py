@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Runs every command of README.md as a newcomer would, from the repository's root, and checks what it claims.
 
-- Each `$ ` line of a ```console block runs in bash, in order, and must exit 0. A command that serves
-  (`mapcluster serve`) runs in the background until /readyz answers 200; the block's later commands run while it serves
-  (a `curl` must get a FeatureCollection with features), and it is stopped with SIGTERM at the block's end and must exit 0.
+- Each `$ ` line of a ```console block runs in bash, in order, must exit 0, and must print each line the block shows
+  under it (but `…`). A command that serves (`mapcluster serve`) runs in the background until /readyz answers 200;
+  the block's later commands run while it serves (a `curl` must get a FeatureCollection with features), and it is
+  stopped with SIGTERM at the block's end and must exit 0.
 - The README's test command is the one .ci/run runs first, on the fresh clone: it must be there word for word, and is
   not run twice.
 - The peer benchmark's commands run as written, then with `--rounds 1 --runs 1` and 2,000 points appended (the full
@@ -65,15 +66,22 @@ def blocks(text: str, language: str) -> list[tuple[int, list[str]]]:
     return found
 
 
-def commands(lines: list[str]) -> list[str]:
-    """The `$ ` commands of a console block, continuation lines joined; output lines are left out."""
-    found = []
+def commands_and_output(lines: list[str]) -> list[tuple[str, list[str]]]:
+    """The `$ ` commands of a console block, continuation lines joined, each with the output lines shown under it."""
+    found: list[tuple[str, list[str]]] = []
     for line in lines:
         if line.startswith("$ "):
-            found.append(line[2:])
-        elif found and found[-1].rstrip().endswith("\\"):
-            found[-1] = found[-1].rstrip()[:-1] + " " + line.strip()
+            found.append((line[2:], []))
+        elif found and found[-1][0].rstrip().endswith("\\") and not found[-1][1]:
+            found[-1] = (found[-1][0].rstrip()[:-1] + " " + line.strip(), [])
+        elif found and line.strip() and line.strip() != "…":
+            found[-1][1].append(line)
     return found
+
+
+def commands(lines: list[str]) -> list[str]:
+    """The `$ ` commands of a console block, continuation lines joined."""
+    return [command for command, _ in commands_and_output(lines)]
 
 
 def without_comment(command: str) -> str:
@@ -110,7 +118,7 @@ def run(command: str, where: str) -> subprocess.CompletedProcess:
 
 def check_console_block(start: int, lines: list[str]) -> None:
     server, port = None, 8080
-    for command in commands(lines):
+    for command, shown in commands_and_output(lines):
         where = f"README.md:{start}"
         bare = without_comment(command).strip()
         if bare == TEST_COMMAND:
@@ -145,6 +153,10 @@ def check_console_block(start: int, lines: list[str]) -> None:
             say(f"  serving on port {port}")
             continue
         result = run(bare, where)
+        printed = result.stdout.split("\n")
+        for line in shown:
+            if result.returncode == 0 and line not in printed:
+                fail(f"{where}: `{command}` didn't print the line the README shows: {line!r}")
         if bare.startswith("curl") and result.returncode == 0:
             try:
                 answer = json.loads(result.stdout)

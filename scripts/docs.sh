@@ -9,6 +9,8 @@
 #     BoringSSLs, about two minutes);
 #   - MapClusterMapKit, which builds empty off Apple's platforms: the symbol graph of its iOS compile against the Apple
 #     SDK mirror (scripts/check-mapkit.sh, run first when that graph is missing or older than the adapter's files).
+# Then it checks itself: three broken copies of one catalog (a link to nothing, a type left out of Topics, an article
+# no page lists) must each fail it.
 # Usage: scripts/docs.sh [OUTDIR]   (default .build-docs; each module's archive in OUTDIR/MODULE.doccarchive, which
 # `docc preview` or any static file server shows). Needs the Swift toolchain and python3; .ci/run runs it.
 set -euo pipefail
@@ -62,6 +64,15 @@ if [ ! -f "$mapkit_graphs/MapClusterMapKit.symbols.json" ] \
     scripts/check-mapkit.sh >/dev/null
 fi
 
+# Builds a catalog with docc, warnings as errors, then checks that every type is in a Topics section.
+convert() {
+    local catalog=$1 module=$2 archive=$3
+    docc convert "$catalog" --additional-symbol-graph-dir "$graphs/$module" \
+        --fallback-display-name "$module" --fallback-bundle-identifier "org.mapcluster.$module" \
+        --output-dir "$archive" --transform-for-static-hosting --warnings-as-errors &&
+        python3 scripts/docs-curation.py "$archive"
+}
+
 status=0
 for catalog in Sources/*/Documentation.docc Server/Sources/*/Documentation.docc; do
     module=$(basename "$(dirname "$catalog")")
@@ -91,16 +102,28 @@ json.dump(graph, open(path, "w"))
 PYTHON
     fi
     echo "== $module ($catalog)"
-    if ! docc convert "$catalog" --additional-symbol-graph-dir "$graphs/$module" \
-        --fallback-display-name "$module" --fallback-bundle-identifier "org.mapcluster.$module" \
-        --output-dir "$out/$module.doccarchive" --transform-for-static-hosting --warnings-as-errors; then
-        status=1
-        continue
-    fi
-    python3 scripts/docs-curation.py "$out/$module.doccarchive" || status=1
+    convert "$catalog" "$module" "$out/$module.doccarchive" || status=1
 done
 if [ "$status" != 0 ]; then
     echo "the documentation has warnings (above)" >&2
     exit 1
 fi
 echo "every catalog built with no warning: $out"
+
+# The check itself must fail where a catalog is wrong: MapClusterIO's, copied and broken three ways.
+echo "== the check, on three broken copies of MapClusterIO's catalog"
+link() { printf '\nSee ``PointFileReaderr``.\n' >>"$1/MapClusterIO.md"; }
+topics() { grep -v '^- ``ValueCounts``$' "$1/MapClusterIO.md" >"$1/edited" && mv "$1/edited" "$1/MapClusterIO.md"; }
+orphan() { printf '# Orphan\n\nAn article that no Topics section lists.\n' >"$1/Orphan.md"; }
+declare -A broken_by=([link]="a symbol link to nothing" [topics]="a type left out of Topics" [orphan]="an article no page lists")
+for edit in link topics orphan; do
+    copy=$out/broken/$edit/Documentation.docc
+    mkdir -p "$(dirname "$copy")"
+    cp -r Sources/MapClusterIO/Documentation.docc "$copy"
+    "$edit" "$copy"
+    if convert "$copy" MapClusterIO "$out/broken/$edit.doccarchive" >"$out/broken/$edit.log" 2>&1; then
+        echo "docs.sh let ${broken_by[$edit]} through: $out/broken/$edit.log" >&2
+        exit 1
+    fi
+    echo "   ${broken_by[$edit]} fails it: $(grep -m1 -E '^(error|warning)' "$out/broken/$edit.log")"
+done
