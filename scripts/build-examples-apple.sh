@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On a Mac with Xcode (the macOS job of .github/workflows/ci.yml): compiles the example apps and every Swift block of
-# the README's MapKit and SwiftUI section and of the migration guide (scripts/doc-swift-blocks.py), in Swift 6 language
+# the README's iOS quick start, the MapKit guide and the migration guide (scripts/doc-swift-blocks.py), in Swift 6 language
 # mode, against Apple's own SDKs and the package's modules: all for the iOS simulator, the SwiftUI example for macOS
 # too. scripts/check-mapkit.sh does the same on Linux against the SDK mirror, on every CI run; this is the check
 # against the real SDKs.

@@ -6,7 +6,7 @@
 #      against them (without Objective-C interoperability, which needs a runtime Linux lacks), and the behaviour tests;
 #   2. typechecks, with Objective-C interoperability on, in Swift 6 language mode (complete concurrency checking) and
 #      with warnings as errors, every file of Sources/MapClusterMapKit unchanged, then the example apps and every
-#      Swift block of the README's MapKit and SwiftUI section and of the migration guide (scripts/doc-swift-blocks.py),
+#      Swift block of the README's iOS quick start, the MapKit guide and the migration guide (scripts/doc-swift-blocks.py),
 #      each block an app target of its own, against that adapter: once for iOS (canImport(UIKit)) and once for macOS
 #      (canImport(AppKit)) where the block doesn't import UIKit;
 #   3. runs the behaviour tests, which drive MKMapViewAdapter through the mirror's MKMapView (which makes views

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The Leaflet page's frame rate while a live server's vehicles move: a browser measurement whose figures the README
-gives.
+"""The Leaflet page's frame rate while a live server's vehicles move: a browser measurement whose figures the live data
+guide gives.
 
     python3 Server/scripts/live-fps.py BINARY [--vehicles 10000] [--seconds 20] [--view 5/50/10]
 

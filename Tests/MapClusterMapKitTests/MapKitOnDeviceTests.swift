@@ -51,7 +51,7 @@
     }
 
     /// A map view of a phone's size in a window, clustering 5,000 places over Europe through the adapter, with the
-    /// delegate the README's quick start has.
+    /// delegate the MapKit guide's four steps have.
     @MainActor
     final class DeviceMap: NSObject, MKMapViewDelegate {
         let window = UIWindow(frame: CGRect(x: 0, y: 0, width: 390, height: 844))

@@ -61,7 +61,7 @@ struct LiveServerTests {
         #expect(result["kills"] as? Int == Int(Self.kills))
     }
 
-    /// How soon the other server sees an edit is a figure the tool prints (the README's "Live data" publishes it),
+    /// How soon the other server sees an edit is a figure the tool prints (the live data guide publishes it),
     /// not a bound here, where the other suites share the two cores.
     @Test(.enabled(if: postgresEnabled, postgresNeeds), .tags(.postgres), .tier(.postgres))
     func twoServersOverOnePostgreSQLSeeEachOthersEdits() async throws {

@@ -249,7 +249,7 @@ struct WebMapTests {
             #expect((step["markers"] as? Int ?? .max) < 400, "\(step)")
         }
         // How long the main thread was held is a figure, not a bound here, where the other suites share the two
-        // cores: `Tests/browser/web_map.py URL smooth` measures it alone, and the README publishes it ("Smooth at a
+        // cores: `Tests/browser/web_map.py URL smooth` measures it alone, and the web pages guide publishes it ("Smooth at a
         // million points"). The long-task API reports tasks over 50 ms only (0: none was); a 5 ms timer's lateness
         // gives the longest hold below that.
         print(

@@ -100,7 +100,7 @@ struct Workload {
                 }
             },
             Workload(name: "tiles-1M-z0-14", iterations: 3) {
-                // The pyramid the README sets beside tippecanoe's: the peers' 1,000,000 clustered points, every
+                // The pyramid the vector tiles guide sets beside tippecanoe's: the peers' 1,000,000 clustered points, every
                 // non-empty tile of zooms 0 to 14 written to a PMTiles archive.
                 let points = BenchmarkData.peerClusteredPoints(count: 1_000_000)
                 let set = PointSet(

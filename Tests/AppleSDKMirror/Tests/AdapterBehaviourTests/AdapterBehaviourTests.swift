@@ -5,7 +5,7 @@ import MirroredMapKitAdapter
 import Testing
 
 /// MKMapViewAdapter driven as an app drives it: a map view of a phone's size, whose delegate is the app's and forwards
-/// to the adapter what the README's quick start forwards, over the mirror's MKMapView, which keeps the annotations and
+/// to the adapter what the MapKit guide's four steps forward, over the mirror's MKMapView, which keeps the annotations and
 /// views it is given and records each call.
 ///
 /// What the map shows is compared with an independent `ClusterManager` over the same points and viewport: the adapter

@@ -44,13 +44,13 @@ struct Shown: Hashable {
 
 // MARK: - The app
 
-/// The app's side of the map: its delegate, which forwards to the adapter as the README's quick start does, draws its
+/// The app's side of the map: its delegate, which forwards to the adapter as the MapKit guide's four steps do, draws its
 /// own annotations, and counts what it was told.
 @MainActor
 final class MapAppDelegate: NSObject, MKMapViewDelegate {
     static let ownReuseIdentifier = "the app's own"
     weak var adapter: MKMapViewAdapter<Int>?
-    /// Whether it passes on `mapView(_:didAdd:)`, as the README's quick start does.
+    /// Whether it passes on `mapView(_:didAdd:)`, as the MapKit guide's four steps do.
     var forwardsDidAdd = true
     private(set) var regionWillChanges = 0
     private(set) var regionChanges = 0

@@ -114,7 +114,7 @@ import Testing
         let clusters = model.markers.filter { $0.isCluster && !$0.isSameLocation }
         #expect(clusters.count > 5)
         for marker in clusters.prefix(8) {
-            // The tap: `position = model.cameraPosition(expanding: marker)`, as the README's SwiftUI map does.
+            // The tap: `position = model.cameraPosition(expanding: marker)`, as the SwiftUI map of the README and the MapKit guide does.
             let position = try #require(model.cameraPosition(expanding: marker))
             let rect = try #require(position.rect)
             let members = try Set(wide.members(of: try #require(wide.marker(id: marker.id))))
@@ -151,7 +151,7 @@ final class RingedClusterView: StyledClusterAnnotationView {
     }
 }
 
-/// A map whose adapter clusters the app's own `MKAnnotation`s, with the delegate the README's quick start has.
+/// A map whose adapter clusters the app's own `MKAnnotation`s, with the delegate the MapKit guide's four steps have.
 @MainActor
 final class AnnotationMapApp {
     let mapView = MKMapView(frame: CGRect(origin: .zero, size: phone))
