@@ -4,9 +4,10 @@
 The blocks are those of README.md's iOS quick start, of the MapKit and SwiftUI guide
 (Sources/MapClusterMapKit/Documentation.docc/MapKitAndSwiftUI.md) and of the migration guide
 (Sources/MapClusterManager/Documentation.docc/ComingFromIOSLibraries.md): each block that imports a module, which is
-a whole file (its imports, its types); a block without an import (a line of a Package.swift) is not one. Usage: doc-swift-blocks.py OUTDIR. Prints one line per block, "SOURCE:LINE FILE PLATFORMS" (ios, or
-ios and macos for a block that imports neither UIKit nor AppKit), and exits 1 if a source has no block, so that a
-renamed heading can't silently skip them. scripts/check-mapkit.sh (Linux, against the SDK mirror) and
+a whole file (its imports, its types); a block without an import (a line of a Package.swift) is not one.
+Usage: doc-swift-blocks.py OUTDIR. Prints one line per block, "SOURCE:LINE FILE PLATFORMS" (ios, or ios and macos for a
+block that imports neither UIKit nor AppKit), and exits 1 if a source has no block, so that a renamed heading can't
+silently skip them. scripts/check-mapkit.sh (Linux, against the SDK mirror) and
 scripts/build-examples-apple.sh (macOS, against Apple's SDKs) compile what it writes.
 """
 

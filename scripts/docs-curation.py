@@ -4,7 +4,8 @@
 docc curates what no Topics section lists into sections of its own ("Structures", "Classes"…), and says nothing. This
 reads the render JSON of an archive that scripts/docs.sh built and names each such symbol that no page's own Topics
 list: on the module's page anything (a type, a protocol, a top-level function or variable), on a type's page its nested
-types. Members (methods, properties, cases) may stay in docc's own sections. Usage: docs-curation.py ARCHIVE. Exits 1 if it names one.
+types. Members (methods, properties, cases) may stay in docc's own sections. Usage: docs-curation.py ARCHIVE. Exits 1
+if it names one.
 """
 
 import json

@@ -31,13 +31,14 @@ extract() {
     "${build[@]}" >/dev/null
     local bin
     bin=$("${build[@]}" --show-bin-path)
-    local search=(-I "$bin/Modules")
-    while IFS= read -r map; do search+=(-Xcc "-fmodule-map-file=$map"); done < <(
-        find "$bin" -maxdepth 2 -name module.modulemap
-        [ -d "$package/.build/checkouts" ] && find "$package/.build/checkouts" -name module.modulemap -not -path '*/include/*')
-    if [ -d "$package/.build/checkouts" ]; then
+    local search=(-I "$bin/Modules") checkouts=$package/.build/checkouts
+    while IFS= read -r map; do search+=(-Xcc "-fmodule-map-file=$map"); done < <(find "$bin" -maxdepth 2 -name module.modulemap)
+    if [ -d "$checkouts" ]; then
+        # The dependencies' system-library module maps, and their C targets' headers.
+        while IFS= read -r map; do search+=(-Xcc "-fmodule-map-file=$map"); done < <(
+            find "$checkouts" -name module.modulemap -not -path '*/include/*')
         while IFS= read -r include; do search+=(-Xcc "-I$include"); done < <(
-            find "$package/.build/checkouts" -type d -name include -path '*/Sources/*')
+            find "$checkouts" -type d -name include -path '*/Sources/*')
     fi
     mkdir -p "$into"
     local target

@@ -92,11 +92,16 @@ def axe(page, url):
                            ("maplibre.html#10/48.86/2.35", True)):
         page.goto(url + path)
         settle(page, maplibre)
-        result = Axe().run(page, options={"runOnly": {"type": "tag", "values": WCAG}})
-        report.append({"page": path, "passes": len(result.response["passes"]),
-                       "violations": [{"id": v["id"], "help": v["help"], "nodes": [n["target"] for n in v["nodes"][:5]]}
-                                      for v in result.response["violations"]]})
+        report.append({"page": path, **axe_checks(page)})
     return report
+
+
+def axe_checks(page):
+    """axe-core's WCAG 2.1 A and AA checks of the page as it is: how many passed, and each violation with its nodes."""
+    result = Axe().run(page, options={"runOnly": {"type": "tag", "values": WCAG}})
+    return {"passes": len(result.response["passes"]),
+            "violations": [{"id": v["id"], "help": v["help"], "nodes": [n["target"] for n in v["nodes"][:5]]}
+                           for v in result.response["violations"]]}
 
 
 def docs(browser, url):
@@ -105,21 +110,21 @@ def docs(browser, url):
     page = browser.new_page(viewport={"width": 1024, "height": 768})
     requests = []
     page.on("request", lambda request: requests.append(request.url))
-    page.goto(url + "docs")
-    page.wait_for_function("() => document.getElementById('reference').getAttribute('aria-busy') === 'false'",
-                           timeout=30000)
+
+    def open_reference():
+        page.goto(url + "docs")
+        page.wait_for_function("() => document.getElementById('reference').getAttribute('aria-busy') === 'false'",
+                               timeout=30000)
+
+    open_reference()
     operations = page.eval_on_selector_all(
         "#reference section h3", "nodes => nodes.map(n => n.textContent.replace(/^(GET|POST|DELETE|PUT)/, '$1 '))")
-    result = Axe().run(page, options={"runOnly": {"type": "tag", "values": WCAG}})
-    report = {"requests": requests, "outside": [r for r in requests if not r.startswith(origin) and not r.startswith("data:")],
-              "operations": operations, "title": page.title(),
-              "violations": [{"id": v["id"], "help": v["help"]} for v in result.response["violations"]],
-              "passes": len(result.response["passes"])}
+    report = {"requests": list(requests),
+              "outside": [r for r in requests if not r.startswith(origin) and not r.startswith("data:")],
+              "operations": operations, "title": page.title(), **axe_checks(page)}
     # A document the page can't read: it says so, rather than staying blank.
     page.route("**/openapi.json", lambda route: route.fulfill(status=500, body="no"))
-    page.goto(url + "docs")
-    page.wait_for_function("() => document.getElementById('reference').getAttribute('aria-busy') === 'false'",
-                           timeout=30000)
+    open_reference()
     report["broken"] = page.inner_text("#reference")
     page.close()
     return report

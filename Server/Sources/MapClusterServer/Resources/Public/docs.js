@@ -15,9 +15,8 @@ export function resolve(document, value) {
 
 /** A schema's type in a few words: `integer (0…1000, default 10)`, `array of Feature`, `one of: string, integer`. */
 export function typeOf(document, schema) {
-  const name = schema?.$ref ? schema.$ref.split("/").pop() : null;
+  if (schema?.$ref) return schema.$ref.split("/").pop();
   const resolved = resolve(document, schema);
-  if (name) return name;
   const alternatives = resolved.oneOf ?? resolved.anyOf;
   if (alternatives) return "one of: " + alternatives.map((each) => typeOf(document, each)).join(", ");
   if (resolved.enum) return resolved.enum.map((value) => JSON.stringify(value)).join(" | ");
