@@ -1,9 +1,11 @@
-// SwiftUI's Map of the world's cities, clustered by MapCluster. Copy into an iOS 17 or macOS 14 app target.
+// SwiftUI's Map of the world's cities, clustered by MapCluster. Copy into an app target: the view needs iOS 17 or
+// macOS 14 (SwiftUI's Map content), the library iOS 15 or macOS 12.
 import MapClusterIO
 import MapClusterMapKit
 import MapKit
 import SwiftUI
 
+@available(iOS 17.0, macOS 14.0, *)
 struct ClusteredMapView: View {
     @State private var model = ClusterMapModel<String>()
     @State private var position = MapCameraPosition.automatic

@@ -13,6 +13,8 @@
         }
     }
 
+    // The model is iOS 17's and macOS 14's (Observation): so is every extension of it.
+    @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
     extension ClusterMapModel {
         /// Clusters what a SwiftUI `Map` shows after its camera moved.
         ///
@@ -22,7 +24,6 @@
         ///         Map { ForEach(model.markers) { marker in Annotation(…) } }
         ///             .onMapCameraChange { context in model.cameraDidChange(context, size: geometry.size) }
         ///     }
-        @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
         public func cameraDidChange(_ context: MapCameraUpdateContext, size: CGSize) {
             guard let viewport = Viewport(context, size: size) else { return }
             cameraDidChange(to: viewport)
@@ -34,7 +35,6 @@
         ///     Annotation(…, coordinate: marker.coordinate.clLocationCoordinate) {
         ///         Button { if let next = model.cameraPosition(expanding: marker) { position = next } } label: { … }
         ///     }
-        @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
         public func cameraPosition(expanding marker: ClusterMarker<Element>) -> MapCameraPosition? {
             viewport(expanding: marker).map { .rect(MKMapRect($0.rect)) }
         }

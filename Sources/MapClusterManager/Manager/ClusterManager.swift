@@ -36,7 +36,14 @@ public actor ClusterManager<Element: Hashable & Sendable> {
     /// Where an update's clustering runs: the cooperative pool (`nil`), or an executor of the caller's.
     ///
     /// A test that holds the clustering on purpose gives one with threads of its own, so that the pool is never held.
-    var workExecutor: (any TaskExecutor)?
+    /// Task executors came with iOS 18 and macOS 15, above the package's floors: a stored property can't be newer than
+    /// its type, so the executor is kept as a `Sendable` and read back where the system has them.
+    @available(iOS 18.0, macOS 15.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    var workExecutor: (any TaskExecutor)? {
+        get { storedWorkExecutor as? any TaskExecutor }
+        set { storedWorkExecutor = newValue }
+    }
+    private var storedWorkExecutor: (any Sendable)?
 
     /// The streams of ``events(bufferSize:)``, by subscription.
     private var subscribers: [Int: AsyncStream<ClusterManagerEvent<Element>>.Continuation] = [:]
@@ -211,8 +218,13 @@ public actor ClusterManager<Element: Hashable & Sendable> {
             viewport: viewport, clustering: Clustering(validated: index, options: options.clustering),
             dataVersion: dataVersion, options: options,
             optionsVersion: optionsVersion, previous: snapshot, dirty: dirtyKeys(since: snapshot.dataVersion))
-        let task = Task.detached(executorPreference: workExecutor, priority: Task.currentPriority) {
-            job.run { Task.isCancelled }
+        let task: Task<ClusterUpdate<Element>?, Never>
+        if #available(iOS 18.0, macOS 15.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *), let workExecutor {
+            task = Task.detached(executorPreference: workExecutor, priority: Task.currentPriority) {
+                job.run { Task.isCancelled }
+            }
+        } else {
+            task = Task.detached(priority: Task.currentPriority) { job.run { Task.isCancelled } }
         }
         running = task
         let result = await withTaskCancellationHandler {
