@@ -12,7 +12,9 @@
 #   3. runs the behaviour tests, which drive MKMapViewAdapter through the mirror's MKMapView (which makes views
 #      lazily, hides colliding views below .required, and records what a test asks about), names each test that
 #      ran, and fails if fewer than 12 of them drive the adapter;
-#   4. checks that every .swift file under Sources/MapClusterMapKit and Examples/ was compiled.
+#   4. checks that every .swift file under Sources/MapClusterMapKit and Examples/ was compiled;
+#   5. checks, from every compile's index, that no use of a declaration above the package's floors (iOS 15, macOS 12, …)
+#      goes unguarded (scripts/check-availability.py), and that mutated copies of a library and an adapter file fail it.
 #   The iOS compile of the adapter also writes its symbol graph, for scripts/docs.sh.
 # Each compile names its files. Needs the Swift toolchain and python3; .ci/run runs it, and a failure fails CI.
 set -euo pipefail
@@ -31,7 +33,8 @@ echo "== every declaration of the mirror with its documentation URL"
 python3 "$mirror/check-urls.py"
 
 echo "== the mirror package: the engine, the mirror's iOS modules, the adapter against them, its behaviour tests"
-swift build --build-tests --package-path "$mirror" --scratch-path "$scratch"
+# With the compiler's index of every file (read by scripts/check-availability.py at the end).
+swift build --build-tests --package-path "$mirror" --scratch-path "$scratch" --enable-index-store
 bin=$(swift build --package-path "$mirror" --scratch-path "$scratch" --show-bin-path)
 # The engine's modules, alone: the package's own mirror modules (built without Objective-C) must not be found.
 for module in MapCluster MapClusterManager MapClusterIO; do cp "$bin/Modules/$module.swiftmodule" "$work/engine/"; done
@@ -52,13 +55,35 @@ compile() {
     local dir=$work/$platform
     echo "-- $platform: $module"
     printf '   %s\n' "$@"
+    local files=() flags=()
+    for argument in "$@"; do
+        if [[ $argument == *.swift ]]; then files+=("$argument"); else flags+=("$argument"); fi
+    done
     swiftc "${common[@]}" -I "$dir" -module-name "$module" -package-name AppleSDKMirror \
         -emit-module -emit-module-path "$dir/$module.swiftmodule" "$@"
+    # Each file's index (what it references, where) for scripts/check-availability.py: a compile of several files
+    # into a module alone writes no index, so each file is indexed with the others beside it.
+    local index_flags=() skip=0
+    for flag in "${flags[@]}"; do
+        if [ "$skip" = 1 ]; then skip=0; continue; fi
+        case $flag in
+        -emit-symbol-graph) ;;
+        -emit-symbol-graph-dir) skip=1 ;;
+        *) index_flags+=("$flag") ;;
+        esac
+    done
+    mkdir -p "$dir/index-units"
+    for file in "${files[@]}"; do
+        swiftc "${common[@]}" -I "$dir" -module-name "$module" -package-name AppleSDKMirror "${index_flags[@]}" \
+            -index-file -index-file-path "$file" -index-store-path "$work/index" \
+            -o "$dir/index-units/$module-$(basename "$file").indexData" "${files[@]}"
+    done
 }
 
 # The documentation's Swift blocks, each a file of its own: "SOURCE:LINE FILE PLATFORMS" per block.
 mkdir -p "$work/blocks"
 mapfile -t doc_blocks < <(python3 scripts/doc-swift-blocks.py "$work/blocks")
+printf '%s\n' "${doc_blocks[@]}" >"$work/blocks.txt"
 
 for platform in ios macos; do
     echo "== typecheck for $platform, with Objective-C interoperability, Swift 6"
@@ -126,3 +151,16 @@ if [ -n "$missing" ]; then
 fi
 echo "${#expected[@]} files, each compiled for at least one platform:"
 printf '   %s\n' "${expected[@]}"
+
+echo "== availability at the package's floors (scripts/check-availability.py): every use above them guarded"
+# The index of every compile above: the library's (the package build), the adapter's, the examples' and the blocks'.
+store=$(find "$scratch" -path '*/debug/index/store' -type d | head -1)
+platform_args=()
+for app in "${!example_platforms[@]}"; do
+    platform_args+=(--platforms "Examples/$app=${example_platforms[$app]// /,}")
+done
+python3 scripts/check-availability.py --store "$work/index" --store "$store" --blocks "$work/blocks.txt" \
+    "${platform_args[@]}"
+echo "== the availability check, on mutated copies of a library file and an adapter file"
+python3 scripts/check-availability.py --self-test --store "$work/index" --modules "$work/engine" \
+    --mirror-modules "$work/ios"
