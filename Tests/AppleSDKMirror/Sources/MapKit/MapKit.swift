@@ -19,6 +19,7 @@
 // - A coordinate change outside an animation block is seen at the next layout pass, not at once: Linux has no
 //   key-value observation to see it sooner.
 @_exported import CoreLocation
+import Synchronization
 
 #if canImport(UIKit)
     @_exported import UIKit
@@ -105,6 +106,21 @@ public struct MKCoordinateRegion: Sendable {
         self.center = center
         self.span = span
     }
+
+    /// A region of a north-to-south and an east-to-west distance, in metres, around a centre.
+    ///
+    /// https://developer.apple.com/documentation/mapkit/mkcoordinateregion/init(center:latitudinalmeters:longitudinalmeters:)
+    public init(
+        center centerCoordinate: CLLocationCoordinate2D, latitudinalMeters: CLLocationDistance,
+        longitudinalMeters: CLLocationDistance
+    ) {
+        // A degree of latitude is about 111,320 m; one of longitude that times the cosine of the latitude.
+        let metresPerDegree = 111_320.0
+        center = centerCoordinate
+        span = MKCoordinateSpan(
+            latitudeDelta: latitudinalMeters / metresPerDegree,
+            longitudeDelta: longitudinalMeters / (metresPerDegree * cos(centerCoordinate.latitude * .pi / 180)))
+    }
 }
 
 /// The width and height information for a map projection.
@@ -167,6 +183,11 @@ public struct MKMapRect: Hashable, Sendable {
     // https://developer.apple.com/documentation/mapkit/mkmaprect/contains(_:)-79tjt
     public func contains(_ point: MKMapPoint) -> Bool {
         point.x >= minX && point.x < maxX && point.y >= minY && point.y < maxY
+    }
+
+    // https://developer.apple.com/documentation/mapkit/mkmaprect/intersects(_:)
+    public func intersects(_ rect2: MKMapRect) -> Bool {
+        minX < rect2.maxX && rect2.minX < maxX && minY < rect2.maxY && rect2.minY < maxY
     }
 }
 
@@ -235,13 +256,57 @@ open class MKShape: NSObject, MKAnnotation {
 
 /// A string-based piece of location-specific data that you apply to a specific point on a map.
 ///
+/// MapKit declares its annotations without an actor, as Apple's SDK does, and reads them on the main thread: this one
+/// counts each read of its coordinate, title or subtitle from any other thread (``mirrorReadsOffTheMainThread``), so a
+/// test can see a background hook that touched it.
+///
 /// https://developer.apple.com/documentation/mapkit/mkpointannotation
 open class MKPointAnnotation: MKShape {
     // https://developer.apple.com/documentation/mapkit/mkpointannotation/coordinate
     open override var coordinate: CLLocationCoordinate2D {
-        get { shapeCoordinate }
+        get {
+            mirrorNoteRead()
+            return shapeCoordinate
+        }
         set { shapeCoordinate = newValue }
     }
+    // https://developer.apple.com/documentation/mapkit/mkshape/title
+    open override var title: String? {
+        get {
+            mirrorNoteRead()
+            return super.title
+        }
+        set { super.title = newValue }
+    }
+    // https://developer.apple.com/documentation/mapkit/mkshape/subtitle
+    open override var subtitle: String? {
+        get {
+            mirrorNoteRead()
+            return super.subtitle
+        }
+        set { super.subtitle = newValue }
+    }
+
+    /// The mirror's own record: how many reads of its coordinate, title or subtitle came from a thread other than the
+    /// main one.
+    public var mirrorReadsOffTheMainThread: Int { mirrorOffMainReads.withLock { $0 } }
+    private let mirrorOffMainReads = Mutex(0)
+
+    private func mirrorNoteRead() {
+        if !MKPointAnnotation.mirrorRunsOnTheMainQueue() { mirrorOffMainReads.withLock { $0 += 1 } }
+    }
+
+    /// The mirror's own: whether the caller runs on the main queue, where the main actor's jobs run (on Linux, a
+    /// test runner's main actor need not be the process's first thread, so `Thread.isMainThread` can't tell).
+    public static func mirrorRunsOnTheMainQueue() -> Bool {
+        _ = mirrorMainQueueMarked
+        return DispatchQueue.getSpecific(key: mirrorMainQueueKey) == true
+    }
+    private static let mirrorMainQueueKey = DispatchSpecificKey<Bool>()
+    private static let mirrorMainQueueMarked: Bool = {
+        DispatchQueue.main.setSpecific(key: mirrorMainQueueKey, value: true)
+        return true
+    }()
 
     // https://developer.apple.com/documentation/mapkit/mkpointannotation/init(coordinate:)
     public convenience init(coordinate: CLLocationCoordinate2D) {
@@ -349,6 +414,10 @@ open class MKAnnotationView: MirrorPlatformView {
     open private(set) var reuseIdentifier: String?
     // https://developer.apple.com/documentation/mapkit/mkannotationview/canshowcallout
     open var canShowCallout = false
+    /// The offset, in points, of the view's centre from its annotation's point.
+    ///
+    /// https://developer.apple.com/documentation/mapkit/mkannotationview/centeroffset
+    open var centerOffset = CGPoint.zero
     // https://developer.apple.com/documentation/mapkit/mkannotationview/collisionmode-swift.property
     open var collisionMode: MKAnnotationView.CollisionMode = .rectangle
     // https://developer.apple.com/documentation/mapkit/mkannotationview/displaypriority
@@ -588,6 +657,22 @@ open class MKMapView: MirrorPlatformView {
         if let view = view(for: annotation) { delegate?.mapView(self, didSelect: view) }
     }
 
+    /// Deselects the annotation, if it is selected.
+    ///
+    /// https://developer.apple.com/documentation/mapkit/mkmapview/deselectannotation(_:animated:)
+    open func deselectAnnotation(_ annotation: (any MKAnnotation)?, animated: Bool) {
+        guard let annotation else { return }
+        selectedAnnotations.removeAll { $0 === annotation }
+    }
+
+    /// The point, in a view's coordinates, where a coordinate shows on the map: the visible rectangle scaled to the
+    /// map view's bounds (the mirror's map view is its own coordinate space; no other view is placed on it).
+    ///
+    /// https://developer.apple.com/documentation/mapkit/mkmapview/convert(_:topointto:)
+    open func convert(_ coordinate: CLLocationCoordinate2D, toPointTo view: MirrorPlatformView?) -> CGPoint {
+        mirrorScreenPoint(of: MKMapPoint(coordinate))
+    }
+
     // https://developer.apple.com/documentation/mapkit/mkmapview/addoverlays(_:)
     open func addOverlays(_ overlays: [any MKOverlay]) {
         self.overlays += overlays
@@ -614,6 +699,10 @@ open class MKMapView: MirrorPlatformView {
     /// inside it while the view was on the map), in order.
     public private(set) var mirrorAnimatedMoves:
         [(view: MKAnnotationView, from: CLLocationCoordinate2D, to: CLLocationCoordinate2D)] = []
+
+    /// The mirror's own record: each change of a view's `centerOffset` that an animation block made while the view was
+    /// on the map (UIKit animates it, as it moves the view), in order.
+    public private(set) var mirrorAnimatedOffsets: [(view: MKAnnotationView, from: CGPoint, to: CGPoint)] = []
 
     /// The mirror's own: whether an annotation is inside the visible rectangle, where MapKit makes views.
     public func mirrorIsVisible(_ annotation: any MKAnnotation) -> Bool {
@@ -679,10 +768,8 @@ open class MKMapView: MirrorPlatformView {
             guard let view = views[ObjectIdentifier(annotation)] else { continue }
             view.mirrorHiddenBy = nil
             guard mirrorIsVisible(annotation) else { continue }
-            let point = MKMapPoint(annotation.coordinate)
-            let screen = CGPoint(
-                x: (point.x - shownRect.minX) / shownRect.width * Double(size.width),
-                y: (point.y - shownRect.minY) / shownRect.height * Double(size.height))
+            let point = mirrorScreenPoint(of: MKMapPoint(annotation.coordinate))
+            let screen = CGPoint(x: point.x + view.centerOffset.x, y: point.y + view.centerOffset.y)
             let frame = CGRect(
                 x: screen.x - view.frame.width / 2, y: screen.y - view.frame.height / 2, width: view.frame.width,
                 height: view.frame.height)
@@ -711,19 +798,30 @@ open class MKMapView: MirrorPlatformView {
         }
     }
 
+    /// Where a map point shows in the view, in points.
+    private func mirrorScreenPoint(of point: MKMapPoint) -> CGPoint {
+        let size = bounds.size
+        return CGPoint(
+            x: (point.x - shownRect.minX) / shownRect.width * Double(size.width),
+            y: (point.y - shownRect.minY) / shownRect.height * Double(size.height))
+    }
+
     /// Notes where each annotation with a view stands before an animation block.
     ///
     /// What it returns, called after the block, records each that moved.
     fileprivate func mirrorAnimationWillBegin() -> @MainActor () -> Void {
         let before = annotations.compactMap { annotation in
-            views[ObjectIdentifier(annotation)].map { (annotation, $0, annotation.coordinate) }
+            views[ObjectIdentifier(annotation)].map { (annotation, $0, annotation.coordinate, $0.centerOffset) }
         }
         return { [weak self] in
             guard let self else { return }
-            for (annotation, view, from) in before where views[ObjectIdentifier(annotation)] === view {
+            for (annotation, view, from, offset) in before where views[ObjectIdentifier(annotation)] === view {
                 let to = annotation.coordinate
                 if from.latitude != to.latitude || from.longitude != to.longitude {
                     mirrorAnimatedMoves.append((view, from, to))
+                }
+                if view.centerOffset != offset {
+                    mirrorAnimatedOffsets.append((view, offset, view.centerOffset))
                 }
             }
             setNeedsLayOut()

@@ -27,6 +27,20 @@ import Testing
         #expect(map.mapView.dequeueReusableAnnotationView(withIdentifier: SmallMapDelegate.identifier) === outsideView)
     }
 
+    @Test func aPointAnnotationReadOffTheMainThreadIsCounted() async {
+        let pin = MKPointAnnotation(coordinate: CLLocationCoordinate2D(latitude: 1, longitude: 2))
+        pin.title = "read off the main thread"
+        _ = pin.title
+        #expect(pin.mirrorReadsOffTheMainThread == 0, "a read on the main thread is not counted")
+        // What a background hook that reached an annotation would do: Swift needs an unsafe escape to let it.
+        nonisolated(unsafe) let reached = pin
+        await Task.detached {
+            _ = reached.title
+            _ = reached.coordinate
+        }.value
+        #expect(pin.mirrorReadsOffTheMainThread == 2)
+    }
+
     @Test func collidingViewsBelowRequiredAreHiddenAndSharedIdentifiersAreClustered() {
         func hidden(
             priority: MKFeatureDisplayPriority, mode: MKAnnotationView.CollisionMode, identifier: String? = nil

@@ -10,6 +10,9 @@ typedef double CLLocationDegrees;
 // https://developer.apple.com/documentation/corelocation/cllocationdirection
 typedef double CLLocationDirection;
 
+// https://developer.apple.com/documentation/corelocation/cllocationdistance
+typedef double CLLocationDistance;
+
 // https://developer.apple.com/documentation/corelocation/cllocationcoordinate2d
 // Swift sees init(latitude:longitude:), latitude and longitude.
 typedef struct {
