@@ -83,7 +83,8 @@ public struct ClusterOptions<Element: Hashable & Sendable>: Sendable {
     /// Elements it rejects come back on their own (those sharing a coordinate together).
     ///
     /// The predicate is asked at query time, so a query that has one visits every element in the cells it returns:
-    /// O(*m*) for *m* such elements, where a query without one is O(*c* log *n*).
+    /// O(*m*) for *m* such elements, where a query without one is O(*c* log *n*). It runs on whatever thread the query
+    /// does (a `ClusterManager`'s, off the main thread), and gets the element: a value, never a map's annotation.
     public var shouldCluster: (@Sendable (Element) -> Bool)?
 
     /// The categories whose elements are clustered and shown, by name, in an index with an ``AggregateSchema``; `nil`
@@ -311,6 +312,7 @@ public enum ClusterPosition<Element: Hashable & Sendable>: Sendable {
     /// The coordinate of the member that comes first along the index's Z-order curve: no visit, and steady under
     /// additions elsewhere in the cluster, but a corner of it rather than any member a user would name.
     case firstInZOrder
-    /// A function of the cluster, given with its center of mass as its coordinate.
+    /// A function of the cluster, given with its center of mass as its coordinate. It runs on whatever thread the
+    /// query does (a `ClusterManager`'s, off the main thread), and sees values only.
     case custom(@Sendable (Cluster<Element>) -> Coordinate)
 }

@@ -32,8 +32,23 @@ public struct ClusterManagerOptions<Element: Hashable & Sendable>: Sendable {
     /// default) shows them as one cluster.
     public var sameLocation: SameLocationFanOut?
 
+    /// Moves markers after the built-in passes; `nil` (the default) keeps their places.
+    ///
+    /// CCHMapClusterController's custom `fixAnnotationPosition`, beside its own overlap pass: it runs after ``overlap``
+    /// and ``sameLocation``.
+    ///
+    /// It gets the update's markers, laid out, and its viewport, and returns a position for each marker, in the same
+    /// order; the map shows each marker there (a cluster's annotation at it, one of the app's own annotations offset
+    /// to it). It runs off the main thread, in the update's work, and sees values only: ids, counts, coordinates and
+    /// the elements (an `AnnotationElement`'s annotation is the main actor's, out of its reach). Returning another
+    /// number of positions than of markers is a programmer's mistake, and traps.
+    public var fixPositions: (@Sendable (_ markers: [ClusterMarker<Element>], _ viewport: Viewport) -> [Coordinate])?
+
     /// A marker's title; `nil` gives the default: "N items" for a cluster, the element's own title for a single
     /// element (``TitledElement/title``, or its description).
+    ///
+    /// It runs on the main actor when a map reads a title, and on any thread where a server or a test asks; it gets
+    /// the marker, values only.
     public var title: (@Sendable (ClusterMarker<Element>) -> String?)?
 
     /// A marker's subtitle; `nil` gives the default: none for a cluster, the element's own subtitle for a single

@@ -75,10 +75,17 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
         items = layout.items
         guard !stop() else { return nil }
 
-        let markers = items.map {
+        var markers = items.map {
             Marker(
                 id: $0.id, cluster: $0.cluster, mergedClusters: $0.mergedClusters, coordinate: $0.coordinate,
                 mergedExpansionZoom: $0.mergedExpansionZoom)
+        }
+        if let fixPositions = options.fixPositions {
+            let fixed = fixPositions(markers, viewport)
+            precondition(
+                fixed.count == markers.count,
+                "ClusterManagerOptions.fixPositions returned \(fixed.count) positions for \(markers.count) markers")
+            markers = zip(markers, fixed).map { $0.moved(to: $1) }
         }
         let (kept, changes) = diff(markers, region: region)
         let snapshot = ClusterSnapshot(

@@ -1,3 +1,4 @@
+import Foundation
 import MapClusterTestSupport
 import Testing
 
@@ -108,6 +109,46 @@ struct ClusterManagerTests {
         #expect(await manager.index.coordinate(of: 0) == .checked(-10, -10))
         #expect(await manager.index.coordinate(of: 1) == .checked(30, 30))
         #expect(await manager.remove([0, 5]) == 1)
+    }
+
+    @Test func aPositionFixerMovesEveryMarkerAfterTheBuiltInPasses() async throws {
+        let coordinates = DataShape.clustered.coordinates(count: 2_000, seed: 45)
+        let viewport = Viewport(rect: .world, size: ViewSize(width: 1024, height: 1024))
+        let plain = try await Self.manager(coordinates) {
+            $0.overlap = .separate(markerSize: ViewSize(width: 30, height: 30))
+        }
+        let expected = try await plain.update(for: viewport).snapshot.markers
+        let seen = FixerCall()
+        // CCHMapClusterController's fixAnnotationPosition: here, a tenth of a degree further east each.
+        let fixed = try await Self.manager(coordinates) { options in
+            options.overlap = .separate(markerSize: ViewSize(width: 30, height: 30))
+            options.fixPositions = { markers, viewport in
+                seen.record(markers: markers.count, viewport: viewport)
+                return markers.map { .checked($0.coordinate.latitude, $0.coordinate.longitude + 0.1) }
+            }
+        }
+        let markers = try await fixed.update(for: viewport).snapshot.markers
+        #expect(seen.last?.markers == expected.count)
+        #expect(seen.last?.viewport == viewport)
+        #expect(markers.map(\.id) == expected.map(\.id))
+        for (marker, laidOut) in zip(markers, expected) {
+            #expect(marker.coordinate.latitude == laidOut.coordinate.latitude)
+            #expect(abs(marker.coordinate.longitude - laidOut.coordinate.longitude - 0.1) < 1e-9)
+            #expect(marker.count == laidOut.count)
+        }
+        #expect(markers.count > 10)
+    }
+
+    @Test func aPositionFixerThatLosesMarkersTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var options = ClusterManagerOptions<Int>()
+            options.fixPositions = { markers, _ in Array(markers.dropFirst().map(\.coordinate)) }
+            let manager = try ClusterManager(options: options)
+            try await manager.add([
+                Placement(1, latitude: 10, longitude: 10), Placement(2, latitude: -10, longitude: 20),
+            ])
+            _ = try await manager.update(for: Viewport(rect: .world, size: ViewSize(width: 1024, height: 1024)))
+        }
     }
 
     // MARK: - Changes
@@ -292,4 +333,14 @@ struct ClusterManagerTests {
             }
         }
     }
+}
+
+/// What a position fixer was last given, from whatever thread the manager ran it on.
+final class FixerCall: @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: (markers: Int, viewport: Viewport)?
+
+    var last: (markers: Int, viewport: Viewport)? { lock.withLock { recorded } }
+
+    func record(markers: Int, viewport: Viewport) { lock.withLock { recorded = (markers, viewport) } }
 }
