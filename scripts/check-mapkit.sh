@@ -11,7 +11,7 @@
 #      (canImport(AppKit)) where the block doesn't import UIKit;
 #   3. runs the behaviour tests, which drive MKMapViewAdapter through the mirror's MKMapView (which makes views
 #      lazily, hides colliding views below .required, and records what a test asks about), names each test that
-#      ran, and fails if fewer than 12 of them drive the adapter;
+#      ran, and fails if fewer than 24 of them drive the adapter;
 #   4. checks that every .swift file under Sources/MapClusterMapKit and Examples/ was compiled;
 #   5. checks, from every compile's index, that no use of a declaration above the package's floors (iOS 15, macOS 12, …)
 #      goes unguarded (scripts/check-availability.py), and that mutated copies of a library and an adapter file fail it.
@@ -132,8 +132,8 @@ mapfile -t mirror_only < <(grep -ho '@Test func [A-Za-z0-9_]*' "$mirror/Tests/Ad
     sed 's/@Test func //; s/$/()/' | sort)
 adapter_tests=$(comm -23 <(printf '%s\n' "${passed[@]}") <(printf '%s\n' "${mirror_only[@]}") | wc -l)
 echo "${#passed[@]} tests passed, $adapter_tests of them driving the adapter"
-if [ "$adapter_tests" -lt 12 ]; then
-    echo "fewer than 12 behaviour tests of the adapter ran" >&2
+if [ "$adapter_tests" -lt 24 ]; then
+    echo "fewer than 24 behaviour tests of the adapter ran" >&2
     exit 1
 fi
 echo "== the documentation's Swift blocks, each compiled"

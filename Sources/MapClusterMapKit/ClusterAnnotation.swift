@@ -3,7 +3,8 @@
     public import MapClusterManager
     public import MapKit
 
-    /// What a ``MKMapViewAdapter`` adds to the map for each marker: a cluster, or a single element.
+    /// What a ``MKMapViewAdapter`` adds to the map for a cluster, and for a single element that is no `MKAnnotation` of
+    /// the app's (an adapter of ``AnnotationElement``s shows a single one as the app's own object).
     ///
     /// Its coordinate is observable by MapKit (`dynamic`, and `@objc` as every witness of an Objective-C protocol's
     /// requirement is), so changing it inside an animation block moves its view: that is how markers split out of and
@@ -16,10 +17,22 @@
     public final class ClusterAnnotation: NSObject, @preconcurrency MKAnnotation {
         /// Where MapKit draws it.
         public dynamic var coordinate: CLLocationCoordinate2D
-        /// The title, from the manager's title function (`ClusterSnapshot.title(of:)`).
-        public dynamic var title: String?
-        /// The subtitle, from the manager's subtitle function (`ClusterSnapshot.subtitle(of:)`).
-        public dynamic var subtitle: String?
+        /// The title, made each time MapKit reads it.
+        ///
+        /// The adapter's ``MKMapViewAdapter/title`` (on the main actor, with the members at hand) if it has one, else
+        /// the manager's (`ClusterSnapshot.title(of:)`). A title that depends on what the app changes shows the change
+        /// at MapKit's next read.
+        public var title: String? {
+            if let titles, let title = titles.title?(self) { return title }
+            return state.title()
+        }
+        /// The subtitle, made when MapKit reads it, as ``title`` is.
+        public var subtitle: String? {
+            if let titles, let subtitle = titles.subtitle?(self) { return subtitle }
+            return state.subtitle()
+        }
+        /// Where the adapter's own title functions are, read at each read (held weakly).
+        weak var titles: (any ClusterAnnotationTitles)?
 
         /// How many elements it stands for.
         public var count: Int { state.count }
@@ -39,10 +52,15 @@
             let count: Int
             let isSameLocation: Bool
             let mapRect: MKMapRect
+            /// The manager's title and subtitle of the marker, made when asked.
+            let title: @Sendable () -> String?
+            let subtitle: @Sendable () -> String?
 
             init<Element>(_ marker: ClusterMarker<Element>, of snapshot: ClusterSnapshot<Element>) {
                 self.marker = marker
                 self.snapshot = snapshot
+                title = { snapshot.title(of: marker) }
+                subtitle = { snapshot.subtitle(of: marker) }
                 count = marker.count
                 isSameLocation = marker.isSameLocation
                 // The marker is the snapshot's own, which it never refuses.
@@ -57,15 +75,11 @@
         ) {
             self.coordinate = coordinate.clLocationCoordinate
             state = State(marker, of: snapshot)
-            title = snapshot.title(of: marker)
-            subtitle = snapshot.subtitle(of: marker)
         }
 
-        /// Shows another state of the same marker (new members, new title).
+        /// Shows another state of the same marker (new members, and so a new title).
         func refresh<Element>(with marker: ClusterMarker<Element>, of snapshot: ClusterSnapshot<Element>) {
             state = State(marker, of: snapshot)
-            title = snapshot.title(of: marker)
-            subtitle = snapshot.subtitle(of: marker)
         }
 
         /// The marker, if its elements are of this type.
@@ -83,5 +97,14 @@
             // The marker is the snapshot's own, which it never refuses.
             return (try? snapshot.members(of: marker, offset: offset, limit: limit)) ?? []
         }
+    }
+#endif
+
+#if canImport(MapKit) && !os(watchOS)
+    /// The adapter's title functions, which a ``ClusterAnnotation`` asks at each read of its title.
+    @MainActor
+    protocol ClusterAnnotationTitles: AnyObject {
+        var title: (@MainActor (ClusterAnnotation) -> String?)? { get }
+        var subtitle: (@MainActor (ClusterAnnotation) -> String?)? { get }
     }
 #endif

@@ -7,18 +7,30 @@
     #endif
 
     /// One update's annotations as an animator sees them: each with where it starts and where it ends.
+    ///
+    /// An annotation is a ``ClusterAnnotation``, or one of the app's own (a single element of an adapter of
+    /// ``AnnotationElement``s). Both move by ``Move/place(at:)``: a cluster annotation by its coordinate, the app's own,
+    /// whose coordinate is the app's, by its view's `centerOffset` from that coordinate. So the fade and the glide are
+    /// the same on the app's views as on the adapter's.
     @MainActor
     public struct ClusterAnimation {
         /// An annotation and its path.
         public struct Move {
-            /// The annotation, on the map.
-            public let annotation: ClusterAnnotation
+            /// The annotation, on the map: a ``ClusterAnnotation``, or one of the app's own.
+            public let annotation: any MKAnnotation
             /// Its view, as MapKit made it; `nil` while it has none (off screen).
             public let view: MKAnnotationView?
             /// Where it is when the animation begins.
             public let start: CLLocationCoordinate2D
             /// Where it is when the animation ends.
             public let end: CLLocationCoordinate2D
+            /// What moves it.
+            let placer: @MainActor (CLLocationCoordinate2D) -> Void
+
+            /// Shows the annotation at a coordinate: inside an animation block, its view glides there.
+            @MainActor public func place(at coordinate: CLLocationCoordinate2D) {
+                placer(coordinate)
+            }
         }
 
         /// New annotations whose views MapKit has just added, at their start (where the cluster they split out of
@@ -55,7 +67,7 @@
             for view in appearingViews { setOpacity(of: view, to: 0) }
             run(duration: animation.duration) {
                 for move in animation.appearing + animation.disappearing + animation.moving {
-                    move.annotation.coordinate = move.end
+                    move.place(at: move.end)
                 }
                 for view in appearingViews { setOpacity(of: view, to: 1) }
                 for view in disappearingViews { setOpacity(of: view, to: 0) }

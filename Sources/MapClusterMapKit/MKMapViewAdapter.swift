@@ -23,8 +23,16 @@
     /// The map view's delegate stays the app's: the app calls ``regionDidChange()`` from its own
     /// `mapView(_:regionDidChangeAnimated:)`, asks ``view(for:in:)`` for the views of cluster annotations, and
     /// passes on the views MapKit added, whose fades and glides start then (MapKit makes views lazily, after the
-    /// annotations are added). For annotations that are `MKAnnotation` objects, use
-    /// ``MKMapViewAdapter/add(annotations:completion:)`` on a controller of ``AnnotationElement``.
+    /// annotations are added).
+    ///
+    /// For the app's own `MKAnnotation` objects, use an adapter of ``AnnotationElement``s and
+    /// ``MKMapViewAdapter/add(annotations:completion:)``: a single one is shown as the app's own object, as
+    /// CCHMapClusterController, ClusterMap, Cluster and kingpin show it, so `mapView(_:viewFor:)` receives it (the
+    /// adapter's ``view(for:in:)`` answers `nil`, and the app's delegate makes its view as before), and `as? MyPlace`,
+    /// `selectAnnotation(_:animated:)` and `view(for:)` work on it. Clusters are ``ClusterAnnotation``s.
+    ///
+    /// Everything here runs on the main actor. What the manager runs off it (clustering, `ClusterOptions.shouldCluster`,
+    /// a custom position, `ClusterManagerOptions.title`, `ClusterManagerOptions.fixPositions`) sees values only.
     @MainActor
     public final class MKMapViewAdapter<Element: Hashable & Sendable> {
         /// The platform-neutral controller: what is shown, and when.
@@ -56,8 +64,11 @@
         }
         /// The class of the views ``view(for:in:)`` makes: ``StyledClusterAnnotationView`` or a subclass of it.
         public var viewClass: StyledClusterAnnotationView.Type = StyledClusterAnnotationView.self
-        /// A cluster's title from its annotation, which can read its members, as CCHMapClusterController's delegate
-        /// did; `nil` (the default) keeps `ClusterManagerOptions.title`.
+        /// A cluster's title from its annotation; `nil` (the default) keeps `ClusterManagerOptions.title`.
+        ///
+        /// It can read the members (as the app's own objects, through `annotations(in:)`), as
+        /// CCHMapClusterController's delegate did. It is asked on the main actor each time MapKit reads the title, so a
+        /// title made from what the app changes shows the change.
         public var title: (@MainActor (ClusterAnnotation) -> String?)? {
             get { layer.title }
             set { layer.title = newValue }
@@ -67,6 +78,11 @@
             get { layer.subtitle }
             set { layer.subtitle = newValue }
         }
+        /// How each cluster is drawn, by its annotation (Cluster's style given per annotation); `nil` (the default)
+        /// keeps the view class's own ``StyledClusterAnnotationView/style``.
+        ///
+        /// Asked on the main actor by ``view(for:in:)``, each time it hands MapKit a view.
+        public var style: (@MainActor (ClusterAnnotation) -> ClusterStyle?)?
         /// How annotations appear, move and go; default ``FadeAndMoveAnimator``.
         public var animator: any ClusterAnnotationAnimator {
             get { layer.animator }
@@ -181,7 +197,31 @@
                 mapView.dequeueReusableAnnotationView(withIdentifier: identifier) as? StyledClusterAnnotationView
                 ?? viewClass.init(annotation: annotation, reuseIdentifier: identifier)
             view.annotation = annotation
+            if let style, let chosen = style(annotation) { view.style = chosen }
             return view
+        }
+
+        /// The map's zoom level now, as the web's maps count it (at zoom *z* the world is 256 · 2^*z* points wide):
+        /// ClusterMap's, Cluster's and CCHMapClusterController's `zoomLevel`; `nil` while the map has no size.
+        public var zoomLevel: Double? {
+            layer.visibleViewport?.zoom
+        }
+
+        /// Clusters the map again now, animated or not, and calls `completion` once the map shows the update:
+        /// ClusterMap's and Cluster's `reload(mapView:completion:)`, and kingpin's refresh that says whether to
+        /// animate, per call.
+        ///
+        /// A region change while it runs overtakes it; `completion` then waits for the map to show that one.
+        public func reload(animated: Bool = true, completion: (@MainActor () -> Void)? = nil) {
+            Task {
+                await controller.reload(animated: animated)
+                completion?()
+            }
+        }
+
+        /// Clusters the map again now, animated or not, and returns once the map shows the update.
+        public func reload(animated: Bool = true) async {
+            await controller.reload(animated: animated)
         }
 
         /// Starts the fade and glide of the annotations whose views MapKit has just added.
@@ -211,34 +251,6 @@
         }
     }
 
-    /// An `MKAnnotation` as a cluster element: compared by object identity, with the title it had when added.
-    ///
-    /// MapKit annotations are main-actor objects; the manager works off the main actor, so it keeps them only as
-    /// elementSlots, and their titles as strings.
-    public struct AnnotationElement: Hashable, @unchecked Sendable, TitledElement {
-        /// The annotation.
-        ///
-        /// Touch it on the main actor only.
-        public let annotation: any MKAnnotation
-        /// Its title when added.
-        public let title: String?
-        /// Its subtitle when added.
-        public let subtitle: String?
-
-        /// The element of an annotation, with its title and subtitle now.
-        @MainActor
-        public init(_ annotation: any MKAnnotation) {
-            self.annotation = annotation
-            title = annotation.title ?? nil
-            subtitle = annotation.subtitle ?? nil
-        }
-
-        /// The same annotation object.
-        public static func == (lhs: Self, rhs: Self) -> Bool { lhs.annotation === rhs.annotation }
-        /// Hashes the object's identity.
-        public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(annotation)) }
-    }
-
     extension MKMapViewAdapter where Element == AnnotationElement {
         /// Adds `MKAnnotation`s, at their coordinates now; `completion` gets the batch's error (naming the annotation
         /// with an invalid coordinate), if it was rejected.
@@ -261,7 +273,8 @@
                 with: Self.placements(of: annotations), completion: completion)
         }
 
-        /// Tells the controller that annotations moved (their `coordinate` changed).
+        /// Tells the adapter that annotations moved (their `coordinate` changed): CCHMapClusterController's
+        /// `annotations(_:didChangeCoordinate:)`; `completion` runs once the map shows them where they are.
         public func annotationsDidMove(_ annotations: [any MKAnnotation], completion: (@MainActor () -> Void)? = nil) {
             let placements = Self.placements(of: annotations)
             Task {
@@ -313,6 +326,104 @@
         /// The app's annotations a cluster annotation stands for.
         public func annotations(in cluster: ClusterAnnotation) -> [any MKAnnotation] {
             cluster.members(of: AnnotationElement.self).map(\.annotation)
+        }
+
+        /// The app's annotations whose coordinates are in a rectangle, whether each shows alone or inside a cluster:
+        /// `MKMapView.annotations(in:)` for the annotations the adapter holds, of the region the last update
+        /// clustered (the visible one and its margin).
+        ///
+        /// - Complexity: O(*m* + *k*) for *m* markers and the *k* members of those whose bounds meet the rectangle.
+        public func annotations(in rect: MKMapRect) -> [any MKAnnotation] {
+            guard let snapshot = layer.snapshot else { return [] }
+            var found: [any MKAnnotation] = []
+            for marker in snapshot.markers {
+                // Compared here rather than by MKMapRect.intersects: a single's bounds have no width.
+                guard let bounds = try? snapshot.bounds(of: marker), bounds.minX <= rect.maxX, rect.minX <= bounds.maxX,
+                    bounds.minY <= rect.maxY, rect.minY <= bounds.maxY
+                else { continue }
+                let members = (try? snapshot.membersWithCoordinates(of: marker)) ?? []
+                for member in members where rect.contains(MKMapPoint(member.coordinate.clLocationCoordinate)) {
+                    found.append(member.element.annotation)
+                }
+            }
+            return found
+        }
+
+        /// The annotation on the map that shows one of the app's: itself when it stands alone, or the
+        /// ``ClusterAnnotation`` that holds it; `nil` when no marker of the last update shows it.
+        public func annotation(showing annotation: any MKAnnotation) -> (any MKAnnotation)? {
+            guard let marker = layer.snapshot?.marker(holding: AnnotationElement(annotation)) else { return nil }
+            return layer.annotation(of: marker.id)
+        }
+
+        /// The view of what shows one of the app's annotations: its own view when it stands alone, or the view of the
+        /// cluster that holds it; `nil` while MapKit has made none (off screen) or no marker shows it.
+        public func view(for annotation: any MKAnnotation) -> MKAnnotationView? {
+            self.annotation(showing: annotation).flatMap { layer.mapView?.view(for: $0) }
+        }
+
+        /// Selects one of the app's annotations, wherever it is.
+        ///
+        /// At once when it stands alone on the map; otherwise the map first goes to where it stands alone
+        /// (``selectAndReveal(annotation:animated:completion:)``), then selects it. `completion` gets where the map
+        /// went (`nil` when it didn't move), or why it couldn't.
+        public func selectAnnotation(
+            _ annotation: any MKAnnotation, animated: Bool = true,
+            completion: (@MainActor (Result<Reveal?, RevealError>) -> Void)? = nil
+        ) {
+            if let shown = self.annotation(showing: annotation), shown === annotation, let mapView = layer.mapView {
+                mapView.selectAnnotation(annotation, animated: animated)
+                completion?(.success(nil))
+                return
+            }
+            selectAndReveal(annotation: annotation, animated: animated) { completion?($0.map { $0 }) }
+        }
+
+        /// Deselects one of the app's annotations, or the cluster that shows it, whichever is selected.
+        public func deselectAnnotation(_ annotation: any MKAnnotation, animated: Bool = true) {
+            guard let mapView = layer.mapView else { return }
+            for shown in [annotation, self.annotation(showing: annotation)].compactMap({ $0 })
+            where mapView.selectedAnnotations.contains(where: { $0 === shown }) {
+                mapView.deselectAnnotation(shown, animated: animated)
+            }
+        }
+
+        /// Moves the map to a region of a span in metres around one of the app's annotations and selects what shows
+        /// it there (itself, or the cluster that holds it): CCHMapClusterController's
+        /// `selectAnnotation(_:andZoomToRegionWithLatitudinalMeters:longitudinalMeters:)`.
+        ///
+        /// `completion` gets `nil`, or why the map didn't move (`RevealError`).
+        public func selectAnnotation(
+            _ annotation: any MKAnnotation, latitudinalMeters: CLLocationDistance,
+            longitudinalMeters: CLLocationDistance, animated: Bool = true,
+            completion: (@MainActor (RevealError?) -> Void)? = nil
+        ) {
+            let region = MKCoordinateRegion(
+                center: annotation.coordinate, latitudinalMeters: latitudinalMeters,
+                longitudinalMeters: longitudinalMeters)
+            let northWest = MKMapPoint(
+                CLLocationCoordinate2D(
+                    latitude: region.center.latitude + region.span.latitudeDelta / 2,
+                    longitude: region.center.longitude - region.span.longitudeDelta / 2))
+            let southEast = MKMapPoint(
+                CLLocationCoordinate2D(
+                    latitude: region.center.latitude - region.span.latitudeDelta / 2,
+                    longitude: region.center.longitude + region.span.longitudeDelta / 2))
+            let rect = MKMapRect(
+                x: northWest.x, y: northWest.y, width: southEast.x - northWest.x, height: southEast.y - northWest.y)
+            guard let size = layer.mapView?.bounds.size, let viewport = Viewport(rect, size: size) else {
+                completion?(.noVisibleMap)
+                return
+            }
+            let element = AnnotationElement(annotation)
+            Task {
+                do throws(RevealError) {
+                    try await controller.select(element, showing: viewport, animated: animated)
+                    completion?(nil)
+                } catch {
+                    completion?(error)
+                }
+            }
         }
     }
 #endif

@@ -46,11 +46,17 @@
         }
 
         #if canImport(UIKit)
-            private let countLabel = UILabel()
-            private let imageView = UIImageView()
+            /// The label that shows a cluster's count: a subclass restyles it (font, colour) in ``configure()``, as
+            /// Cluster's `countLabel`.
+            public let countLabel = UILabel()
+            /// The view that shows a ``ClusterStyle/image(_:)`` style's image.
+            public let imageView = UIImageView()
         #else
-            private let countLabel = NSTextField(labelWithString: "")
-            private let imageView = NSImageView()
+            /// The label that shows a cluster's count: a subclass restyles it (font, colour) in ``configure()``, as
+            /// Cluster's `countLabel`.
+            public let countLabel = NSTextField(labelWithString: "")
+            /// The view that shows a ``ClusterStyle/image(_:)`` style's image.
+            public let imageView = NSImageView()
         #endif
 
         /// A view for an annotation.

@@ -107,7 +107,27 @@ public final class MapMarkerController<View: ClusterMapView> {
         await refresh(for: viewport)
     }
 
-    private func refresh(for viewport: Viewport) async {
+    /// Refreshes the view now, animated or not, and returns once the view shows the update: ClusterMap's and
+    /// Cluster's `reload(mapView:completion:)`, and kingpin's refresh that says per call whether to animate.
+    ///
+    /// A region change while it runs overtakes it: it then returns once the view shows that newer refresh. A view with
+    /// no size gets no refresh, and it returns at once.
+    public func reload(animated: Bool = true) async {
+        guard let viewport = view?.visibleViewport, !viewport.isEmpty else { return }
+        await refresh(for: viewport, duration: animated ? animationDuration : 0)
+        await newestRefresh()
+    }
+
+    /// Waits for the refresh the last ``regionDidChange()`` started, and for any that one's wait let start.
+    private func newestRefresh() async {
+        var awaited: Task<Void, Never>?
+        while let newest = refreshTask, newest != awaited {
+            awaited = newest
+            await newest.value
+        }
+    }
+
+    private func refresh(for viewport: Viewport, duration: Double? = nil) async {
         let update: ClusterUpdate<Element>
         delegate?.markerController(willUpdateFor: viewport)
         do {
@@ -117,7 +137,7 @@ public final class MapMarkerController<View: ClusterMapView> {
         }
         guard let view else { return }
         let transition = MarkerTransition(
-            update, duration: animationDuration,
+            update, duration: duration ?? animationDuration,
             gridCells: showsDebugGrid ? update.snapshot.gridCells : [])
         markers = update.snapshot.markers
         if !transition.isEmpty {
@@ -150,13 +170,24 @@ public final class MapMarkerController<View: ClusterMapView> {
         // independent of when it does. If it reports it while this refresh runs, its refresh supersedes this one:
         // the selection waits for what the map then shows, so that it never selects a marker of the wider map.
         await refresh(for: reveal.viewport)
-        var awaited: Task<Void, Never>?
-        while let newest = refreshTask, newest != awaited {
-            awaited = newest
-            await newest.value
-        }
+        await newestRefresh()
         if let marker = await manager.marker(holding: element) { view.select(marker) }
         return reveal
+    }
+
+    /// Moves the map to a viewport and selects the marker that shows an element there (the element alone, or the
+    /// cluster that holds it): CCHMapClusterController's select-and-zoom to a region of a span in metres.
+    ///
+    /// - Throws: ``RevealError/notManaged`` for an element that was never added or has been removed, and
+    ///   ``RevealError/noVisibleMap`` while the view is gone or has no size; the map then stays where it is.
+    public func select(_ element: Element, showing viewport: Viewport, animated: Bool = true) async throws(RevealError)
+    {
+        guard let view, view.visibleViewport != nil else { throw .noVisibleMap }
+        guard await manager.index.contains(element) else { throw .notManaged }
+        view.show(viewport, animated: animated)
+        await refresh(for: viewport)
+        await newestRefresh()
+        if let marker = await manager.marker(holding: element) { view.select(marker) }
     }
 }
 
