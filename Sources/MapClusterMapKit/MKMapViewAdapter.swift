@@ -401,17 +401,7 @@
             let region = MKCoordinateRegion(
                 center: annotation.coordinate, latitudinalMeters: latitudinalMeters,
                 longitudinalMeters: longitudinalMeters)
-            let northWest = MKMapPoint(
-                CLLocationCoordinate2D(
-                    latitude: region.center.latitude + region.span.latitudeDelta / 2,
-                    longitude: region.center.longitude - region.span.longitudeDelta / 2))
-            let southEast = MKMapPoint(
-                CLLocationCoordinate2D(
-                    latitude: region.center.latitude - region.span.latitudeDelta / 2,
-                    longitude: region.center.longitude + region.span.longitudeDelta / 2))
-            let rect = MKMapRect(
-                x: northWest.x, y: northWest.y, width: southEast.x - northWest.x, height: southEast.y - northWest.y)
-            guard let size = layer.mapView?.bounds.size, let viewport = Viewport(rect, size: size) else {
+            guard let size = layer.mapView?.bounds.size, let viewport = Viewport(MKMapRect(region), size: size) else {
                 completion?(.noVisibleMap)
                 return
             }

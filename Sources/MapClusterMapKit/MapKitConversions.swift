@@ -18,6 +18,20 @@
         public init(_ rect: MapRect) {
             self.init(x: rect.minX, y: rect.minY, width: rect.size.width, height: rect.size.height)
         }
+
+        /// The rectangle of a region: from its north-west corner to its south-east one.
+        init(_ region: MKCoordinateRegion) {
+            let northWest = MKMapPoint(
+                CLLocationCoordinate2D(
+                    latitude: region.center.latitude + region.span.latitudeDelta / 2,
+                    longitude: region.center.longitude - region.span.longitudeDelta / 2))
+            let southEast = MKMapPoint(
+                CLLocationCoordinate2D(
+                    latitude: region.center.latitude - region.span.latitudeDelta / 2,
+                    longitude: region.center.longitude + region.span.longitudeDelta / 2))
+            self.init(
+                x: northWest.x, y: northWest.y, width: southEast.x - northWest.x, height: southEast.y - northWest.y)
+        }
     }
 
     extension Viewport {

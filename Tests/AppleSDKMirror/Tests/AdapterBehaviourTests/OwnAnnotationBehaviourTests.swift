@@ -84,7 +84,8 @@ import Testing
             try await app.waitUntilShown(rect)
         }
         // Pins added and removed elsewhere refresh the map; the lone pin stays.
-        try await app.adapter.add(annotations: [Pin(number: -2, at: CLLocationCoordinate2D(latitude: 48, longitude: 2))])
+        try await app.adapter.add(annotations: [Pin(number: -2, at: CLLocationCoordinate2D(latitude: 48, longitude: 2))]
+        )
         await app.adapter.remove(annotations: Array(app.pins.prefix(100)))
         let added = app.mapView.mirrorAddedBatches.flatMap { $0 }.filter { $0.annotation === lone }
         let removed = app.mapView.mirrorRemovedBatches.flatMap { $0 }.filter { $0 === lone }
@@ -208,7 +209,9 @@ import Testing
         let regions = try Regions()
         let app = try await PinMapApp(showing: regions.europe)
         // Pins the manager has and the map doesn't show yet: added to the manager alone, as a batch job would.
-        let late = (0..<200).map { Pin(number: 100_000 + $0, at: CLLocationCoordinate2D(latitude: 40.4, longitude: -3.7 + Double($0) * 1e-3)) }
+        let late = (0..<200).map {
+            Pin(number: 100_000 + $0, at: CLLocationCoordinate2D(latitude: 40.4, longitude: -3.7 + Double($0) * 1e-3))
+        }
         try await app.adapter.manager.add(late.map { Placement(AnnotationElement($0), at: $0.coordinate) })
         let movesBefore = app.mapView.mirrorAnimatedMoves.count + app.mapView.mirrorAnimatedOffsets.count
         let shownAtCompletion = await withCheckedContinuation { continuation in
@@ -217,9 +220,11 @@ import Testing
             }
         }
         #expect(shownAtCompletion == app.pins.filter { regions.iberia.contains(MKMapPoint($0.coordinate)) }.count + 200)
-        #expect(app.mapView.mirrorAnimatedMoves.count + app.mapView.mirrorAnimatedOffsets.count == movesBefore,
+        #expect(
+            app.mapView.mirrorAnimatedMoves.count + app.mapView.mirrorAnimatedOffsets.count == movesBefore,
             "a reload asked not to animate animated")
-        let madrid = try #require(app.clusters.first { cluster in app.adapter.annotations(in: cluster).contains { $0 === late[0] } })
+        let madrid = try #require(
+            app.clusters.first { cluster in app.adapter.annotations(in: cluster).contains { $0 === late[0] } })
         #expect(madrid.count >= 200)
     }
 
