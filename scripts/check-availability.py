@@ -19,7 +19,7 @@ On Linux the compiler checks no Apple availability, so this reads what Apple's c
   Apple's compiler infers it.
 - **The floors** are the `platforms:` of the root Package.swift.
 
-    scripts/check-availability.py --store DIR [--store DIR …] [--root DIR] [--only PATH …]
+    scripts/check-availability.py --store DIR [--store DIR …] [--blocks FILE] [--platforms FOLDER=LIST …] [--only PATH …]
     scripts/check-availability.py --self-test --store DIR --modules DIR --mirror-modules DIR
 
 Each use above a floor that nothing guards is an error line, `file:line:column: …`, naming the declaration, its
@@ -56,12 +56,14 @@ PLATFORM_NAMES = {
 Version = tuple[int, ...]
 
 
-def version(text: str) -> Version:
-    return tuple(int(part) for part in text.split("."))
+def version(*parts: int | str) -> Version:
+    """A version as (major, minor, patch), so that 15 and 15.0 compare equal: `version("15.4")`, `version(15, 4)`."""
+    numbers = [int(n) for part in parts for n in str(part).split(".")]
+    return tuple((numbers + [0, 0, 0])[:3])
 
 
 def show(v: Version) -> str:
-    return ".".join(map(str, v + (0,) * (2 - len(v))))
+    return ".".join(map(str, v if v[2] else v[:2]))
 
 
 def floors(package: pathlib.Path) -> dict[str, Version]:
@@ -70,7 +72,7 @@ def floors(package: pathlib.Path) -> dict[str, Version]:
     found = {}
     for match in re.finditer(r'\.(iOS|macOS|tvOS|watchOS|visionOS)\(\s*(?:\.v([\d_]+)|"([\d.]+)")\s*\)', text):
         name, short, full = match.groups()
-        found[name] = version(full) if full else version(short.replace("_", "."))
+        found[name] = version(full or short.replace("_", "."))
     missing = [p for p in PLATFORMS if p not in found]
     if missing:
         sys.exit(f"{package}: no floor for {', '.join(missing)} in its platforms:")
@@ -81,7 +83,7 @@ def vision_from_ios(ios: Version) -> Version:
     """The visionOS version Apple's compiler infers from an iOS one where a declaration names no visionOS."""
     if ios[0] >= 26:
         return ios
-    return (max(1, ios[0] - 16),) + ios[1:] if ios[0] >= 17 else (1,)
+    return version(ios[0] - 16, ios[1], ios[2]) if ios[0] >= 18 else version(1)
 
 
 def completed(needs: dict[str, Version]) -> dict[str, Version]:
@@ -249,7 +251,7 @@ def toolchain_availability(modules: set[str], cache: pathlib.Path) -> tuple[dict
                     platform = PLATFORM_NAMES.get(entry.get("domain", ""))
                     if platform and "introduced" in entry:
                         v = entry["introduced"]
-                        needs = raised(needs, {platform: (v["major"], v.get("minor", 0), v.get("patch", 0))[:2]})
+                        needs = raised(needs, {platform: version(v["major"], v.get("minor", 0), v.get("patch", 0))})
                 own[usr] = raised(own.get(usr, {}), needs)
                 module_of.setdefault(usr, declared_in)
             for relation in data.get("relationships", []):
@@ -274,8 +276,8 @@ def toolchain_availability(modules: set[str], cache: pathlib.Path) -> tuple[dict
         candidates = [needs_of(usr)] + [needs_of(d) for d in defaults.get(usr, [])]
         out = {}
         for platform in PLATFORMS:
-            least = min(c.get(platform, (0,)) for c in candidates)
-            if least > (0,):
+            least = min(c.get(platform, version(0)) for c in candidates)
+            if least > version(0):
                 out[platform] = least
         return out
 
@@ -695,7 +697,7 @@ def check(stores: list[pathlib.Path], package_floors: dict[str, Version], cache:
         for platform in PLATFORMS:
             if platform not in context.platforms or platform not in needs or platform not in built_for:
                 continue
-            covered = max(package_floors[platform], context.at_least.get(platform, (0,)))
+            covered = max(package_floors[platform], context.at_least.get(platform, version(0)))
             if needs[platform] > covered:
                 above[platform] = needs[platform]
         if above:

@@ -92,7 +92,7 @@
         func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
             for _ in 0..<6_000 {
                 if condition() { return }
-                try await Task.sleep(for: .milliseconds(10))
+                try await Task.sleep(nanoseconds: 10_000_000)
             }
             Issue.record("never true: \(what)")
         }

@@ -215,6 +215,8 @@ struct MapMarkerControllerTests {
         await #expect(throws: RevealError.noVisibleMap) { try await controller.selectAndReveal(1) }
     }
 
+    // The model is Observation's, iOS 17's and macOS 14's: the test skips on older systems.
+    @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
     @Test func theObservableModelPublishesTheLastCamerasMarkers() async throws {
         let model = ClusterMapModel<Int>()
         try await model.add(

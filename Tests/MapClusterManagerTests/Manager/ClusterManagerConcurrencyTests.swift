@@ -80,6 +80,8 @@ struct ClusterManagerConcurrencyTests {
         #expect(last.snapshot.index.count == (await manager.count))
     }
 
+    // Task executors are iOS 18's and macOS 15's: the test needs one, and skips on older systems.
+    @available(iOS 18.0, macOS 15.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     @Test func aSupersededUpdateStopsEarlyAndIsToldSo() async throws {
         let gate = Gate()
         var options = ClusterManagerOptions<Int>()
@@ -188,12 +190,13 @@ final class Gate: @unchecked Sendable {
     }
 
     func waitUntil(_ condition: (State) -> Bool) async throws {
-        for _ in 0..<12_000 where !condition(state) { try await Task.sleep(for: .milliseconds(5)) }
+        for _ in 0..<12_000 where !condition(state) { try await Task.sleep(nanoseconds: 5_000_000) }
         #expect(condition(state))
     }
 }
 
 /// Runs each job on a thread of its own: work that a test blocks on purpose holds none of the cooperative pool.
+@available(iOS 18.0, macOS 15.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 final class OwnThreadExecutor: TaskExecutor {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
@@ -204,6 +207,7 @@ final class OwnThreadExecutor: TaskExecutor {
 
 extension ClusterManager {
     /// Runs the updates' clustering on `executor`.
+    @available(iOS 18.0, macOS 15.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     func useWorkExecutor(_ executor: any TaskExecutor) {
         workExecutor = executor
     }

@@ -133,7 +133,7 @@ struct ManagerEventTests {
                 return true
             }
             group.addTask {
-                try? await Task.sleep(for: .seconds(20))
+                try? await Task.sleep(nanoseconds: 20_000_000_000)
                 return false
             }
             let first = await group.next() ?? false
