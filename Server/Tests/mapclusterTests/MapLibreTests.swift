@@ -151,7 +151,7 @@ struct MapLibreTests {
     }
 }
 
-/// Both pages with a keyboard and a screen reader (Tests/browser/accessibility.py): axe-core's WCAG 2.1 AA checks at a
+/// Both pages with a keyboard and a screen reader (Tests/browser/accessibility.py): axe-core's default rules (WCAG 2.1 A and AA, and its best practices: one main landmark, a heading, content in landmarks) at a
 /// world and a city view, and the keyboard alone reaching, naming, opening and leaving clusters; the API reference at
 /// `/docs`, drawn offline.
 @Suite(.serialized, .tags(.browser, .processes), .tier(.browser))
