@@ -756,25 +756,46 @@ def block_map(listing: pathlib.Path | None) -> dict[str, tuple[str, int, frozens
 
 # MARK: - The check of the check
 
+# The check's own mutations. Each line that Apple's compiler refuses at the floors ends in `// unguarded`; the check
+# must name a use on each of those lines and on no other.
 MUTATION_LIBRARY = """
 
 // The availability check's own mutation: unguarded uses that Apple's compiler refuses at iOS 15, and guarded ones.
 final class AvailabilityMutant: Sendable {
-    func unguardedExecutor(_ executor: (any TaskExecutor)?) -> Task<Int, Never> {
-        Task.detached(executorPreference: executor, priority: nil) { 1 }
+    func unguardedExecutor(_ executor: (any TaskExecutor)?) -> Task<Int, Never> {  // unguarded
+        Task.detached(executorPreference: executor, priority: nil) { 1 }  // unguarded
     }
-    func unguardedDuration() -> Duration { .seconds(1) }
+    func unguardedDuration() -> Duration { .seconds(1) }  // unguarded
+    func unguardedInAString() -> String { "\\(Duration.seconds(1))" }  // unguarded
     @available(iOS 18.0, macOS 15.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     func guardedByAttribute(_ executor: any TaskExecutor) -> Duration { _ = executor; return .seconds(1) }
     func guardedByIf(_ executor: (any Sendable)?) {
         if #available(iOS 18.0, macOS 15.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
             _ = Task.detached(executorPreference: executor as? any TaskExecutor, priority: nil) { 1 }
+        } else {
+            _ = Duration.seconds(1)  // unguarded
         }
+    }
+    func guardedByTheConditionList() -> Bool {
+        if #available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, *), Duration.seconds(1) > .zero { return true }
+        return false
     }
     func guardedByGuard() -> Int {
         guard #available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, *) else { return 0 }
         return Int(Duration.seconds(2).components.seconds)
     }
+    func guardedByUnavailable() -> Int {
+        if #unavailable(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0) {
+            return 0
+        } else {
+            return Int(Duration.seconds(3).components.seconds)
+        }
+    }
+}
+
+@available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, *)
+extension AvailabilityMutant {
+    var guardedByTheExtension: Duration { .seconds(4) }
 }
 """
 
@@ -783,7 +804,7 @@ MUTATION_ADAPTER = """
 #if canImport(MapKit) && canImport(SwiftUI)
     // The availability check's own mutation: SwiftUI's MapCameraPosition (iOS 17) with and without a guard.
     @MainActor func availabilityMutantPosition() -> Any {
-        MapCameraPosition.automatic
+        MapCameraPosition.automatic  // unguarded
     }
     @available(iOS 17.0, macOS 14.0, tvOS 17.0, watchOS 10.0, *)
     @MainActor func availabilityMutantGuardedPosition() -> Any { MapCameraPosition.automatic }
@@ -793,18 +814,10 @@ MUTATION_ADAPTER = """
 
 def self_test(stores: list[pathlib.Path], modules: pathlib.Path, mirror_modules: pathlib.Path, package_floors,
               cache) -> int:
-    """Compiles a library module and the adapter each with a mutated file, and checks exactly the unguarded uses are
-    named (`stores`, the real compiles' index, give the mirror's declarations)."""
+    """Compiles a library module and the adapter each with a mutated file, and checks that the uses named are on
+    exactly the lines marked `// unguarded` (`stores`, the real compiles' index, give the mirror's declarations)."""
     work = pathlib.Path(tempfile.mkdtemp(prefix="availability-mutant-"))
     try:
-        expected = {
-            ("Sources/MapClusterManager/Manager/ClusterManager.swift", "TaskExecutor"),
-            ("Sources/MapClusterManager/Manager/ClusterManager.swift", "detached(name:executorPreference:priority:operation:)"),
-            ("Sources/MapClusterManager/Manager/ClusterManager.swift", "Duration"),
-            ("Sources/MapClusterManager/Manager/ClusterManager.swift", "seconds(_:)"),
-            ("Sources/MapClusterMapKit/ClusterMapModel+SwiftUI.swift", "MapCameraPosition"),
-            ("Sources/MapClusterMapKit/ClusterMapModel+SwiftUI.swift", "automatic"),
-        }
         cases = [
             ("MapClusterManager", "Sources/MapClusterManager", "Manager/ClusterManager.swift", MUTATION_LIBRARY,
              ["-I", str(modules)], []),
@@ -814,11 +827,15 @@ def self_test(stores: list[pathlib.Path], modules: pathlib.Path, mirror_modules:
              ["-enable-upcoming-feature", "ExistentialAny", "-enable-upcoming-feature", "MemberImportVisibility"]),
         ]
         stores = list(stores)
+        expected: set[tuple[str, int]] = set()
         for module, folder, mutated, mutation, search, features in cases:
             copy = work / module
             shutil.copytree(ROOT / folder, copy, ignore=shutil.ignore_patterns("*.docc"))
             target = copy / mutated
-            target.write_text(target.read_text() + mutation)
+            text = target.read_text() + mutation
+            target.write_text(text)
+            expected |= {(f"{folder}/{mutated}", number)
+                         for number, line in enumerate(text.split("\n"), start=1) if line.endswith("// unguarded")}
             store = work / f"{module}.index"
             files = sorted(str(p) for p in copy.rglob("*.swift"))
             # The library's package name, as SwiftPM gives it (its folder's), for its `package` declarations.
@@ -837,23 +854,22 @@ def self_test(stores: list[pathlib.Path], modules: pathlib.Path, mirror_modules:
                 return 1
             stores.append(store)
         uses, _ = check(stores, package_floors, cache, {}, only=[str(work.resolve())])
-        named = set()
         for use in uses:
             for module_name, folder, *_ in cases:
-                prefix = str(work / module_name) + "/"
+                prefix = str((work / module_name).resolve()) + "/"
                 if use.path.startswith(prefix):
                     use.path = folder + "/" + use.path[len(prefix):]
-            named.add((use.path, use.name))
+        named = {(use.path, use.line) for use in uses}
         report(uses, package_floors, prefix="   (as it must) ")
-        missing = expected - named
-        extra = named - expected
-        for path, name in sorted(missing):
-            print(f"   the check missed the unguarded '{name}' added to {path}")
-        for path, name in sorted(extra):
-            print(f"   the check named '{name}' in {path}, which a guard covers (or the file didn't have)")
-        if missing or extra:
+        for path, line in sorted(expected - named):
+            print(f"   the check missed the unguarded use added to {path}:{line}")
+        for path, line in sorted(named - expected):
+            print(f"   the check named a use at {path}:{line}, which a guard covers")
+        if expected != named:
             return 1
-        print(f"   the mutations fail it: {len(expected)} unguarded uses named, their guarded twins passed")
+        print(f"   the mutations fail it: the {len(expected)} unguarded lines named, the guarded ones passed (an "
+              "@available declaration and extension, if #available and its condition list, guard #available, the "
+              "else of if #unavailable)")
         return 0
     finally:
         shutil.rmtree(work, ignore_errors=True)
