@@ -7,8 +7,9 @@ guide gives.
 Starts `BINARY serve --writable --store memory`, opens the Leaflet page over Europe at zoom 5 in headless Chromium
 (1280 × 800), starts Server/scripts/simulate.py (every vehicle moves once a second, in edits of 1,000 points), waits for
 the first changes to reach the page, then counts the frames the page draws for --seconds with requestAnimationFrame,
-and the long tasks (over 50 ms) a PerformanceObserver sees. Prints one JSON line: frames, frames a second, the median,
-99th percentile and longest frame in milliseconds, long tasks, and the changes the page applied. Needs
+and the long tasks (over 50 ms) a PerformanceObserver sees, and the changes of the page's nodes, attributes and text a
+MutationObserver sees. Prints one JSON line: frames, frames a second, the median, 99th percentile and longest frame in
+milliseconds, long tasks and the longest, the changes the page applied, and the DOM mutations in all and per change. Needs
 `pip install playwright` and Chromium (`MAPCLUSTER_CHROMIUM`, default /usr/bin/chromium). The machine's other work
 shows in the figures: run it alone.
 """
@@ -70,6 +71,17 @@ def main():
                 const observer = new PerformanceObserver((list) => long.push(...list.getEntries().map((e) => e.duration)));
                 observer.observe({ entryTypes: ["longtask"] });
                 const changes = window.mapclusterTest.changes;
+                // Every change of the page's nodes, attributes and text while it is measured.
+                let mutations = 0;
+                const kinds = {};
+                const watcher = new MutationObserver((records) => {
+                    mutations += records.length;
+                    for (const record of records) {
+                        const kind = record.type === "attributes" ? "attribute " + record.attributeName : record.type;
+                        kinds[kind] = (kinds[kind] || 0) + 1;
+                    }
+                });
+                watcher.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
                 const start = performance.now();
                 let last = start;
                 function frame(now) {
@@ -78,7 +90,9 @@ def main():
                     if (now - start < seconds * 1000) requestAnimationFrame(frame);
                     else {
                         observer.disconnect();
-                        done({ frames, long, changes: window.mapclusterTest.changes - changes, elapsed: now - start });
+                        watcher.disconnect();
+                        done({ frames, long, changes: window.mapclusterTest.changes - changes, elapsed: now - start,
+                               mutations, kinds });
                     }
                 }
                 requestAnimationFrame(frame);
@@ -96,7 +110,10 @@ def main():
         "vehicles": arguments.vehicles, "seconds": round(elapsed, 2), "frames": len(frames),
         "fps": round(len(frames) / elapsed, 1), "frame_ms_median": round(frames[len(frames) // 2], 1),
         "frame_ms_p99": round(frames[int(len(frames) * 0.99)], 1), "frame_ms_max": round(frames[-1], 1),
-        "long_tasks": len(result["long"]), "changes_applied": result["changes"]}))
+        "long_tasks": len(result["long"]), "longest_task_ms": round(max(result["long"], default=0), 1),
+        "changes_applied": result["changes"], "dom_mutations": result["mutations"],
+        "dom_mutations_per_change": round(result["mutations"] / max(result["changes"], 1), 1),
+        "dom_mutations_by_kind": dict(sorted(result["kinds"].items(), key=lambda kind: -kind[1]))}))
 
 
 if __name__ == "__main__":

@@ -31,6 +31,19 @@ def drawn_keys(page):
                          "f.properties.cluster_id : 'point:' + f.id) + '=' + (f.properties.point_count || 1))")
 
 
+def reading_order(page):
+    """Whether the markers' nodes are in reading order (north to south, then west to east: the order Tab takes), and
+    how many were compared."""
+    return page.evaluate("""() => {
+        const at = new Map(window.mapclusterTest.features.map((f) => [
+            (f.properties.cluster ? 'cluster:' + f.properties.cluster_id : 'point:' + f.id), f.geometry.coordinates]));
+        const shown = [...document.querySelectorAll('.leaflet-marker-pane [data-key]')].map((e) => e.dataset.key)
+            .filter((k) => at.has(k));
+        const wanted = [...shown].sort((a, b) => (at.get(b)[1] - at.get(a)[1]) || (at.get(a)[0] - at.get(b)[0]));
+        return { inOrder: shown.every((k, i) => k === wanted[i]), count: shown.length };
+    }""")
+
+
 def main():
     url, token = sys.argv[1], sys.argv[2]
     screenshot = sys.argv[3] if len(sys.argv) > 3 else None
@@ -59,6 +72,7 @@ def main():
         page.wait_for_function("() => window.mapclusterTest.changes >= 2", timeout=15000)
         time.sleep(1)
         report["after_move"] = drawn_keys(page)
+        report["order_after_move"] = reading_order(page)
         if screenshot:
             page.screenshot(path=screenshot)
         # Half of them are deleted.
@@ -67,6 +81,7 @@ def main():
         time.sleep(1)
         report["after_delete"] = drawn_keys(page)
         report["drawn_after_delete"] = page.evaluate("() => window.mapclusterTest.drawn")
+        report["order_after_delete"] = reading_order(page)
         report["refetches"] = page.evaluate("() => window.mapclusterTest.requests") - requests
         # What the server answers for the page's area now, to compare with what the page drew.
         bbox, zoom = page.evaluate("() => [window.mapclusterTest.bbox, window.mapclusterTest.zoom]")

@@ -132,6 +132,12 @@ struct LiveMapTests {
         #expect((report["after_move"] as? [String])?.count ?? 0 > 1, "the cluster split: \(report["after_move"] ?? "")")
         #expect(report["drawn_after_delete"] as? Int == 5)
         #expect(report["refetches"] as? Int == 0)
+        // The markers' nodes stay in reading order (Tab's) through the edits, though only those out of order move.
+        for stage in ["order_after_move", "order_after_delete"] {
+            let order = report[stage] as? [String: Any]
+            #expect(order?["inOrder"] as? Bool == true, "\(stage): \(order ?? [:])")
+            #expect((order?["count"] as? Int ?? 0) > 1, "\(stage): \(order ?? [:])")
+        }
         let drawn = Set(report["after_delete"] as? [String] ?? [])
         #expect(drawn == Set(report["server"] as? [String] ?? ["?"]))
     }

@@ -164,11 +164,26 @@ function refresh() {
       hook.changes += 1;
       const next = applyChange(hook.features, change);
       draw(next.features, lastArea, false, false, next);
-      const changed = change.insertions.length + change.removals.length + change.updates.length;
-      announce(`A live edit changed ${changed} ${changed === 1 ? "marker" : "markers"} in view; ` +
-        `${hook.drawn.toLocaleString("en-US")} points in all`);
+      liveChanged(change.insertions.length + change.removals.length + change.updates.length);
     },
   });
+}
+
+// Live edits are said together, once every few seconds at most: a screen reader can't follow one a second, and each
+// word said is a change of the page.
+const LIVE_ANNOUNCEMENT_MS = 5000;
+let liveMarkers = 0;
+let liveTimer = null;
+function liveChanged(markers) {
+  liveMarkers += markers;
+  if (liveTimer !== null) return;
+  liveTimer = setTimeout(() => {
+    liveTimer = null;
+    const changed = liveMarkers;
+    liveMarkers = 0;
+    announce(`Live edits changed ${changed.toLocaleString("en-US")} ${changed === 1 ? "marker" : "markers"} in view; ` +
+      `${hook.drawn.toLocaleString("en-US")} points in all`);
+  }, LIVE_ANNOUNCEMENT_MS);
 }
 
 function fetchClusters() {

@@ -7,6 +7,9 @@ import { accessibleName, count, key, markerHTML, popup, summary } from "./marker
 import { createScheduler } from "./scheduler.js";
 import { diameter } from "./style.js";
 
+/// How long a live marker keeps its transition after a glide: longer than the second between a vehicle's moves.
+const LIVE_LINGER_MS = 1500;
+
 /// The markers of `map` with `config`'s sizes; `hook` gets what is drawn, `click(feature, marker)` is a cluster's click.
 export function createMarkers(map, config, hook, click) {
   const layer = L.layerGroup().addTo(map);
@@ -22,7 +25,19 @@ export function createMarkers(map, config, hook, click) {
   // a screen reader; `labelled` names it once it is on the map.
   function make(feature, at, from) {
     const { html, size } = markerHTML(config, feature);
-    const marker = L.marker(from || at, { icon: L.divIcon({ className: "", html, iconSize: [size, size] }), keyboard: true });
+    const icon = L.divIcon({ className: "", html, iconSize: [size, size] });
+    // Named as the icon is made, before Leaflet puts it on the page: one insertion, rather than an insertion and three
+    // changes of a node already shown.
+    const createIcon = icon.createIcon.bind(icon);
+    icon.createIcon = (old) => {
+      const element = createIcon(old);
+      element.setAttribute("role", "button");
+      element.setAttribute("aria-label", accessibleName(config, feature));
+      element.setAttribute("data-key", key(feature));
+      if (feature.properties.cluster) listenForKeys(element, marker);
+      return element;
+    };
+    const marker = L.marker(from || at, { icon, keyboard: true });
     marker.feature = feature;
     if (feature.properties.cluster) {
       marker.bindTooltip(summary(config, feature), { direction: "top", offset: [0, -size / 2] });
@@ -34,46 +49,74 @@ export function createMarkers(map, config, hook, click) {
     return marker;
   }
 
+  // Only what differs is written: a live page relabels every kept marker on every change, and each write of an
+  // attribute is a mutation the browser handles, even of the value it had.
   function labelled(marker, feature) {
     marker.feature = feature;
     const element = marker.getElement();
     if (!element) return;
-    if (!element.dataset.keys && feature.properties.cluster) {
-      // Enter or Space on a cluster is its click (Leaflet's keyboard handling opens popups only).
-      element.dataset.keys = "on";
-      element.addEventListener("keydown", (event) => {
-        if (event.key !== "Enter" && event.key !== " ") return;
-        event.preventDefault();
-        click(marker.feature, marker, true);
-      });
-    }
-    element.setAttribute("role", "button");
-    element.setAttribute("aria-label", accessibleName(config, feature));
-    element.dataset.key = key(feature);
+    if (feature.properties.cluster) listenForKeys(element, marker);
+    setIfChanged(element, "role", "button");
+    setIfChanged(element, "aria-label", accessibleName(config, feature));
+    setIfChanged(element, "data-key", key(feature));
   }
 
-  // The markers in reading order, top to bottom and left to right: the order Tab takes them in. The focused one
-  // keeps its focus.
+  // Enter or Space on a cluster is its click (Leaflet's keyboard handling opens popups only): one listener an element.
+  function listenForKeys(element, marker) {
+    if (element.dataset.keys) return;
+    element.dataset.keys = "on";
+    element.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" && event.key !== " ") return;
+      event.preventDefault();
+      click(marker.feature, marker, true);
+    });
+  }
+
+  function setIfChanged(element, name, value) {
+    if (element.getAttribute(name) !== value) element.setAttribute(name, value);
+  }
+
+  // The markers in reading order, top to bottom and left to right: the order Tab takes them in. Only the markers out
+  // of order move: those outside the longest run already in order (a live edit that moves a few vehicles moves a few
+  // nodes, not every marker). The focused one keeps its focus.
   function reorder() {
     const entries = [...drawn.values()].filter((entry) => entry.marker && entry.marker.getElement());
     entries.sort((a, b) => (b.at.lat - a.at.lat) || (a.at.lng - b.at.lng));
     const elements = entries.map((entry) => entry.marker.getElement());
     const pane = map.getPane("markerPane");
-    const current = [...pane.children].filter((element) => elements.includes(element));
-    if (current.every((element, index) => element === elements[index])) return;
+    const wanted = new Map(elements.map((element, index) => [element, index]));
+    const current = [...pane.children].filter((element) => wanted.has(element));
+    const staying = inOrder(current.map((element) => wanted.get(element)));
+    if (staying.size === elements.length) return;
     const focused = document.activeElement;
-    for (const element of elements) pane.appendChild(element);
-    if (focused && elements.includes(focused)) focused.focus({ preventScroll: true });
+    // From the last to the first, each marker not staying goes just before its successor in reading order.
+    for (let index = elements.length - 1; index >= 0; index -= 1) {
+      if (staying.has(index)) continue;
+      const next = index + 1 < elements.length ? elements[index + 1] : null;
+      if (elements[index].nextSibling !== next) pane.insertBefore(elements[index], next);
+    }
+    if (focused && wanted.has(focused) && document.activeElement !== focused) focused.focus({ preventScroll: true });
   }
 
-  // Glides a marker to a position, then calls done.
-  function glide(marker, to, done) {
+  // Glides a marker to a position, then calls done. A marker stays `moving` (its transition on) a while after its
+  // glide, `linger` milliseconds: a live vehicle that moves every second glides again before then, and its class isn't
+  // written twice a second. A zoom takes every marker's transition off, so that Leaflet's zoom animation runs alone.
+  const gliding = new Map(); // element → the timer that ends its transition
+  map.on("zoomstart", () => {
+    for (const [element, timer] of gliding) { clearTimeout(timer); element.classList.remove("moving"); }
+    gliding.clear();
+  });
+  function glide(marker, to, done, linger = 380) {
     const element = marker.getElement();
     if (!element) { marker.setLatLng(to); if (done) done(); return; }
-    element.classList.add("moving");
+    if (gliding.has(element)) clearTimeout(gliding.get(element)); else element.classList.add("moving");
+    gliding.set(element, null);
     requestAnimationFrame(() => {
       marker.setLatLng(to);
-      setTimeout(() => { element.classList.remove("moving"); if (done) done(); }, 380);
+      if (done) setTimeout(done, 380);
+      if (!gliding.has(element)) return; // a zoom started meanwhile
+      clearTimeout(gliding.get(element)); // a second glide in the same frame
+      gliding.set(element, setTimeout(() => { gliding.delete(element); element.classList.remove("moving"); }, Math.max(linger, 380)));
     });
   }
 
@@ -112,7 +155,9 @@ export function createMarkers(map, config, hook, click) {
         const kept = previous.get(k);
         if (kept && kept.feature.properties.point_count === feature.properties.point_count) {
           // A live point that moved glides to its new place, with its new properties.
-          if (live && kept.marker && !kept.at.equals(at)) glide(kept.marker, at); else if (kept.marker) kept.marker.setLatLng(at);
+          if (kept.marker && !kept.at.equals(at)) {
+            if (live) glide(kept.marker, at, null, LIVE_LINGER_MS); else kept.marker.setLatLng(at);
+          }
           if (live && kept.marker && !feature.properties.cluster) kept.marker.setPopupContent(popup(config, feature));
           if (kept.marker) labelled(kept.marker, feature);
           kept.feature = feature;
@@ -164,4 +209,26 @@ export function createMarkers(map, config, hook, click) {
   }
 
   return { draw, changed, element, get busy() { return scheduler.busy; } };
+}
+
+/// The positions, in a list of wanted indices, of its longest increasing run (not necessarily contiguous): the nodes
+/// already in order, which need not move. O(n log n).
+export function inOrder(indices) {
+  const tails = []; // tails[k]: the position of the smallest last index of an increasing run of k + 1
+  const previous = new Array(indices.length);
+  for (let position = 0; position < indices.length; position += 1) {
+    let low = 0;
+    let high = tails.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (indices[tails[middle]] < indices[position]) low = middle + 1; else high = middle;
+    }
+    previous[position] = low > 0 ? tails[low - 1] : -1;
+    tails[low] = position;
+  }
+  const staying = new Set();
+  for (let position = tails.length ? tails[tails.length - 1] : -1; position >= 0; position = previous[position]) {
+    staying.add(indices[position]);
+  }
+  return staying;
 }
