@@ -34,6 +34,7 @@ import argparse
 import bisect
 import ctypes
 import ctypes.util
+import functools
 import json
 import os
 import pathlib
@@ -214,8 +215,14 @@ class IndexStore:
 # MARK: - The toolchain's word
 
 
+@functools.cache
+def target_info() -> dict:
+    """`swiftc -print-target-info`, asked once."""
+    return json.loads(subprocess.run(["swiftc", "-print-target-info"], capture_output=True, text=True, check=True).stdout)
+
+
 def toolchain_modules_dir() -> pathlib.Path:
-    info = json.loads(subprocess.run(["swiftc", "-print-target-info"], capture_output=True, text=True, check=True).stdout)
+    info = target_info()
     return pathlib.Path(info["paths"]["runtimeResourcePath"]) / info["target"]["unversionedTriple"].split("-")[2]
 
 
@@ -224,7 +231,7 @@ def toolchain_availability(modules: set[str], cache: pathlib.Path) -> tuple[dict
     own, raised by its parents'), and the module it is in."""
     directory = toolchain_modules_dir()
     present = sorted(m for m in modules | {"Swift", "_Concurrency"} if (directory / f"{m}.swiftmodule").exists())
-    target = json.loads(subprocess.run(["swiftc", "-print-target-info"], capture_output=True, text=True, check=True).stdout)["target"]["triple"]
+    target = target_info()["target"]["triple"]
     cache.mkdir(parents=True, exist_ok=True)
     own: dict[str, dict[str, Version]] = {}
     module_of: dict[str, str] = {}

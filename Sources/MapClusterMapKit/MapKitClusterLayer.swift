@@ -126,15 +126,15 @@
                 let id = update.new.id
                 let wanted = ownAnnotation(of: update.new)
                 if let own = ownAnnotations[id], let wanted, own === wanted {
-                    let end = update.new.coordinate.clLocationCoordinate
-                    if !Self.same(position(of: own), end) { moving.append(move(own, from: position(of: own), to: end)) }
+                    let (start, end) = (position(of: own), update.new.coordinate.clLocationCoordinate)
+                    if !Self.same(start, end) { moving.append(move(own, from: start, to: end)) }
                 } else if let annotation = annotations[id], wanted == nil {
                     annotation.refresh(with: update.new, of: transition.snapshot)
                     let view = mapView.view(for: annotation)
                     if update.new.coordinate != update.old.coordinate {
                         moving.append(
                             move(
-                                annotation, from: update.old.coordinate.clLocationCoordinate,
+                                annotation, view: view, from: update.old.coordinate.clLocationCoordinate,
                                 to: update.new.coordinate.clLocationCoordinate))
                     }
                     // Let the view show the new count.
@@ -153,8 +153,10 @@
             for appearance in transition.appearances {
                 show(appearance.marker, from: appearance.start)
             }
-            // Every staying annotation was shown again; were one not, it would go as any other.
-            for (key, (annotation, at)) in handedOver {
+            // A staying annotation is shown again by the markers above; one handed over and shown by none would go as any
+            // other.
+            let shown = Set(ownAnnotations.values.map { ObjectIdentifier($0) })
+            for (key, (annotation, at)) in handedOver where !shown.contains(key) {
                 owned.remove(key)
                 leaving.insert(key)
                 disappearing.append(move(annotation, from: at, to: at))
@@ -206,9 +208,7 @@
                 ownPositions[ObjectIdentifier(annotation)] = nil
             }
             for view in views where view.annotation.map({ !owned.contains(ObjectIdentifier($0)) }) ?? true {
-                if let added = addedOffsets.removeValue(forKey: ObjectIdentifier(view)) {
-                    view.centerOffset = CGPoint(x: view.centerOffset.x - added.x, y: view.centerOffset.y - added.y)
-                }
+                setAddedOffset(of: view, to: .zero)
             }
             mapView?.removeAnnotations(gone)
         }
@@ -284,7 +284,12 @@
             guard let mapView else { return }
             let own = mapView.convert(annotation.coordinate, toPointTo: mapView)
             let shown = mapView.convert(coordinate, toPointTo: mapView)
-            let wanted = CGPoint(x: shown.x - own.x, y: shown.y - own.y)
+            setAddedOffset(of: view, to: CGPoint(x: shown.x - own.x, y: shown.y - own.y))
+        }
+
+        /// Replaces the offset this layer added to a view's `centerOffset` with `wanted`; `.zero` gives the view back as
+        /// the app placed it.
+        private func setAddedOffset(of view: MKAnnotationView, to wanted: CGPoint) {
             let key = ObjectIdentifier(view)
             let before = addedOffsets[key] ?? .zero
             guard wanted != before else { return }

@@ -165,13 +165,7 @@ public final class MapMarkerController<View: ClusterMapView> {
     public func selectAndReveal(_ element: Element, animated: Bool = true) async throws(RevealError) -> Reveal {
         guard let view, let size = view.visibleViewport?.size else { throw .noVisibleMap }
         guard let reveal = await manager.reveal(element, in: size) else { throw .notManaged }
-        view.show(reveal.viewport, animated: animated)
-        // The view reports its new region itself; refreshing for the revealed viewport here makes the selection
-        // independent of when it does. If it reports it while this refresh runs, its refresh supersedes this one:
-        // the selection waits for what the map then shows, so that it never selects a marker of the wider map.
-        await refresh(for: reveal.viewport)
-        await newestRefresh()
-        if let marker = await manager.marker(holding: element) { view.select(marker) }
+        await show(reveal.viewport, selecting: element, in: view, animated: animated)
         return reveal
     }
 
@@ -184,6 +178,15 @@ public final class MapMarkerController<View: ClusterMapView> {
     {
         guard let view, view.visibleViewport != nil else { throw .noVisibleMap }
         guard await manager.index.contains(element) else { throw .notManaged }
+        await show(viewport, selecting: element, in: view, animated: animated)
+    }
+
+    /// Moves the view to a viewport, refreshes it there, and selects the marker that shows an element.
+    ///
+    /// The view reports its new region itself; refreshing for the viewport here makes the selection independent of when
+    /// it does. If it reports it while this refresh runs, its refresh supersedes this one: the selection waits for what
+    /// the map then shows, so that it never selects a marker of the wider map.
+    private func show(_ viewport: Viewport, selecting element: Element, in view: View, animated: Bool) async {
         view.show(viewport, animated: animated)
         await refresh(for: viewport)
         await newestRefresh()

@@ -55,8 +55,7 @@ export function createMarkers(map, config, hook, click) {
     marker.feature = feature;
     const element = marker.getElement();
     if (!element) return;
-    if (feature.properties.cluster) listenForKeys(element, marker);
-    setIfChanged(element, "role", "button");
+    // Its role and keys came with its icon (make); a live edit changes its name and key.
     setIfChanged(element, "aria-label", accessibleName(config, feature));
     setIfChanged(element, "data-key", key(feature));
   }
