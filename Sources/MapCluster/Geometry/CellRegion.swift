@@ -5,17 +5,17 @@
 @usableFromInline
 package struct CellRegion: Sendable {
     package let level: Int
-    let rows: ClosedRange<UInt32>
+    package let rows: ClosedRange<UInt32>
     /// The columns, or the eastern part of them when the region crosses the antimeridian.
-    let columns: ClosedRange<UInt32>
+    package let columns: ClosedRange<UInt32>
     /// The western part of the columns (from column 0) when the region crosses the antimeridian.
-    let wrappedColumns: ClosedRange<UInt32>?
+    package let wrappedColumns: ClosedRange<UInt32>?
     /// The Morton codes of the first and last cell of each column range: every cell of the range lies between them in
     /// key order, so a subtree whose keys fall outside both spans holds none of the region's cells.
     let codes: ClosedRange<UInt64>
     let wrappedCodes: ClosedRange<UInt64>?
 
-    init(
+    package init(
         level: Int, rows: ClosedRange<UInt32>, columns: ClosedRange<UInt32>, wrappedColumns: ClosedRange<UInt32>? = nil
     ) {
         self.level = level
@@ -67,7 +67,7 @@ package struct CellRegion: Sendable {
     }
 
     /// The region of one cell.
-    init(_ cell: GridCell) {
+    package init(_ cell: GridCell) {
         self.init(level: cell.level, rows: cell.y...cell.y, columns: cell.x...cell.x)
     }
 

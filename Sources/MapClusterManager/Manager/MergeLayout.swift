@@ -1,0 +1,293 @@
+import Dispatch
+@_spi(MapClusterServer) import MapCluster
+
+/// Markers merged where they would overlap, laid out over a partition of the world that depends on the grid level
+/// alone: every viewport, tile and id sees the same merged markers at a zoom, whatever area it asks for.
+///
+/// At each grid level the world is cut into blocks of 2^*k* × 2^*k* cells, at least ``minimumBlockSide`` points a
+/// side. Markers merge only with markers of their own block, at the scale of the level's smallest zoom: no two markers
+/// of a block overlap anywhere in the level, and the layout holds still while the map zooms within it. Markers on
+/// either side of a block's edge are laid out apart, as on either side of a tile's.
+///
+/// A marker's expansion zoom is the first zoom above the level it shows at where its points show as more than one
+/// marker of this layout, found by laying out the blocks that hold them, level by level. Blocks are laid out once and
+/// kept, for the index and options this layout was made for.
+final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
+    typealias Item = MarkerLayout<Element>.Item
+
+    /// The clustering whose clusters merge.
+    let clustering: Clustering<Element>
+    /// How they merge: `.merge` or `.mergeCircles`.
+    let resolution: OverlapResolution
+
+    /// The least side of a block, in points at its level's smallest zoom: four of the largest markers the server draws.
+    static var minimumBlockSide: Double { 256 }
+    /// The most blocks kept; past it, the store starts again.
+    static var capacity: Int { 16_384 }
+
+    private struct BlockKey: Hashable {
+        let level: Int
+        let block: GridCell
+    }
+
+    // Guarded by `queue`.
+    private var blocks: [BlockKey: [Item]] = [:]
+    private var selections: [Set<String>: MergeLayout] = [:]
+    private let queue = DispatchQueue(label: "MapCluster.MergeLayout")
+
+    /// The layout of `clustering` with `resolution`, if it merges (and its sizes pass validation); `nil` otherwise.
+    init?(_ clustering: Clustering<Element>, resolution: OverlapResolution?) {
+        switch resolution {
+        case .merge, .mergeCircles:
+            guard let resolution, (try? resolution.validate()) != nil else { return nil }
+            self.clustering = clustering
+            self.resolution = resolution
+        case .separate, nil:
+            return nil
+        }
+    }
+
+    /// The layout of the same index showing only these categories, kept with this one.
+    func selecting(categories: Set<String>?, _ clustering: Clustering<Element>) -> MergeLayout {
+        guard let categories else { return self }
+        return queue.sync {
+            if let kept = selections[categories] { return kept }
+            // A layout of a merging resolution always makes one.
+            let made = MergeLayout(clustering, resolution: resolution)!
+            selections[categories] = made
+            return made
+        }
+    }
+
+    private var options: ClusterOptions<Element> { clustering.options }
+
+    // MARK: - Levels and blocks
+
+    /// The zoom a level's merge is laid out at: its smallest.
+    func layoutZoom(ofLevel level: Int) -> Double {
+        let zoom = options.zoom(forLevel: level)
+        if zoom.isFinite { return zoom }
+        // Level 0 reaches down to every zoom: one below level 1's first.
+        let next = options.zoom(forLevel: 1)
+        return next.isFinite ? next - 1 : 0
+    }
+
+    /// The level of the blocks a level's markers merge within.
+    func blockLevel(ofLevel level: Int) -> Int {
+        let cellSide = MapSize.worldWidth * WebMercator.pointsPerMapUnit(atZoom: layoutZoom(ofLevel: level))
+            / Double(UInt64(1) << level)
+        let shift = mathLog2(Self.minimumBlockSide / cellSide).rounded(.up)
+        guard shift.isFinite, shift > 0 else { return level }
+        return max(0, level - Int(shift))
+    }
+
+    /// The markers of one block at a level, merged; laid out once.
+    func items(ofBlock block: GridCell, level: Int) -> [Item] {
+        let key = BlockKey(level: level, block: block)
+        if let kept = queue.sync(execute: { blocks[key] }) { return kept }
+        let zoom = layoutZoom(ofLevel: level)
+        let shift = level - block.level
+        let last = UInt32(truncatingIfNeeded: (UInt64(1) << shift) - 1)
+        let region = CellRegion(
+            level: level, rows: (block.y << shift)...(block.y << shift | last),
+            columns: (block.x << shift)...(block.x << shift | last))
+        let clusters = clustering.clusters(in: region, zoom: zoom, stop: { false }) ?? []
+        var layout = MarkerLayout<Element>(
+            clusters.map { .init(id: $0.id, cluster: $0, coordinate: $0.coordinate) },
+            scale: WebMercator.pointsPerMapUnit(atZoom: zoom), zoom: zoom, clustering: clustering)
+        layout.merge(resolution)
+        let items = layout.items
+        queue.sync {
+            if blocks.count >= Self.capacity { blocks.removeAll(keepingCapacity: true) }
+            blocks[key] = items
+        }
+        return items
+    }
+
+    /// The blocks a region's cells lie in, each once, west to east from the region's first column, north to south.
+    private func blocks(of region: CellRegion) -> [GridCell] {
+        let level = blockLevel(ofLevel: region.level)
+        let shift = region.level - level
+        var result: [GridCell] = []
+        var seen = Set<GridCell>()
+        for columns in [region.columns, region.wrappedColumns].compactMap({ $0 }) {
+            for y in (region.rows.lowerBound >> shift)...(region.rows.upperBound >> shift) {
+                for x in (columns.lowerBound >> shift)...(columns.upperBound >> shift) {
+                    let block = GridCell(level: level, x: x, y: y)
+                    if seen.insert(block).inserted { result.append(block) }
+                }
+            }
+        }
+        return result
+    }
+
+    /// The markers a viewport shows: those of the blocks its region touches that hold a cluster of the region or stand
+    /// inside `rect`.
+    func items(in region: CellRegion, rect: MapRect) -> [Item] {
+        blocks(of: region).flatMap { block in
+            items(ofBlock: block, level: region.level).filter { item in
+                Self.contains(rect, item.point)
+                    || region.contains(item.cluster.cell) || item.mergedClusters.contains { region.contains($0.cell) }
+            }
+        }
+    }
+
+    /// Whether a point lies in a rectangle, which may run past the world's east edge.
+    private static func contains(_ rect: MapRect, _ point: MapPoint) -> Bool {
+        rect.contains(point) || rect.contains(MapPoint(x: point.x + MapSize.worldWidth, y: point.y))
+            || rect.contains(MapPoint(x: point.x - MapSize.worldWidth, y: point.y))
+    }
+
+    // MARK: - Expansion
+
+    /// Which points a cluster stands for, to tell which clusters of a deeper level hold some of them: a cell's (its
+    /// tight cell's points), or one element's.
+    private enum Footprint {
+        case cell(GridCell)
+        case element(Element, GridCell)
+
+        var cell: GridCell {
+            switch self {
+            case .cell(let cell), .element(_, let cell): cell
+            }
+        }
+
+        /// Whether the two stand for some points in common.
+        func overlaps(_ other: Footprint) -> Bool {
+            if case .element(let a, _) = self, case .element(let b, _) = other { return a == b }
+            let (a, b) = (cell, other.cell)
+            return a.level <= b.level ? b.ancestor(atLevel: a.level) == a : a.ancestor(atLevel: b.level) == b
+        }
+    }
+
+    private func footprint(of cluster: Cluster<Element>) -> Footprint {
+        switch cluster.id.unfiltered {
+        case .cell(let tight): .cell(tight)
+        case .location(let coordinate):
+            .cell(GridCell(containing: coordinate.mapPoint, level: options.locationLevel ?? GridCell.maxLevel))
+        case .element(let element):
+            .element(element, GridCell(containing: cluster.coordinate.mapPoint, level: GridCell.maxLevel))
+        case .filteredCell, .filteredLocation:
+            preconditionFailure("an unfiltered id is never filtered")
+        }
+    }
+
+    /// The deepest level any zoom reaches while elements cluster.
+    private var lastLevel: Int {
+        let deepest = options.firstZoomPastClustering.isFinite ? options.firstZoomPastClustering.nextDown : 64
+        return options.gridLevel(forZoom: deepest)
+    }
+
+    /// The next level a zoom reaches after `level` while elements cluster; `nil` past the last.
+    private func level(after level: Int) -> Int? {
+        guard level < lastLevel else { return nil }
+        return options.gridLevel(forZoom: options.zoom(forLevel: level + 1))
+    }
+
+    /// Whether the points of `footprints` show as more than one marker at a level.
+    private func splits(_ footprints: [Footprint], atLevel level: Int) -> Bool {
+        guard let block = block(holding: footprints, atLevel: level) else { return true }
+        var holding = 0
+        for item in items(ofBlock: block, level: level) {
+            let holds = ([item.cluster] + item.mergedClusters).contains { cluster in
+                let own = footprint(of: cluster)
+                return footprints.contains { $0.overlaps(own) }
+            }
+            if holds { holding += 1 }
+            if holding > 1 { return true }
+        }
+        // None holds them only if the index lost them: nothing shows them as one.
+        return holding == 0
+    }
+
+    /// The block that holds all the points of `footprints` at a level; `nil` if they lie in more than one.
+    private func block(holding footprints: [Footprint], atLevel level: Int) -> GridCell? {
+        let blockLevel = blockLevel(ofLevel: level)
+        var block: GridCell?
+        for footprint in footprints {
+            // A tight cell above the block level holds points in two of its children, so in two blocks.
+            guard footprint.cell.level >= blockLevel else { return nil }
+            let own = footprint.cell.ancestor(atLevel: blockLevel)
+            if block == nil { block = own } else if block != own { return nil }
+        }
+        return block
+    }
+
+    /// The zoom at which the points of `parts` first show as more than one marker after `level`; `nil` if they never
+    /// do (one place, or a clustering that never stops).
+    private func expansionZoom(of parts: [Cluster<Element>], after level: Int) -> Double? {
+        let footprints = parts.map(footprint(of:))
+        var current = level
+        while let next = self.level(after: current) {
+            if splits(footprints, atLevel: next) { return options.zoom(forLevel: next) }
+            current = next
+        }
+        let past = options.firstZoomPastClustering
+        let canSplit = parts.count > 1 || clustering.expansionZoom(ofOwn: parts[0]) != nil
+        return past.isFinite && canSplit ? past : nil
+    }
+
+    /// A marker's expansion zoom: for a cluster, the first zoom after its tight cell's level where its points show
+    /// apart; for a merged marker, the first after the highest level it shows at (`shown`, or one above it), which
+    /// every caller finds alike, from its parts alone.
+    func expansionZoom(of item: Item, shownAt shown: Int) -> Double? {
+        guard item.isMerged else {
+            guard item.count > 1, case .cell(let tight) = item.cluster.id.unfiltered else {
+                return clustering.expansionZoom(ofOwn: item.cluster)
+            }
+            return expansionZoom(of: [item.cluster], after: max(tight.level, shown))
+        }
+        let parts = [item.cluster] + item.mergedClusters
+        let top = highestLevel(showing: item.id, parts: parts, downTo: shown + 1) ?? shown
+        return expansionZoom(of: parts, after: top)
+    }
+
+    /// The merged marker an id names, as the layout shows it at the highest level it shows at, with its expansion
+    /// zoom; `nil` if no level shows it.
+    func merged(id: ClusterMarker<Element>.ID, parts: [Cluster<Element>]) -> (item: Item, expansionZoom: Double?)? {
+        guard let top = highestLevel(showing: id, parts: parts, downTo: 0),
+            let block = block(holding: parts.map(footprint(of:)), atLevel: top),
+            let item = items(ofBlock: block, level: top).first(where: { $0.id == id })
+        else { return nil }
+        return (item, expansionZoom(of: parts, after: top))
+    }
+
+    /// The highest level from `lowest` up where the merged marker `id` shows; `nil` if none does.
+    ///
+    /// It looks no deeper than where a part splits, or than where its parts lie too far apart on screen for one merge
+    /// to gather them, and stops going up once a part is no longer a cluster of its block.
+    private func highestLevel(showing id: ClusterMarker<Element>.ID, parts: [Cluster<Element>], downTo lowest: Int)
+        -> Int?
+    {
+        let footprints = parts.map(footprint(of:))
+        var level = min(lastLevel, footprints.map(\.cell.level).min() ?? lastLevel)
+        // Each merge joins markers at most one reach apart, and its position lies between them: parts of one merged
+        // marker lie within 2 (n − 1) reaches of each other.
+        let reach = resolution.extent(ofCount: parts.reduce(0) { $0 + $1.count })
+        let bound = 2 * Double(parts.count - 1) * (reach.width * reach.width + reach.height * reach.height).squareRoot()
+        var span = 0.0
+        for a in parts {
+            for b in parts {
+                let dx = MapSize.wrappedDeltaX(from: a.coordinate.mapPoint.x, to: b.coordinate.mapPoint.x)
+                let dy = b.coordinate.mapPoint.y - a.coordinate.mapPoint.y
+                span = max(span, (dx * dx + dy * dy).squareRoot())
+            }
+        }
+        while level >= lowest && span * WebMercator.pointsPerMapUnit(atZoom: layoutZoom(ofLevel: level)) > bound {
+            level -= 1
+        }
+        let ids = Set(parts.map(\.id))
+        while level >= lowest {
+            defer { level -= 1 }
+            // A level no zoom reaches shows nothing.
+            guard options.gridLevel(forZoom: options.zoom(forLevel: level)) == level else { continue }
+            guard let block = block(holding: footprints, atLevel: level) else { continue }
+            let items = items(ofBlock: block, level: level)
+            if items.contains(where: { $0.id == id }) { return level }
+            let present = Set(items.flatMap { [$0.cluster.id] + $0.mergedClusters.map(\.id) })
+            // Below the level where a part first shows as itself, it never shows again.
+            if !ids.isSubset(of: present) { return nil }
+        }
+        return nil
+    }
+}
