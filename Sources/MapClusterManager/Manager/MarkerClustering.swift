@@ -79,12 +79,6 @@ public struct MarkerClustering<Element: Hashable & Sendable>: Sendable {
             guard parts.count > 1 else { return nil }
             ids = parts
         }
-        var parts: [Cluster<Element>] = []
-        for part in ids {
-            guard let cluster = clustering.cluster(id: part) else { return nil }
-            parts.append(cluster)
-        }
-        guard let first = parts.first else { return nil }
         // Filtered parts merged in the layout of their categories, which their ids name.
         let filter = ids.lazy.compactMap { id -> CategorySet? in
             switch id {
@@ -96,6 +90,12 @@ public struct MarkerClustering<Element: Hashable & Sendable>: Sendable {
             return selecting(categories: Set(set.positions.filter { $0 < names.count }.map { names[$0] })).marker(
                 id: id)
         }
+        var parts: [Cluster<Element>] = []
+        for part in ids {
+            guard let cluster = clustering.cluster(id: part) else { return nil }
+            parts.append(cluster)
+        }
+        guard let first = parts.first else { return nil }
         let marker: ClusterMarker<Element>
         if parts.count > 1 {
             // A merged marker is the layout's: its parts must show merged, as that marker, at some zoom.

@@ -33,18 +33,38 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
     // Guarded by `queue`.
     private var blocks: [BlockKey: [Item]] = [:]
     private var selections: [Set<String>: MergeLayout] = [:]
+    /// The expansion zooms found, by marker: each depends on the marker alone, and every view and route asks again.
+    private var expansions: [ClusterMarker<Element>.ID: Double?] = [:]
+    /// The layout of the version before and the keys changed since: a block it laid out that holds none of them is
+    /// laid out alike in this one.
+    private var earlier: (layout: MergeLayout, changed: DirtyKeys)?
     private let queue = DispatchQueue(label: "MapCluster.MergeLayout")
 
     /// The layout of `clustering` with `resolution`, if it merges (and its sizes pass validation); `nil` otherwise.
-    init?(_ clustering: Clustering<Element>, resolution: OverlapResolution?) {
+    convenience init?(_ clustering: Clustering<Element>, resolution: OverlapResolution?) {
         switch resolution {
         case .merge, .mergeCircles:
             guard let resolution, (try? resolution.validate()) != nil else { return nil }
-            self.clustering = clustering
-            self.resolution = resolution
+            self.init(clustering, merging: resolution)
         case .separate, nil:
             return nil
         }
+    }
+
+    /// The layout of `clustering` with a merging resolution that passed validation.
+    private init(_ clustering: Clustering<Element>, merging resolution: OverlapResolution) {
+        self.clustering = clustering
+        self.resolution = resolution
+    }
+
+    /// The layout of a later version of the index, with the same options, where the elements of `changed` moved: it
+    /// takes over the blocks laid out here that hold none of them, as a live map's next update asks for them.
+    func next(_ clustering: Clustering<Element>, changed: DirtyKeys) -> MergeLayout {
+        let next = MergeLayout(clustering, merging: resolution)
+        if case .keys = changed { next.earlier = (self, changed) }
+        // One version back, not a chain of every one.
+        queue.sync { earlier = nil }
+        return next
     }
 
     /// The layout of the same index showing only these categories, kept with this one.
@@ -52,8 +72,7 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
         guard let categories else { return self }
         return queue.sync {
             if let kept = selections[categories] { return kept }
-            // A layout of a merging resolution always makes one.
-            let made = MergeLayout(clustering, resolution: resolution)!
+            let made = MergeLayout(clustering, merging: resolution)
             selections[categories] = made
             return made
         }
@@ -74,7 +93,8 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
 
     /// The level of the blocks a level's markers merge within.
     func blockLevel(ofLevel level: Int) -> Int {
-        let cellSide = MapSize.worldWidth * WebMercator.pointsPerMapUnit(atZoom: layoutZoom(ofLevel: level))
+        let cellSide =
+            MapSize.worldWidth * WebMercator.pointsPerMapUnit(atZoom: layoutZoom(ofLevel: level))
             / Double(UInt64(1) << level)
         let shift = mathLog2(Self.minimumBlockSide / cellSide).rounded(.up)
         guard shift.isFinite, shift > 0 else { return level }
@@ -84,7 +104,14 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
     /// The markers of one block at a level, merged; laid out once.
     func items(ofBlock block: GridCell, level: Int) -> [Item] {
         let key = BlockKey(level: level, block: block)
-        if let kept = queue.sync(execute: { blocks[key] }) { return kept }
+        let (kept, earlier) = queue.sync { (blocks[key], self.earlier) }
+        if let kept { return kept }
+        if let earlier, !earlier.changed.intersects(block.keyRange),
+            let unchanged = earlier.layout.queue.sync(execute: { earlier.layout.blocks[key] })
+        {
+            store(unchanged, at: key)
+            return unchanged
+        }
         let zoom = layoutZoom(ofLevel: level)
         let shift = level - block.level
         let last = UInt32(truncatingIfNeeded: (UInt64(1) << shift) - 1)
@@ -96,12 +123,15 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
             clusters.map { .init(id: $0.id, cluster: $0, coordinate: $0.coordinate) },
             scale: WebMercator.pointsPerMapUnit(atZoom: zoom), zoom: zoom, clustering: clustering)
         layout.merge(resolution)
-        let items = layout.items
+        store(layout.items, at: key)
+        return layout.items
+    }
+
+    private func store(_ items: [Item], at key: BlockKey) {
         queue.sync {
             if blocks.count >= Self.capacity { blocks.removeAll(keepingCapacity: true) }
             blocks[key] = items
         }
-        return items
     }
 
     /// The blocks a region's cells lie in, each once, west to east from the region's first column, north to south.
@@ -231,33 +261,43 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
     /// apart; for a merged marker, the first after the highest level it shows at (`shown`, or one above it), which
     /// every caller finds alike, from its parts alone.
     func expansionZoom(of item: Item, shownAt shown: Int) -> Double? {
-        guard item.isMerged else {
-            guard item.count > 1, case .cell(let tight) = item.cluster.id.unfiltered else {
-                return clustering.expansionZoom(ofOwn: item.cluster)
+        remembered(item.id) {
+            guard item.isMerged else {
+                guard item.count > 1, case .cell(let tight) = item.cluster.id.unfiltered else {
+                    return clustering.expansionZoom(ofOwn: item.cluster)
+                }
+                return expansionZoom(of: [item.cluster], after: max(tight.level, shown))
             }
-            return expansionZoom(of: [item.cluster], after: max(tight.level, shown))
+            let parts = [item.cluster] + item.mergedClusters
+            let top = highestShowing(item.id, parts: parts, downTo: shown + 1)?.level ?? shown
+            return expansionZoom(of: parts, after: top)
         }
-        let parts = [item.cluster] + item.mergedClusters
-        let top = highestLevel(showing: item.id, parts: parts, downTo: shown + 1) ?? shown
-        return expansionZoom(of: parts, after: top)
     }
 
     /// The merged marker an id names, as the layout shows it at the highest level it shows at, with its expansion
     /// zoom; `nil` if no level shows it.
     func merged(id: ClusterMarker<Element>.ID, parts: [Cluster<Element>]) -> (item: Item, expansionZoom: Double?)? {
-        guard let top = highestLevel(showing: id, parts: parts, downTo: 0),
-            let block = block(holding: parts.map(footprint(of:)), atLevel: top),
-            let item = items(ofBlock: block, level: top).first(where: { $0.id == id })
-        else { return nil }
-        return (item, expansionZoom(of: parts, after: top))
+        guard let (top, item) = highestShowing(id, parts: parts, downTo: 0) else { return nil }
+        return (item, remembered(id) { expansionZoom(of: parts, after: top) })
     }
 
-    /// The highest level from `lowest` up where the merged marker `id` shows; `nil` if none does.
+    /// A marker's expansion zoom as found before, or as `find` finds it now.
+    private func remembered(_ id: ClusterMarker<Element>.ID, _ find: () -> Double?) -> Double? {
+        if let found = queue.sync(execute: { expansions[id] }) { return found }
+        let found = find()
+        queue.sync {
+            if expansions.count >= Self.capacity { expansions.removeAll(keepingCapacity: true) }
+            expansions[id] = found
+        }
+        return found
+    }
+
+    /// The highest level from `lowest` up where the merged marker `id` shows, and the marker there; `nil` if none does.
     ///
     /// It looks no deeper than where a part splits, or than where its parts lie too far apart on screen for one merge
     /// to gather them, and stops going up once a part is no longer a cluster of its block.
-    private func highestLevel(showing id: ClusterMarker<Element>.ID, parts: [Cluster<Element>], downTo lowest: Int)
-        -> Int?
+    private func highestShowing(_ id: ClusterMarker<Element>.ID, parts: [Cluster<Element>], downTo lowest: Int)
+        -> (level: Int, item: Item)?
     {
         let footprints = parts.map(footprint(of:))
         var level = min(lastLevel, footprints.map(\.cell.level).min() ?? lastLevel)
@@ -283,7 +323,7 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
             guard options.gridLevel(forZoom: options.zoom(forLevel: level)) == level else { continue }
             guard let block = block(holding: footprints, atLevel: level) else { continue }
             let items = items(ofBlock: block, level: level)
-            if items.contains(where: { $0.id == id }) { return level }
+            if let item = items.first(where: { $0.id == id }) { return (level, item) }
             let present = Set(items.flatMap { [$0.cluster.id] + $0.mergedClusters.map(\.id) })
             // Below the level where a part first shows as itself, it never shows again.
             if !ids.isSubset(of: present) { return nil }

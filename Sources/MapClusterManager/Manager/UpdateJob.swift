@@ -45,10 +45,14 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
         let region = CellRegion(viewport, options: clustering.options)
         // Passes whose options fail validation are skipped (a manager refuses them; a stateless caller may not check).
         let overlap = options.overlap.flatMap { (try? $0.validate()) == nil ? nil : $0 }
-        let merging =
-            previous.merging.flatMap {
-                previous.dataVersion == dataVersion && previous.optionsVersion == optionsVersion ? $0 : nil
-            } ?? MergeLayout(clustering, resolution: overlap)
+        // The layout of the elements and options before goes on: whole for the same elements, for the blocks the
+        // changes left alone otherwise.
+        let merging: MergeLayout<Element>?
+        if let earlier = previous.merging, previous.optionsVersion == optionsVersion {
+            merging = previous.dataVersion == dataVersion ? earlier : earlier.next(clustering, changed: dirty)
+        } else {
+            merging = MergeLayout(clustering, resolution: overlap)
+        }
 
         // Markers of several locations that stay in their grid cell keep their id and place.
         let reuses =
