@@ -71,6 +71,16 @@ package struct CellRegion: Sendable {
         self.init(level: cell.level, rows: cell.y...cell.y, columns: cell.x...cell.x)
     }
 
+    /// The cells of a deeper level (or the same) that lie in `cell`.
+    package init(_ cell: GridCell, atLevel level: Int) {
+        let shift = level - cell.level
+        precondition(shift >= 0, "a cell's region lies at its level or deeper")
+        let last = UInt32(truncatingIfNeeded: (UInt64(1) << shift) - 1)
+        self.init(
+            level: level, rows: (cell.y << shift)...(cell.y << shift | last),
+            columns: (cell.x << shift)...(cell.x << shift | last))
+    }
+
     /// Every cell of the region.
     package var cells: [GridCell] {
         [columns, wrappedColumns].compactMap { $0 }.flatMap { columns in

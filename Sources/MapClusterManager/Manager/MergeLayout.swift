@@ -22,8 +22,10 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
 
     /// The least side of a block, in points at its level's smallest zoom: four of the largest markers the server draws.
     static var minimumBlockSide: Double { 256 }
-    /// The most blocks kept; past it, the store starts again.
-    static var capacity: Int { 16_384 }
+    /// The most markers kept, in blocks or as expansion zooms; past it, that store starts again.
+    ///
+    /// An empty block counts as one.
+    static var capacity: Int { 262_144 }
 
     private struct BlockKey: Hashable {
         let level: Int
@@ -32,6 +34,8 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
 
     // Guarded by `queue`.
     private var blocks: [BlockKey: [Item]] = [:]
+    /// The markers (and empty blocks) `blocks` holds.
+    private var keptItems = 0
     private var selections: [Set<String>: MergeLayout] = [:]
     /// The expansion zooms found, by marker: each depends on the marker alone, and every view and route asks again.
     private var expansions: [ClusterMarker<Element>.ID: Double?] = [:]
@@ -103,59 +107,85 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
 
     /// The markers of one block at a level, merged; laid out once.
     func items(ofBlock block: GridCell, level: Int) -> [Item] {
+        if let kept = kept(block, level: level) { return kept }
+        let clusters =
+            clustering.clusters(
+                in: CellRegion(block, atLevel: level), zoom: layoutZoom(ofLevel: level), stop: { false })
+            ?? []
+        return layOut(clusters, of: block, level: level)
+    }
+
+    /// A block's markers as laid out before, in this version or (where no changed element lies in it) the last one.
+    private func kept(_ block: GridCell, level: Int) -> [Item]? {
         let key = BlockKey(level: level, block: block)
         let (kept, earlier) = queue.sync { (blocks[key], self.earlier) }
         if let kept { return kept }
-        if let earlier, !earlier.changed.intersects(block.keyRange),
+        guard let earlier, !earlier.changed.intersects(block.keyRange),
             let unchanged = earlier.layout.queue.sync(execute: { earlier.layout.blocks[key] })
-        {
-            store(unchanged, at: key)
-            return unchanged
-        }
+        else { return nil }
+        store(unchanged, at: key)
+        return unchanged
+    }
+
+    /// Merges a block's clusters, and keeps the markers.
+    private func layOut(_ clusters: [Cluster<Element>], of block: GridCell, level: Int) -> [Item] {
         let zoom = layoutZoom(ofLevel: level)
-        let shift = level - block.level
-        let last = UInt32(truncatingIfNeeded: (UInt64(1) << shift) - 1)
-        let region = CellRegion(
-            level: level, rows: (block.y << shift)...(block.y << shift | last),
-            columns: (block.x << shift)...(block.x << shift | last))
-        let clusters = clustering.clusters(in: region, zoom: zoom, stop: { false }) ?? []
         var layout = MarkerLayout<Element>(
             clusters.map { .init(id: $0.id, cluster: $0, coordinate: $0.coordinate) },
             scale: WebMercator.pointsPerMapUnit(atZoom: zoom), zoom: zoom, clustering: clustering)
         layout.merge(resolution)
-        store(layout.items, at: key)
+        store(layout.items, at: BlockKey(level: level, block: block))
         return layout.items
     }
 
     private func store(_ items: [Item], at key: BlockKey) {
         queue.sync {
-            if blocks.count >= Self.capacity { blocks.removeAll(keepingCapacity: true) }
+            if keptItems >= Self.capacity {
+                blocks.removeAll(keepingCapacity: true)
+                keptItems = 0
+            }
             blocks[key] = items
+            keptItems += max(items.count, 1)
         }
     }
 
-    /// The blocks a region's cells lie in, each once, west to east from the region's first column, north to south.
-    private func blocks(of region: CellRegion) -> [GridCell] {
-        let level = blockLevel(ofLevel: region.level)
-        let shift = region.level - level
-        var result: [GridCell] = []
-        var seen = Set<GridCell>()
-        for columns in [region.columns, region.wrappedColumns].compactMap({ $0 }) {
-            for y in (region.rows.lowerBound >> shift)...(region.rows.upperBound >> shift) {
-                for x in (columns.lowerBound >> shift)...(columns.upperBound >> shift) {
-                    let block = GridCell(level: level, x: x, y: y)
-                    if seen.insert(block).inserted { result.append(block) }
-                }
-            }
+    /// The areas at a region's level of the blocks its cells lie in: one for its columns, one more for those west of
+    /// the antimeridian when it crosses it.
+    private func blockAreas(of region: CellRegion) -> [CellRegion] {
+        let shift = region.level - blockLevel(ofLevel: region.level)
+        let last = UInt32(truncatingIfNeeded: (UInt64(1) << shift) - 1)
+        func widened(_ range: ClosedRange<UInt32>) -> ClosedRange<UInt32> {
+            ((range.lowerBound >> shift) << shift)...((range.upperBound >> shift) << shift | last)
         }
-        return result
+        return [region.columns, region.wrappedColumns].compactMap { $0 }.map {
+            CellRegion(level: region.level, rows: widened(region.rows), columns: widened($0))
+        }
     }
 
     /// The markers a viewport shows: those of the blocks its region touches that hold a cluster of the region or stand
     /// inside `rect`.
+    ///
+    /// The clusters of those blocks come from one query of the area they cover, and only blocks that hold some are
+    /// laid out (or taken as kept): most blocks of a wide region, a row of tiles, are empty.
     func items(in region: CellRegion, rect: MapRect) -> [Item] {
-        blocks(of: region).flatMap { block in
-            items(ofBlock: block, level: region.level).filter { item in
+        let level = region.level
+        let blockLevel = blockLevel(ofLevel: level)
+        var blocks: [GridCell] = []
+        var clusters: [GridCell: [Cluster<Element>]] = [:]
+        for area in blockAreas(of: region) {
+            var own: [GridCell: [Cluster<Element>]] = [:]
+            for cluster in clustering.clusters(in: area, zoom: layoutZoom(ofLevel: level), stop: { false }) ?? [] {
+                own[cluster.cell.ancestor(atLevel: blockLevel), default: []].append(cluster)
+            }
+            // Two areas that meet around the world share blocks: each once.
+            for (block, blockClusters) in own where clusters[block] == nil {
+                clusters[block] = blockClusters
+                blocks.append(block)
+            }
+        }
+        return blocks.sorted { ($0.y, $0.x) < ($1.y, $1.x) }.flatMap { block in
+            let items = kept(block, level: level) ?? layOut(clusters[block] ?? [], of: block, level: level)
+            return items.filter { item in
                 Self.contains(rect, item.point)
                     || region.contains(item.cluster.cell) || item.mergedClusters.contains { region.contains($0.cell) }
             }
