@@ -51,8 +51,9 @@ public struct TileAddress: Hashable, Sendable, CustomStringConvertible {
 /// GeoJSON API.
 ///
 /// With an ``overlap`` resolution, markers that would overlap at its sizes are merged, as the GeoJSON API merges them:
-/// a merged marker is one cluster feature whose `cluster_id` names its parts. The merge is the world's layout at the
-/// tile's zoom (`MarkerClustering`'s), the same in every tile, every view of the API and every route.
+/// a merged marker is one cluster feature whose `cluster_id` names its parts. The merge is laid out over the tile and
+/// half a tile around it (a whole row of tiles, for a pyramid), so a marker near a tile's edge may merge with other
+/// neighbours than in a view centred on it.
 public struct ClusterTiles: Sendable {
     /// The points the clusters' elements (indices into `PointSet.records`) refer to.
     public let points: PointSet
@@ -60,9 +61,6 @@ public struct ClusterTiles: Sendable {
     public let clustering: Clustering<Int>
     /// How markers that would overlap are merged; `nil` when they aren't.
     public let overlap: OverlapResolution?
-    /// The merged layout, when markers merge: shared with the API that serves the same points, so that both lay a
-    /// block out once.
-    let markers: MarkerClustering<Int>?
     /// Their index.
     public var index: ClusterIndex<Int> { clustering.index }
     /// The name of the one layer.
@@ -81,18 +79,9 @@ public struct ClusterTiles: Sendable {
     ///
     /// A tile asks for its own area and buffer: the clustering's margin plays no part.
     public init(points: PointSet, clustering: Clustering<Int>, overlap: OverlapResolution? = nil) {
-        var layout = ClusterManagerOptions<Int>()
-        layout.clustering = clustering.options
-        layout.overlap = overlap
-        self.init(points: points, markers: MarkerClustering(validated: clustering.index, options: layout))
-    }
-
-    /// Tiles of the markers `markers` lays out of `points`' records: its clustering, merged where its options merge.
-    public init(points: PointSet, markers: MarkerClustering<Int>) {
         self.points = points
-        clustering = markers.clustering
-        overlap = markers.options.overlap
-        self.markers = overlap == nil ? nil : markers
+        self.clustering = clustering
+        self.overlap = overlap
     }
 
     /// The tile at `address` as Mapbox Vector Tile bytes; `nil` when it has no feature.
@@ -113,10 +102,11 @@ public struct ClusterTiles: Sendable {
         }
     }
 
-    /// The features of the tile at `address` and its buffer.
+    /// The features of the tile at `address`, its buffer, and (for a merge) half a tile around it.
     private func items(around address: TileAddress, categories: Set<String>?) -> [Item] {
         let tile = address.rect
-        let margin = tile.size.width * Self.buffer / Double(Self.extent)
+        let reach = overlap == nil ? Self.buffer / Double(Self.extent) : 0.5
+        let margin = tile.size.width * reach
         let area = MapRect(
             minX: tile.origin.x - margin, minY: max(tile.origin.y - margin, 0),
             // The far edges belong to the next tiles' cells.
@@ -137,7 +127,7 @@ public struct ClusterTiles: Sendable {
     func items(in area: MapRect, tileZoom: Int, categories: Set<String>? = nil) -> [Item] {
         let zoom = Self.clusteringZoom(ofTileZoom: tileZoom)
         let clustering = clustering.selecting(categories: categories)
-        guard let markers else {
+        guard let overlap else {
             let clusters = clustering.clusters(in: area, zoom: zoom)
             let aggregates = clustering.aggregates(ofOwn: clusters)
             return clusters.enumerated().map { offset, cluster in
@@ -147,7 +137,10 @@ public struct ClusterTiles: Sendable {
                     id: featureID(of: cluster))
             }
         }
-        let snapshot = markers.selecting(categories: categories).recordMarkers(
+        var layout = ClusterManagerOptions<Int>()
+        layout.clustering = clustering.options
+        layout.overlap = overlap
+        let snapshot = MarkerClustering(validated: clustering.index, options: layout).recordMarkers(
             in: Viewport(rect: area, size: ViewSize(showing: area, atZoom: zoom)))
         let aggregates = snapshot.clustering.aggregates(ofOwn: snapshot.markers.flatMap(\.clusters))
         var part = 0
@@ -159,13 +152,12 @@ public struct ClusterTiles: Sendable {
                 : aggregates.flatMap { ClusterAggregates.combined(Array($0[part..<(part + marker.clusters.count)])) }
             part += marker.clusters.count
             let point = marker.coordinate.mapPoint
-            guard marker.element == nil else {
+            guard marker.isMerged else {
                 return Item(
                     point: point,
                     properties: properties(of: marker.cluster, aggregates: markerAggregates, clustering: clustering),
                     id: featureID(of: marker.cluster))
             }
-            // A cluster's expansion zoom, merged or not, is the layout's: where its points show apart.
             return Item(
                 point: point,
                 properties: clusterProperties(
