@@ -14,6 +14,11 @@ with plain clusters of the same points: two servers, the same requests sent to e
 both rates come from one run. It prints both rates and their ratio, and with --min-ratio fails below it.
 
     scripts/loadcheck.py .build/release/mapcluster --aggregates [--rounds 6] [--min-ratio 0.8]
+
+With --merge it compares, the same way, a server that merges markers that would overlap (`--merge on`, the default)
+with one that doesn't (`--merge off`), on the same plain points: the ratio is the merging server's rate over the other's.
+
+    scripts/loadcheck.py .build/release/mapcluster --merge [--rounds 6] [--min-ratio 0.67]
 """
 
 import argparse
@@ -158,14 +163,16 @@ def percentile(values, fraction):
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def compare_aggregates(arguments):
-    """Plain and aggregated servers of the same points, the same requests to each in alternating rounds."""
+def compare(arguments, base, other, aggregates=False):
+    """Two servers of the same points, `base` and `other` (each a name and the arguments `serve` gets), the same
+    requests to each in alternating rounds; the ratio is `other`'s rate over `base`'s."""
+    (base_name, base_arguments), (other_name, other_arguments) = base, other
     with tempfile.TemporaryDirectory() as folder:
         points = os.path.join(folder, "points.csv")
-        write_points(points, arguments.points, seed=7, aggregates=True)
-        with ServedPoints(arguments.binary, arguments.points, points=points) as plain, \
-                ServedPoints(arguments.binary, arguments.points, points=points, arguments=AGGREGATES) as aggregated:
-            servers = {"plain": plain, "aggregated": aggregated}
+        write_points(points, arguments.points, seed=7, aggregates=aggregates)
+        with ServedPoints(arguments.binary, arguments.points, points=points, arguments=base_arguments) as first, \
+                ServedPoints(arguments.binary, arguments.points, points=points, arguments=other_arguments) as second:
+            servers = {base_name: first, other_name: second}
             seconds = {name: 0.0 for name in servers}
             latencies = {name: [] for name in servers}
             failures = []
@@ -189,9 +196,10 @@ def compare_aggregates(arguments):
         report[f"{name}_requests_per_second"] = round(len(latencies[name]) / seconds[name], 1)
         report[f"{name}_p50_ms"] = round(percentile(latencies[name], 0.50) * 1e3, 2)
         report[f"{name}_p99_ms"] = round(percentile(latencies[name], 0.99) * 1e3, 2)
-    report["ratio"] = round(report["aggregated_requests_per_second"] / report["plain_requests_per_second"], 3)
+    report["ratio"] = round(
+        report[f"{other_name}_requests_per_second"] / report[f"{base_name}_requests_per_second"], 3)
     report["errors"] = len(failures)
-    report["server_exits"] = [plain.stopped, aggregated.stopped]
+    report["server_exits"] = [first.stopped, second.stopped]
     return report, failures
 
 
@@ -205,21 +213,29 @@ def main():
     parser.add_argument("--json", action="store_true", help="print the report as one JSON line")
     parser.add_argument(
         "--aggregates", action="store_true", help="compare the default page's aggregated requests with plain ones")
-    parser.add_argument("--rounds", type=int, default=6, help="with --aggregates: alternating rounds")
-    parser.add_argument("--min-ratio", type=float, help="with --aggregates: fail below this ratio of the rates")
+    parser.add_argument(
+        "--merge", action="store_true", help="compare a server that merges overlapping markers with one that doesn't")
+    parser.add_argument("--rounds", type=int, default=6, help="with --aggregates or --merge: alternating rounds")
+    parser.add_argument(
+        "--min-ratio", type=float, help="with --aggregates or --merge: fail below this ratio of the rates")
     arguments = parser.parse_args()
 
-    if arguments.aggregates:
-        report, failures = compare_aggregates(arguments)
+    if arguments.aggregates or arguments.merge:
+        if arguments.aggregates:
+            base, other = ("plain", []), ("aggregated", AGGREGATES)
+        else:
+            base, other = ("unmerged", ["--merge", "off"]), ("merged", ["--merge", "on"])
+        report, failures = compare(arguments, base, other, aggregates=arguments.aggregates)
         print(json.dumps(report) if arguments.json else "\n".join(f"{k:>34}: {v}" for k, v in report.items()))
         for failure in failures[:10]:
             print("failed:", failure, file=sys.stderr)
         expected = (arguments.requests // arguments.rounds) * arguments.rounds
-        if failures or report["plain_requests"] != expected or report["aggregated_requests"] != expected \
+        if failures or report[f"{base[0]}_requests"] != expected or report[f"{other[0]}_requests"] != expected \
                 or report["server_exits"] != [0, 0]:
             sys.exit(1)
         if arguments.min_ratio is not None and report["ratio"] < arguments.min_ratio:
-            sys.exit(f"aggregated requests ran at {report['ratio']:.2f} of the plain rate, under {arguments.min_ratio}")
+            sys.exit(
+                f"{other[0]} requests ran at {report['ratio']:.2f} of the {base[0]} rate, under {arguments.min_ratio}")
         return
 
     with ServedPoints(arguments.binary, arguments.points) as server:

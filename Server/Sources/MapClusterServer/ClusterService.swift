@@ -103,7 +103,7 @@ package struct ClusterService: Sendable {
         markers = MarkerClustering(validated: index, options: options.layout)
         bounds = Self.boundingBox(of: points.records.lazy.map(\.coordinate))
         writer = MarkerGeoJSON(points: points, clustering: markers.clustering, zoomConvention: options.zoomConvention)
-        tiles = ClusterTiles(points: points, clustering: markers.clustering, overlap: options.layout.overlap)
+        tiles = ClusterTiles(points: points, markers: markers)
     }
 
     /// The service of another version of the same kind of points (a live server's): `base`'s options, these points,
@@ -119,7 +119,7 @@ package struct ClusterService: Sendable {
         nameColumn = base.nameColumn
         bounds = base.bounds
         writer = MarkerGeoJSON(points: points, clustering: markers.clustering, zoomConvention: options.zoomConvention)
-        tiles = ClusterTiles(points: points, clustering: markers.clustering, overlap: options.layout.overlap)
+        tiles = ClusterTiles(points: points, markers: markers)
     }
 
     /// The smallest box holding `coordinates`: the widest band of longitudes without any (to a tenth of a degree) is

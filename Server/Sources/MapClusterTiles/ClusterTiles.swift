@@ -51,9 +51,8 @@ public struct TileAddress: Hashable, Sendable, CustomStringConvertible {
 /// GeoJSON API.
 ///
 /// With an ``overlap`` resolution, markers that would overlap at its sizes are merged, as the GeoJSON API merges them:
-/// a merged marker is one cluster feature whose `cluster_id` names its parts. The merge is laid out over the tile and
-/// half a tile around it (a whole row of tiles, for a pyramid), so a marker near a tile's edge may merge with other
-/// neighbours than in a view centred on it.
+/// a merged marker is one cluster feature whose `cluster_id` names its parts. The merge is the world's layout at the
+/// tile's zoom (`MarkerClustering`'s), the same in every tile, every view of the API and every route.
 public struct ClusterTiles: Sendable {
     /// The points the clusters' elements (indices into `PointSet.records`) refer to.
     public let points: PointSet
@@ -61,6 +60,9 @@ public struct ClusterTiles: Sendable {
     public let clustering: Clustering<Int>
     /// How markers that would overlap are merged; `nil` when they aren't.
     public let overlap: OverlapResolution?
+    /// The merged layout, when markers merge: shared with the API that serves the same points, so that both lay a
+    /// block out once.
+    let markers: MarkerClustering<Int>?
     /// Their index.
     public var index: ClusterIndex<Int> { clustering.index }
     /// The name of the one layer.
@@ -79,9 +81,18 @@ public struct ClusterTiles: Sendable {
     ///
     /// A tile asks for its own area and buffer: the clustering's margin plays no part.
     public init(points: PointSet, clustering: Clustering<Int>, overlap: OverlapResolution? = nil) {
+        var layout = ClusterManagerOptions<Int>()
+        layout.clustering = clustering.options
+        layout.overlap = overlap
+        self.init(points: points, markers: MarkerClustering(validated: clustering.index, options: layout))
+    }
+
+    /// Tiles of the markers `markers` lays out of `points`' records: its clustering, merged where its options merge.
+    public init(points: PointSet, markers: MarkerClustering<Int>) {
         self.points = points
-        self.clustering = clustering
-        self.overlap = overlap
+        clustering = markers.clustering
+        overlap = markers.options.overlap
+        self.markers = overlap == nil ? nil : markers
     }
 
     /// The tile at `address` as Mapbox Vector Tile bytes; `nil` when it has no feature.
@@ -102,11 +113,10 @@ public struct ClusterTiles: Sendable {
         }
     }
 
-    /// The features of the tile at `address`, its buffer, and (for a merge) half a tile around it.
+    /// The features of the tile at `address` and its buffer.
     private func items(around address: TileAddress, categories: Set<String>?) -> [Item] {
         let tile = address.rect
-        let reach = overlap == nil ? Self.buffer / Double(Self.extent) : 0.5
-        let margin = tile.size.width * reach
+        let margin = tile.size.width * Self.buffer / Double(Self.extent)
         let area = MapRect(
             minX: tile.origin.x - margin, minY: max(tile.origin.y - margin, 0),
             // The far edges belong to the next tiles' cells.
@@ -127,7 +137,7 @@ public struct ClusterTiles: Sendable {
     func items(in area: MapRect, tileZoom: Int, categories: Set<String>? = nil) -> [Item] {
         let zoom = Self.clusteringZoom(ofTileZoom: tileZoom)
         let clustering = clustering.selecting(categories: categories)
-        guard let overlap else {
+        guard let markers else {
             let clusters = clustering.clusters(in: area, zoom: zoom)
             let aggregates = clustering.aggregates(ofOwn: clusters)
             return clusters.enumerated().map { offset, cluster in
@@ -137,10 +147,7 @@ public struct ClusterTiles: Sendable {
                     id: featureID(of: cluster))
             }
         }
-        var layout = ClusterManagerOptions<Int>()
-        layout.clustering = clustering.options
-        layout.overlap = overlap
-        let snapshot = MarkerClustering(validated: clustering.index, options: layout).recordMarkers(
+        let snapshot = markers.selecting(categories: categories).recordMarkers(
             in: Viewport(rect: area, size: ViewSize(showing: area, atZoom: zoom)))
         let aggregates = snapshot.clustering.aggregates(ofOwn: snapshot.markers.flatMap(\.clusters))
         var part = 0
@@ -152,12 +159,13 @@ public struct ClusterTiles: Sendable {
                 : aggregates.flatMap { ClusterAggregates.combined(Array($0[part..<(part + marker.clusters.count)])) }
             part += marker.clusters.count
             let point = marker.coordinate.mapPoint
-            guard marker.isMerged else {
+            guard marker.element == nil else {
                 return Item(
                     point: point,
                     properties: properties(of: marker.cluster, aggregates: markerAggregates, clustering: clustering),
                     id: featureID(of: marker.cluster))
             }
+            // A cluster's expansion zoom, merged or not, is the layout's: where its points show apart.
             return Item(
                 point: point,
                 properties: clusterProperties(

@@ -160,8 +160,8 @@ public struct TilePyramid: Sendable {
     private func rowTiles(zoom: Int, row: Int, compressor: Gzip.Compressor) -> [(UInt64, TileAddress, Data)] {
         let columns = 1 << zoom
         let side = MapSize.worldWidth / Double(columns)
-        // The buffer; for a merge, half a tile, as a tile asked alone lays its merge out over.
-        let margin = side * (tiles.overlap == nil ? ClusterTiles.buffer / Double(ClusterTiles.extent) : 0.5)
+        // The buffer: the merged layout is the world's, whatever area asks for it.
+        let margin = side * ClusterTiles.buffer / Double(ClusterTiles.extent)
         let strip = MapRect(
             minX: 0, minY: max(Double(row) * side - margin, 0), maxX: MapSize.worldWidth.nextDown,
             maxY: min(Double(row + 1) * side + margin, MapSize.worldWidth).nextDown)

@@ -147,7 +147,7 @@ public struct ClusterOptions<Element: Hashable & Sendable>: Sendable {
     }
 
     /// The smallest map zoom at which clustering is off, -∞ if it never is on, +∞ if it never stops.
-    @usableFromInline var firstZoomPastClustering: Double {
+    @usableFromInline package var firstZoomPastClustering: Double {
         let limit = maxZoomLevelForClustering
         guard limit.isFinite else { return limit.isNaN ? -.infinity : limit }
         switch zoomLevels {
@@ -225,7 +225,7 @@ public struct ClusterOptions<Element: Hashable & Sendable>: Sendable {
 
     /// The smallest zoom level whose grid level is at least `level`; -∞ for level 0, which every
     /// zoom reaches.
-    func zoom(forLevel level: Int) -> Double {
+    package func zoom(forLevel level: Int) -> Double {
         precondition(level <= GridCell.maxLevel, "a grid level is at most 32")
         guard level > 0 else { return -.infinity }
         var zoom: Double

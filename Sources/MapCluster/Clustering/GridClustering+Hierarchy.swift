@@ -13,15 +13,10 @@ extension GridClustering {
     func children(of cluster: Cluster<Element>) -> [Cluster<Element>] {
         guard let zoom = expansionZoom(of: cluster), case .cell(let tight) = cluster.id.unfiltered else { return [] }
         let level = max(options.gridLevel(forZoom: zoom), cluster.cell.level)
-        let shift = level - tight.level
-        guard shift >= 0 else {
+        guard level >= tight.level else {
             return clusters(ofCell: tight.ancestor(atLevel: level), zoom: zoom, taking: .clusterable)
         }
-        let side = UInt32(truncatingIfNeeded: (UInt64(1) << shift) - 1)
-        let region = CellRegion(
-            level: level, rows: (tight.y << shift)...(tight.y << shift | side),
-            columns: (tight.x << shift)...(tight.x << shift | side))
-        return clusters(in: region, zoom: zoom, taking: .clusterable)
+        return clusters(in: CellRegion(tight, atLevel: level), zoom: zoom, taking: .clusterable)
     }
 
     /// The cluster a cluster merges into when the map zooms out; `nil` if it never merges with others.

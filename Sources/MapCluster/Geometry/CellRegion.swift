@@ -5,17 +5,17 @@
 @usableFromInline
 package struct CellRegion: Sendable {
     package let level: Int
-    let rows: ClosedRange<UInt32>
+    package let rows: ClosedRange<UInt32>
     /// The columns, or the eastern part of them when the region crosses the antimeridian.
-    let columns: ClosedRange<UInt32>
+    package let columns: ClosedRange<UInt32>
     /// The western part of the columns (from column 0) when the region crosses the antimeridian.
-    let wrappedColumns: ClosedRange<UInt32>?
+    package let wrappedColumns: ClosedRange<UInt32>?
     /// The Morton codes of the first and last cell of each column range: every cell of the range lies between them in
     /// key order, so a subtree whose keys fall outside both spans holds none of the region's cells.
     let codes: ClosedRange<UInt64>
     let wrappedCodes: ClosedRange<UInt64>?
 
-    init(
+    package init(
         level: Int, rows: ClosedRange<UInt32>, columns: ClosedRange<UInt32>, wrappedColumns: ClosedRange<UInt32>? = nil
     ) {
         self.level = level
@@ -67,8 +67,18 @@ package struct CellRegion: Sendable {
     }
 
     /// The region of one cell.
-    init(_ cell: GridCell) {
+    package init(_ cell: GridCell) {
         self.init(level: cell.level, rows: cell.y...cell.y, columns: cell.x...cell.x)
+    }
+
+    /// The cells of a deeper level (or the same) that lie in `cell`.
+    package init(_ cell: GridCell, atLevel level: Int) {
+        let shift = level - cell.level
+        precondition(shift >= 0, "a cell's region lies at its level or deeper")
+        let last = UInt32(truncatingIfNeeded: (UInt64(1) << shift) - 1)
+        self.init(
+            level: level, rows: (cell.y << shift)...(cell.y << shift | last),
+            columns: (cell.x << shift)...(cell.x << shift | last))
     }
 
     /// Every cell of the region.

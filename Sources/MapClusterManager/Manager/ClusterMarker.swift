@@ -38,19 +38,20 @@ public struct ClusterMarker<Element: Hashable & Sendable>: Identifiable, Sendabl
     public let coordinate: Coordinate
     /// How many elements it stands for.
     public let count: Int
-    /// For a merged marker, the zoom at which its parts start to stand apart.
-    let mergedExpansionZoom: Double?
+    /// Where markers merge, the zoom at which its points first show as more than one marker of the merged layout
+    /// (`.some(nil)` if they never do); `nil` where the clustering's own expansion zoom holds.
+    let layoutExpansionZoom: Double??
 
     init(
         id: ID, cluster: Cluster<Element>, mergedClusters: [Cluster<Element>] = [], coordinate: Coordinate,
-        mergedExpansionZoom: Double? = nil
+        layoutExpansionZoom: Double?? = nil
     ) {
         self.id = id
         self.cluster = cluster
         self.mergedClusters = mergedClusters
         self.coordinate = coordinate
         count = mergedClusters.reduce(cluster.count) { $0 + $1.count }
-        self.mergedExpansionZoom = mergedExpansionZoom
+        self.layoutExpansionZoom = layoutExpansionZoom
     }
 
     /// Whether it stands for more than one element.
@@ -70,7 +71,7 @@ public struct ClusterMarker<Element: Hashable & Sendable>: Identifiable, Sendabl
     func moved(to coordinate: Coordinate) -> ClusterMarker {
         ClusterMarker(
             id: id, cluster: cluster, mergedClusters: mergedClusters, coordinate: coordinate,
-            mergedExpansionZoom: mergedExpansionZoom)
+            layoutExpansionZoom: layoutExpansionZoom)
     }
 
     /// The key ranges of its members: one per cluster.
@@ -108,6 +109,8 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
     /// For each grid cell of a cluster of several locations, the marker id and position given to it, before the
     /// overlap and fan-out passes: what a later update at the same grid level reuses.
     let anchors: [GridCell: Anchor]
+    /// The merged layout it was laid out in, which the next update of the same elements and options goes on with.
+    var merging: MergeLayout<Element>?
 
     struct Anchor: Sendable {
         var id: ClusterID<Element>
@@ -182,7 +185,10 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
         return bounds
     }
 
-    /// The smallest zoom at which a marker's members no longer show as this one marker; `nil` if they never split.
+    /// The smallest zoom at which a marker's members show as more than one marker; `nil` if they never do.
+    ///
+    /// Where markers merge (``ClusterManagerOptions/overlap``), it is the first zoom where they show apart in the merged
+    /// layout, which a cluster's children may merge back into: a map zoomed there shows the marker split.
     /// - Throws: `ClusteringMismatch` for a marker that a snapshot of other options made.
     public func expansionZoom(of marker: ClusterMarker<Element>) throws(ClusteringMismatch) -> Double? {
         try clustering.check(marker.cluster)
@@ -191,7 +197,7 @@ public struct ClusterSnapshot<Element: Hashable & Sendable>: Sendable {
 
     /// ``expansionZoom(of:)`` of one of its own markers, for a caller that took it from here (a server's writer).
     @_spi(MapClusterServer) public func expansionZoom(ofOwn marker: ClusterMarker<Element>) -> Double? {
-        marker.mergedExpansionZoom ?? clustering.expansionZoom(ofOwn: marker.cluster)
+        marker.layoutExpansionZoom ?? clustering.expansionZoom(ofOwn: marker.cluster)
     }
 
     /// What a marker splits into when the map zooms in: a merged marker's clusters, or a cluster's children.

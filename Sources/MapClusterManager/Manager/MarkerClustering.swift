@@ -15,14 +15,15 @@ public struct MarkerClustering<Element: Hashable & Sendable>: Sendable {
     public let clustering: Clustering<Element>
     /// The options: how it clusters, lays out and titles markers.
     public let options: ClusterManagerOptions<Element>
+    /// The merged layout, laid out block by block as views and ids ask for it, when the options merge markers.
+    let merging: MergeLayout<Element>?
 
     /// The markers of `index` with `options`.
     /// - Throws: `OptionError` for options that fail ``ClusterManagerOptions/validate()``, as a
     ///   ``ClusterManager`` refuses them: no pass is skipped without a word.
     public init(_ index: ClusterIndex<Element>, options: ClusterManagerOptions<Element> = .init()) throws(OptionError) {
         try options.validate()
-        clustering = Clustering(validated: index, options: options.clustering)
-        self.options = options
+        self.init(validated: index, options: options)
     }
 
     /// The markers of `index` with options its caller has validated, as a server does once when it starts.
@@ -30,6 +31,7 @@ public struct MarkerClustering<Element: Hashable & Sendable>: Sendable {
     {
         clustering = Clustering(validated: index, options: options.clustering)
         self.options = options
+        merging = MergeLayout(clustering, resolution: options.overlap)
     }
 
     /// The same markers, showing only elements of these categories (`ClusterOptions.categories`); `nil`
@@ -37,17 +39,25 @@ public struct MarkerClustering<Element: Hashable & Sendable>: Sendable {
     public func selecting(categories: Set<String>?) -> MarkerClustering {
         var options = options
         options.clustering.categories = categories
-        return MarkerClustering(clustering: clustering.selecting(categories: categories), options: options)
+        let selected = clustering.selecting(categories: categories)
+        return MarkerClustering(
+            clustering: selected, options: options,
+            merging: merging?.selecting(categories: categories, selected))
     }
 
-    private init(clustering: Clustering<Element>, options: ClusterManagerOptions<Element>) {
+    private init(
+        clustering: Clustering<Element>, options: ClusterManagerOptions<Element>, merging: MergeLayout<Element>?
+    ) {
         self.clustering = clustering
         self.options = options
+        self.merging = merging
     }
 
     /// The markers of one viewport: the overlap and fan-out passes run, with no earlier markers to keep.
     public func markers(in viewport: Viewport) -> ClusterSnapshot<Element> {
-        let empty = ClusterSnapshot.empty(clustering, layout: options)
+        var empty = ClusterSnapshot.empty(clustering, layout: options)
+        // The job goes on with the layout kept here: the empty snapshot is of the same elements and options.
+        empty.merging = merging
         guard !viewport.isEmpty else { return empty }
         let job = UpdateJob(
             viewport: viewport, clustering: clustering, dataVersion: 0, options: options, optionsVersion: 0,
@@ -57,10 +67,10 @@ public struct MarkerClustering<Element: Hashable & Sendable>: Sendable {
     }
 
     /// A snapshot of the one marker an id names, as ``markers(in:)`` gives it out: a cluster's, or a merged marker's of
-    /// its parts' ids; `nil` if the index has no such cluster, or one of the parts is not a cluster of this clustering.
+    /// its parts' ids; `nil` if the index has no such cluster, or one of the parts is not a cluster of this clustering,
+    /// or (where markers merge) no zoom shows those parts merged as one.
     ///
-    /// A merged marker's expansion zoom is the one its parts give (see ``ClusterSnapshot/expansionZoom(of:)``), and it
-    /// stands at their positions' mean weighted by count.
+    /// Its expansion zoom is the one ``markers(in:)`` gives it (see ``ClusterSnapshot/expansionZoom(of:)``).
     public func marker(id: ClusterMarker<Element>.ID) -> ClusterSnapshot<Element>? {
         let ids: [ClusterID<Element>]
         switch id {
@@ -69,25 +79,49 @@ public struct MarkerClustering<Element: Hashable & Sendable>: Sendable {
             guard parts.count > 1 else { return nil }
             ids = parts
         }
+        // Filtered parts merged in the layout of their categories, which their ids name.
+        let filter = ids.lazy.compactMap { id -> CategorySet? in
+            switch id {
+            case .filteredCell(_, let set), .filteredLocation(_, let set): set
+            default: nil
+            }
+        }.first
+        if let set = filter, options.clustering.categories == nil, let names = clustering.index.schema?.categories {
+            return selecting(categories: Set(set.positions.filter { $0 < names.count }.map { names[$0] })).marker(
+                id: id)
+        }
         var parts: [Cluster<Element>] = []
         for part in ids {
             guard let cluster = clustering.cluster(id: part) else { return nil }
             parts.append(cluster)
         }
         guard let first = parts.first else { return nil }
-        var mergedExpansionZoom: Double?
-        var coordinate = first.coordinate
-        if parts.count > 1, let resolution = options.overlap {
-            mergedExpansionZoom = MarkerLayout.mergedExpansionZoom(
-                of: parts, resolution: resolution, clustering: clustering)
-            coordinate = MarkerLayout<Element>.weightedCenter(of: parts)
+        let marker: ClusterMarker<Element>
+        if parts.count > 1 {
+            // A merged marker is the layout's: its parts must show merged, as that marker, at some zoom.
+            guard let merging, let (item, expansionZoom) = merging.merged(id: id, parts: parts) else { return nil }
+            marker = ClusterMarker(
+                id: id, cluster: item.cluster, mergedClusters: item.mergedClusters, coordinate: item.coordinate,
+                layoutExpansionZoom: .some(expansionZoom))
+        } else {
+            let item = MarkerLayout<Element>.Item(id: first.id, cluster: first, coordinate: first.coordinate)
+            marker = ClusterMarker(
+                id: id, cluster: first, coordinate: first.coordinate,
+                layoutExpansionZoom: merging.flatMap {
+                    first.count > 1 ? .some($0.expansionZoom(of: item, shownAt: 0)) : nil
+                })
         }
-        let marker = ClusterMarker(
-            id: id, cluster: first, mergedClusters: Array(parts.dropFirst()), coordinate: coordinate,
-            mergedExpansionZoom: mergedExpansionZoom)
         return ClusterSnapshot(
             viewport: nil, markers: [marker], region: nil, clustering: clustering, layout: options, gridLevel: nil,
             dataVersion: 0, optionsVersion: 0, anchors: [:])
+    }
+
+    /// The block of the merged layout a marker at `point` belongs to at a zoom: markers merge only within one, so only
+    /// two of one block are kept from overlapping; `nil` when markers don't merge.
+    @_spi(MapClusterServer) public func mergeBlock(containing point: MapPoint, atZoom zoom: Double) -> GridCell? {
+        guard let merging else { return nil }
+        let level = merging.blockLevel(ofLevel: clustering.options.gridLevel(forZoom: zoom))
+        return GridCell(containing: point, level: level)
     }
 
     /// ``markers(in:)`` of an index of record numbers, compiled for them here: a server's elements are record numbers,

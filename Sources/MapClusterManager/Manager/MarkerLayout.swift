@@ -23,8 +23,9 @@ struct MarkerLayout<Element: Hashable & Sendable> {
         private(set) var point: MapPoint
         /// How many elements it stands for, its merged parts' included.
         var count: Int
-        /// For a merged marker, the zoom at which its parts start to stand apart.
-        var mergedExpansionZoom: Double?
+        /// The zoom at which its points first show apart in a merged layout (see ``MergeLayout``); `nil` where the
+        /// clustering's own expansion zoom holds.
+        var layoutExpansionZoom: Double??
 
         /// The marker of a cluster, shown under `id` (its own, or the one of a marker it reuses).
         init(id: ClusterID<Element>, cluster: Cluster<Element>, coordinate: Coordinate) {
@@ -60,9 +61,14 @@ struct MarkerLayout<Element: Hashable & Sendable> {
     static var worldWidth: Double { MapSize.worldWidth }
 
     init(_ items: [Item], viewport: Viewport, clustering: Clustering<Element>) {
+        self.init(items, scale: viewport.pointsPerMapUnit, zoom: viewport.zoom, clustering: clustering)
+    }
+
+    /// Items laid out at a zoom, `scale` points to a map unit.
+    init(_ items: [Item], scale: Double, zoom: Double, clustering: Clustering<Element>) {
         self.items = items
-        scale = viewport.pointsPerMapUnit
-        zoom = viewport.zoom
+        self.scale = scale
+        self.zoom = zoom
         self.clustering = clustering
     }
 
@@ -162,15 +168,8 @@ struct MarkerLayout<Element: Hashable & Sendable> {
         items = zip(items, parts).flatMap { item, parts in
             item.isMerged && item.count < minimumCount ? parts.map { originals[$0] } : [item]
         }
-        items = items.map { item in
-            guard item.isMerged else { return item }
-            var merged = item
-            merged.id = .merged([item.clusterID] + item.mergedIDs)
-            let expansion = Self.mergedExpansionZoom(
-                of: [item.cluster] + item.mergedClusters, resolution: resolution, clustering: clustering)
-            // Zooming in at all is what a marker merged by its parts' growth needs.
-            merged.mergedExpansionZoom = max(expansion, zoom).nextUp
-            return merged
+        for offset in items.indices where items[offset].isMerged {
+            items[offset].id = .merged([items[offset].clusterID] + items[offset].mergedIDs)
         }
     }
 
@@ -183,34 +182,6 @@ struct MarkerLayout<Element: Hashable & Sendable> {
         result.move(to: point)
         result.count = a.count + b.count
         return result
-    }
-
-    /// The mean of clusters' positions weighted by their counts, the short way around the world from the first.
-    static func weightedCenter(of parts: [Cluster<Element>]) -> Coordinate {
-        MapPoint.weightedMean(parts.map { ($0.coordinate.mapPoint, Double($0.count)) })?.coordinate
-            ?? parts[0].coordinate
-    }
-
-    /// The zoom at which a merged marker's parts start to stand apart: the first at which two of them, where their
-    /// clusters are, no longer overlap, or at which one of them splits, if that comes sooner.
-    ///
-    /// It depends on the parts alone, not on the zoom they were merged at, so a merged marker known only by its id
-    /// has it too.
-    static func mergedExpansionZoom(
-        of parts: [Cluster<Element>], resolution: OverlapResolution, clustering: Clustering<Element>
-    ) -> Double {
-        let scale = WebMercator.pointsPerMapUnit(atZoom: 0)
-        var expansion = Double.infinity
-        for (offset, a) in parts.enumerated() {
-            if let zoom = clustering.expansionZoom(ofOwn: a) { expansion = min(expansion, zoom) }
-            for b in parts[(offset + 1)...] {
-                let dx = MapSize.wrappedDeltaX(from: a.coordinate.mapPoint.x, to: b.coordinate.mapPoint.x) * scale
-                let dy = (b.coordinate.mapPoint.y - a.coordinate.mapPoint.y) * scale
-                let apart = resolution.separatingScale(dx: dx, dy: dy, counts: a.count, b.count)
-                expansion = min(expansion, mathLog2(apart))
-            }
-        }
-        return expansion
     }
 
     // MARK: - Separating

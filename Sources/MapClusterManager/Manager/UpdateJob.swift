@@ -43,8 +43,15 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
     func run(stop: () -> Bool) -> ClusterUpdate<Element>? {
         let zoom = viewport.zoom
         let region = CellRegion(viewport, options: clustering.options)
-        guard let clusters = clustering.clusters(in: region, zoom: zoom, stop: stop), !stop() else {
-            return nil
+        // Passes whose options fail validation are skipped (a manager refuses them; a stateless caller may not check).
+        let overlap = options.overlap.flatMap { (try? $0.validate()) == nil ? nil : $0 }
+        // The layout of the elements and options before goes on: whole for the same elements, for the blocks the
+        // changes left alone otherwise.
+        let merging: MergeLayout<Element>?
+        if let earlier = previous.merging, previous.optionsVersion == optionsVersion {
+            merging = previous.dataVersion == dataVersion ? earlier : earlier.next(clustering, changed: dirty)
+        } else {
+            merging = MergeLayout(clustering, resolution: overlap)
         }
 
         // Markers of several locations that stay in their grid cell keep their id and place.
@@ -52,23 +59,45 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
             options.reusesMarkers && previous.gridLevel == region.level
             && previous.optionsVersion == optionsVersion
         var anchors: [GridCell: ClusterSnapshot<Element>.Anchor] = [:]
-        var items = clusters.map { cluster -> MarkerLayout<Element>.Item in
+        func anchored(_ cluster: Cluster<Element>) -> ClusterSnapshot<Element>.Anchor {
             var anchor = ClusterSnapshot<Element>.Anchor(id: cluster.id, coordinate: cluster.coordinate)
             if case .cell = cluster.id.unfiltered {
                 if reuses, let previous = previous.anchors[cluster.cell] { anchor = previous }
                 anchors[cluster.cell] = anchor
             }
-            return MarkerLayout<Element>.Item(id: anchor.id, cluster: cluster, coordinate: anchor.coordinate)
+            return anchor
+        }
+
+        var items: [MarkerLayout<Element>.Item]
+        if let merging, clustering.options.clusters(atZoom: zoom) {
+            // The merged layout is the world's, the same for every viewport: it merges by the clusters' own places,
+            // and a marker left whole keeps its anchor.
+            items = merging.items(in: region, rect: viewport.rect).map { item in
+                var laidOut = item
+                if !item.isMerged {
+                    let anchor = anchored(item.cluster)
+                    laidOut = .init(id: anchor.id, cluster: item.cluster, coordinate: anchor.coordinate)
+                } else {
+                    for part in item.mergedClusters + [item.cluster] { _ = anchored(part) }
+                }
+                if item.count > 1 {
+                    laidOut.layoutExpansionZoom = .some(merging.expansionZoom(of: item, shownAt: region.level))
+                }
+                return laidOut
+            }
+            guard !stop() else { return nil }
+        } else {
+            guard let clusters = clustering.clusters(in: region, zoom: zoom, stop: stop), !stop() else {
+                return nil
+            }
+            items = clusters.map { cluster in
+                let anchor = anchored(cluster)
+                return MarkerLayout<Element>.Item(id: anchor.id, cluster: cluster, coordinate: anchor.coordinate)
+            }
         }
 
         var layout = MarkerLayout<Element>(items, viewport: viewport, clustering: clustering)
-        // Passes whose options fail validation are skipped (a manager refuses them; a stateless caller may not check).
-        let overlap = options.overlap.flatMap { (try? $0.validate()) == nil ? nil : $0 }
-        switch overlap {
-        case .separate(let size): layout.separate(markerSize: size)
-        case let resolution?: layout.merge(resolution)
-        case nil: break
-        }
+        if case .separate(let size) = overlap { layout.separate(markerSize: size) }
         if let fanOut = options.sameLocation, (try? fanOut.validate()) != nil {
             layout.fanOut(fanOut, clusteringIsOn: clustering.options.clusters(atZoom: zoom))
         }
@@ -78,7 +107,7 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
         var markers = items.map {
             Marker(
                 id: $0.id, cluster: $0.cluster, mergedClusters: $0.mergedClusters, coordinate: $0.coordinate,
-                mergedExpansionZoom: $0.mergedExpansionZoom)
+                layoutExpansionZoom: $0.layoutExpansionZoom)
         }
         if let fixPositions = options.fixPositions {
             let fixed = fixPositions(markers, viewport)
@@ -88,10 +117,11 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
             markers = zip(markers, fixed).map { $0.moved(to: $1) }
         }
         let (kept, changes) = diff(markers, region: region)
-        let snapshot = ClusterSnapshot(
+        var snapshot = ClusterSnapshot(
             viewport: viewport, markers: kept, region: region, clustering: clustering, layout: options,
             gridLevel: region.level,
             dataVersion: dataVersion, optionsVersion: optionsVersion, anchors: anchors)
+        snapshot.merging = merging
         return ClusterUpdate(snapshot: snapshot, changes: changes)
     }
 
