@@ -116,14 +116,6 @@ public struct MarkerClustering<Element: Hashable & Sendable>: Sendable {
             dataVersion: 0, optionsVersion: 0, anchors: [:])
     }
 
-    /// The block of the merged layout a marker at `point` belongs to at a zoom: markers merge only within one, so only
-    /// two of one block are kept from overlapping; `nil` when markers don't merge.
-    @_spi(MapClusterServer) public func mergeBlock(containing point: MapPoint, atZoom zoom: Double) -> GridCell? {
-        guard let merging else { return nil }
-        let level = merging.blockLevel(ofLevel: clustering.options.gridLevel(forZoom: zoom))
-        return GridCell(containing: point, level: level)
-    }
-
     /// ``markers(in:)`` of an index of record numbers, compiled for them here: a server's elements are record numbers,
     /// and the generic version, called from another module, spent a sixth of a request looking up generic metadata.
     @_spi(MapClusterServer) public func recordMarkers(in viewport: Viewport) -> ClusterSnapshot<Element>

@@ -128,8 +128,14 @@ struct MarkerLayout<Element: Hashable & Sendable> {
     /// A merge is a cluster too, so the clustering's limits hold for it: past
     /// `ClusterOptions.maxZoomLevelForClustering` nothing merges, and a merged marker of fewer elements
     /// than `ClusterOptions.minCountForClustering` is taken apart again.
-    mutating func merge(_ resolution: OverlapResolution) {
+    ///
+    /// With `bounds`, every marker is drawn inside them, as far from each edge that has a neighbour (not the world's)
+    /// as ``OverlapResolution/inset(ofCount:)`` says: markers laid out alike in the next bounds never overlap these.
+    mutating func merge(_ resolution: OverlapResolution, within bounds: MapRect? = nil) {
         guard clustering.options.clusters(atZoom: zoom) else { return }
+        if let bounds {
+            for offset in items.indices { keep(&items[offset], in: bounds, resolution) }
+        }
         let originals = items
         // The positions in `originals` each item holds.
         var parts = items.indices.map { [$0] }
@@ -153,6 +159,7 @@ struct MarkerLayout<Element: Hashable & Sendable> {
                     // positions.
                     guard apart >= 1 - 1e-9 else { continue }
                     items[first] = combine(items[first], items[second], dx: dx, dy: dy)
+                    if let bounds { keep(&items[first], in: bounds, resolution) }
                     parts[first] += parts[second]
                     alive[second] = false
                     merged = true
@@ -171,6 +178,23 @@ struct MarkerLayout<Element: Hashable & Sendable> {
         for offset in items.indices where items[offset].isMerged {
             items[offset].id = .merged([items[offset].clusterID] + items[offset].mergedIDs)
         }
+    }
+
+    /// Moves a marker inside `bounds`, its inset away from each of their edges that another area lies beyond: east
+    /// and west unless they span the world's width, north and south unless they are the world's.
+    private func keep(_ item: inout Item, in bounds: MapRect, _ resolution: OverlapResolution) {
+        let inset = resolution.inset(ofCount: item.count)
+        let (dx, dy) = (inset.width / scale, inset.height / scale)
+        var point = item.point
+        if bounds.size.width < MapSize.worldWidth {
+            // Inside a block less wide than the world, a marker's x is the block's own (not a copy around the world).
+            point.x = min(max(point.x, bounds.origin.x + dx), bounds.origin.x + bounds.size.width - dx)
+        }
+        if bounds.origin.y > 0 { point.y = max(point.y, bounds.origin.y + dy) }
+        if bounds.origin.y + bounds.size.height < MapSize.worldWidth {
+            point.y = min(point.y, bounds.origin.y + bounds.size.height - dy)
+        }
+        if point != item.point { item.move(to: point) }
     }
 
     private func combine(_ a: Item, _ b: Item, dx: Double, dy: Double) -> Item {

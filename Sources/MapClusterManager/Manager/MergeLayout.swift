@@ -1,13 +1,14 @@
 import Dispatch
 @_spi(MapClusterServer) import MapCluster
 
-/// Markers merged where they would overlap, laid out over a partition of the world that depends on the grid level
-/// alone: every viewport, tile and id sees the same merged markers at a zoom, whatever area it asks for.
+/// Markers merged where they would overlap, laid out over a partition of the world that depends on the grid level and
+/// the markers' sizes alone: every viewport, tile and id sees the same merged markers at a zoom, whatever area it asks for.
 ///
-/// At each grid level the world is cut into blocks of 2^*k* × 2^*k* cells, at least ``minimumBlockSide`` points a
-/// side. Markers merge only with markers of their own block, at the scale of the level's smallest zoom: no two markers
-/// of a block overlap anywhere in the level, and the layout holds still while the map zooms within it. Markers on
-/// either side of a block's edge are laid out apart, as on either side of a tile's.
+/// At each grid level the world is cut into blocks of 2^*k* × 2^*k* cells, at least ``minimumBlockSide`` points and four
+/// of the largest markers a side. Markers merge only with markers of their own block, at the scale of the level's smallest zoom: no two markers
+/// of a block overlap anywhere in the level, and the layout holds still while the map zooms within it. A marker is
+/// drawn inside its block, at least half its size from each edge another block lies beyond (a marker nearer is drawn
+/// that far in): markers of two blocks never overlap either, and each block is laid out alone.
 ///
 /// A marker's expansion zoom is the first zoom above the level it shows at where its points show as more than one
 /// marker of this layout, found by laying out the blocks that hold them, level by level. Blocks are laid out once and
@@ -22,6 +23,13 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
 
     /// The least side of a block, in points at its level's smallest zoom: four of the largest markers the server draws.
     static var minimumBlockSide: Double { 256 }
+
+    /// The least side of a block for these markers: four of the largest, the one of every element, and no less than
+    /// ``minimumBlockSide``.
+    private var blockSide: Double {
+        let largest = resolution.extent(ofCount: max(clustering.index.count, 1))
+        return max(Self.minimumBlockSide, 4 * max(largest.width, largest.height))
+    }
     /// The most markers kept, in blocks or as expansion zooms; past it, that store starts again.
     ///
     /// An empty block counts as one.
@@ -100,7 +108,7 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
         let cellSide =
             MapSize.worldWidth * WebMercator.pointsPerMapUnit(atZoom: layoutZoom(ofLevel: level))
             / Double(UInt64(1) << level)
-        let shift = mathLog2(Self.minimumBlockSide / cellSide).rounded(.up)
+        let shift = mathLog2(blockSide / cellSide).rounded(.up)
         guard shift.isFinite, shift > 0 else { return level }
         return max(0, level - Int(shift))
     }
@@ -133,7 +141,7 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
         var layout = MarkerLayout<Element>(
             clusters.map { .init(id: $0.id, cluster: $0, coordinate: $0.coordinate) },
             scale: WebMercator.pointsPerMapUnit(atZoom: zoom), zoom: zoom, clustering: clustering)
-        layout.merge(resolution)
+        layout.merge(resolution, within: block.rect)
         store(layout.items, at: BlockKey(level: level, block: block))
         return layout.items
     }
@@ -331,10 +339,14 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
     {
         let footprints = parts.map(footprint(of:))
         var level = min(lastLevel, footprints.map(\.cell.level).min() ?? lastLevel)
-        // Each merge joins markers at most one reach apart, and its position lies between them: parts of one merged
-        // marker lie within 2 (n − 1) reaches of each other.
-        let reach = resolution.extent(ofCount: parts.reduce(0) { $0 + $1.count })
-        let bound = 2 * Double(parts.count - 1) * (reach.width * reach.width + reach.height * reach.height).squareRoot()
+        // Each merge joins markers at most one reach apart, and its position lies between them, or an inset from
+        // there where it nears its block's edge: parts of one merged marker lie within 2 (n − 1) reaches and 2 n
+        // insets of each other.
+        let total = parts.reduce(0) { $0 + $1.count }
+        let (reach, inset) = (resolution.extent(ofCount: total), resolution.inset(ofCount: total))
+        let bound =
+            2 * Double(parts.count - 1) * (reach.width * reach.width + reach.height * reach.height).squareRoot()
+            + 2 * Double(parts.count) * (inset.width * inset.width + inset.height * inset.height).squareRoot()
         var span = 0.0
         for a in parts {
             for b in parts {

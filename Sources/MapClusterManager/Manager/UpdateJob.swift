@@ -71,12 +71,14 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
         var items: [MarkerLayout<Element>.Item]
         if let merging, clustering.options.clusters(atZoom: zoom) {
             // The merged layout is the world's, the same for every viewport: it merges by the clusters' own places,
-            // and a marker left whole keeps its anchor.
+            // and a marker left whole keeps its anchor, unless the layout drew it inside its block.
             items = merging.items(in: region, rect: viewport.rect).map { item in
                 var laidOut = item
                 if !item.isMerged {
                     let anchor = anchored(item.cluster)
-                    laidOut = .init(id: anchor.id, cluster: item.cluster, coordinate: anchor.coordinate)
+                    let moved = item.coordinate != item.cluster.coordinate
+                    laidOut = .init(
+                        id: anchor.id, cluster: item.cluster, coordinate: moved ? item.coordinate : anchor.coordinate)
                 } else {
                     for part in item.mergedClusters + [item.cluster] { _ = anchored(part) }
                 }
