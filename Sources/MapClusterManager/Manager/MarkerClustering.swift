@@ -99,7 +99,7 @@ public struct MarkerClustering<Element: Hashable & Sendable>: Sendable {
         let marker: ClusterMarker<Element>
         if parts.count > 1 {
             // A merged marker is the layout's: its parts must show merged, as that marker, at some zoom.
-            guard let merging, let (item, expansionZoom) = merging.merged(id: id, parts: parts) else { return nil }
+            guard let merging, let (item, expansionZoom) = merging.merged(parts) else { return nil }
             marker = ClusterMarker(
                 id: id, cluster: item.cluster, mergedClusters: item.mergedClusters, coordinate: item.coordinate,
                 layoutExpansionZoom: .some(expansionZoom))
@@ -108,7 +108,7 @@ public struct MarkerClustering<Element: Hashable & Sendable>: Sendable {
             marker = ClusterMarker(
                 id: id, cluster: first, coordinate: first.coordinate,
                 layoutExpansionZoom: merging.flatMap {
-                    first.count > 1 ? .some($0.expansionZoom(of: item, shownAt: 0)) : nil
+                    first.count > 1 ? .some($0.expansionZooms(of: [item], shownAt: 0)[0]) : nil
                 })
         }
         return ClusterSnapshot(

@@ -1,4 +1,3 @@
-import Dispatch
 @_spi(MapClusterServer) import MapCluster
 
 /// Markers merged where they would overlap, laid out over a partition of the world that depends on the grid level and
@@ -40,17 +39,67 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
         let block: GridCell
     }
 
-    // Guarded by `queue`.
-    private var blocks: [BlockKey: [Item]] = [:]
-    /// The markers (and empty blocks) `blocks` holds.
-    private var keptItems = 0
-    private var selections: [Set<String>: MergeLayout] = [:]
-    /// The expansion zooms found, by marker: each depends on the marker alone, and every view and route asks again.
-    private var expansions: [ClusterMarker<Element>.ID: Double?] = [:]
-    /// The layout of the version before and the keys changed since: a block it laid out that holds none of them is
-    /// laid out alike in this one.
-    private var earlier: (layout: MergeLayout, changed: DirtyKeys)?
-    private let queue = DispatchQueue(label: "MapCluster.MergeLayout")
+    /// One block laid out: its clusters, and the markers they make.
+    struct Block {
+        let clusters: [Cluster<Element>]
+        let merge: MarkerMerge
+
+        /// The clusters a marker holds, its first first.
+        func clusters(of marker: MarkerMerge.Marker) -> some Collection<Cluster<Element>> {
+            merge.parts[marker.parts].lazy.map { clusters[$0] }
+        }
+
+        /// A marker as a view shows it.
+        func item(_ marker: MarkerMerge.Marker) -> Item {
+            let head = clusters[merge.parts[marker.parts.lowerBound]]
+            var item = Item(id: head.id, cluster: head, coordinate: head.coordinate)
+            guard marker.parts.count > 1 else {
+                // Drawn inside its block, or where it is.
+                if marker.point != item.point { item.move(to: marker.point) }
+                return item
+            }
+            let rest = merge.parts[marker.parts.dropFirst()].map { clusters[$0] }
+            item.mergedClusters = rest
+            item.mergedIDs = rest.map(\.id)
+            item.count = marker.count
+            item.move(to: marker.point)
+            item.id = .merged([head.id] + item.mergedIDs)
+            return item
+        }
+
+        /// Whether a marker is the merged one of these cluster ids, in order.
+        func marker(_ marker: MarkerMerge.Marker, is ids: [ClusterID<Element>]) -> Bool {
+            marker.parts.count == ids.count && zip(clusters(of: marker), ids).allSatisfy { $0.id == $1 }
+        }
+    }
+
+    private struct State {
+        var blocks: [BlockKey: Block] = [:]
+        /// The markers `blocks` holds, an empty block counted as one.
+        var keptMarkers = 0
+        var selections: [Set<String>: MergeLayout] = [:]
+        /// The expansion zooms found, by marker: each depends on the marker alone, and every view and route asks again.
+        var expansions: [ClusterMarker<Element>.ID: Double?] = [:]
+        /// The layout of the version before and the keys changed since: a block it laid out that holds none of them
+        /// is laid out alike in this one.
+        var earlier: (layout: MergeLayout, changed: DirtyKeys)?
+
+        mutating func remember(_ zoom: Double?, of id: ClusterMarker<Element>.ID) {
+            if expansions.count >= MergeLayout.capacity { expansions.removeAll(keepingCapacity: true) }
+            expansions[id] = zoom
+        }
+
+        mutating func store(_ block: Block, at key: BlockKey) {
+            if keptMarkers >= MergeLayout.capacity {
+                blocks.removeAll(keepingCapacity: true)
+                keptMarkers = 0
+            }
+            blocks[key] = block
+            keptMarkers += max(block.merge.markers.count, 1)
+        }
+    }
+
+    private let state = Locked(State())
 
     /// The layout of `clustering` with `resolution`, if it merges (and its sizes pass validation); `nil` otherwise.
     convenience init?(_ clustering: Clustering<Element>, resolution: OverlapResolution?) {
@@ -73,19 +122,19 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
     /// takes over the blocks laid out here that hold none of them, as a live map's next update asks for them.
     func next(_ clustering: Clustering<Element>, changed: DirtyKeys) -> MergeLayout {
         let next = MergeLayout(clustering, merging: resolution)
-        if case .keys = changed { next.earlier = (self, changed) }
+        if case .keys = changed { next.state.withLock { $0.earlier = (self, changed) } }
         // One version back, not a chain of every one.
-        queue.sync { earlier = nil }
+        state.withLock { $0.earlier = nil }
         return next
     }
 
     /// The layout of the same index showing only these categories, kept with this one.
     func selecting(categories: Set<String>?, _ clustering: Clustering<Element>) -> MergeLayout {
         guard let categories else { return self }
-        return queue.sync {
-            if let kept = selections[categories] { return kept }
+        return state.withLock { state in
+            if let kept = state.selections[categories] { return kept }
             let made = MergeLayout(clustering, merging: resolution)
-            selections[categories] = made
+            state.selections[categories] = made
             return made
         }
     }
@@ -113,9 +162,9 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
         return max(0, level - Int(shift))
     }
 
-    /// The markers of one block at a level, merged; laid out once.
-    func items(ofBlock block: GridCell, level: Int) -> [Item] {
-        if let kept = kept(block, level: level) { return kept }
+    /// One block at a level, laid out once.
+    func block(_ block: GridCell, level: Int) -> Block {
+        if let kept = kept([block], level: level)[block] { return kept }
         let clusters =
             clustering.clusters(
                 in: CellRegion(block, atLevel: level), zoom: layoutZoom(ofLevel: level), stop: { false })
@@ -123,38 +172,41 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
         return layOut(clusters, of: block, level: level)
     }
 
-    /// A block's markers as laid out before, in this version or (where no changed element lies in it) the last one.
-    private func kept(_ block: GridCell, level: Int) -> [Item]? {
-        let key = BlockKey(level: level, block: block)
-        let (kept, earlier) = queue.sync { (blocks[key], self.earlier) }
-        if let kept { return kept }
-        guard let earlier, !earlier.changed.intersects(block.keyRange),
-            let unchanged = earlier.layout.queue.sync(execute: { earlier.layout.blocks[key] })
-        else { return nil }
-        store(unchanged, at: key)
-        return unchanged
+    /// Blocks as laid out before, in this version or (where no changed element lies in one) the last one.
+    private func kept(_ blocks: [GridCell], level: Int) -> [GridCell: Block] {
+        let (found, earlier) = state.withLock { state in
+            var found: [GridCell: Block] = [:]
+            for block in blocks {
+                if let kept = state.blocks[BlockKey(level: level, block: block)] { found[block] = kept }
+            }
+            return (found, state.earlier)
+        }
+        guard let earlier, found.count < blocks.count else { return found }
+        let unchanged = blocks.filter { found[$0] == nil && !earlier.changed.intersects($0.keyRange) }
+        guard !unchanged.isEmpty else { return found }
+        let carried = earlier.layout.kept(unchanged, level: level)
+        state.withLock { state in
+            for (block, laidOut) in carried { state.store(laidOut, at: BlockKey(level: level, block: block)) }
+        }
+        return found.merging(carried) { first, _ in first }
     }
 
     /// Merges a block's clusters, and keeps the markers.
-    private func layOut(_ clusters: [Cluster<Element>], of block: GridCell, level: Int) -> [Item] {
+    private func layOut(_ clusters: [Cluster<Element>], of block: GridCell, level: Int) -> Block {
         let zoom = layoutZoom(ofLevel: level)
-        var layout = MarkerLayout<Element>(
-            clusters.map { .init(id: $0.id, cluster: $0, coordinate: $0.coordinate) },
-            scale: WebMercator.pointsPerMapUnit(atZoom: zoom), zoom: zoom, clustering: clustering)
-        layout.merge(resolution, within: block.rect)
-        store(layout.items, at: BlockKey(level: level, block: block))
-        return layout.items
-    }
-
-    private func store(_ items: [Item], at key: BlockKey) {
-        queue.sync {
-            if keptItems >= Self.capacity {
-                blocks.removeAll(keepingCapacity: true)
-                keptItems = 0
-            }
-            blocks[key] = items
-            keptItems += max(items.count, 1)
+        let points = clusters.map(\.coordinate.mapPoint)
+        let merge: MarkerMerge
+        if options.clusters(atZoom: zoom) {
+            merge = MarkerMerge(
+                points: points, counts: clusters.map(\.count), scale: WebMercator.pointsPerMapUnit(atZoom: zoom),
+                resolution: resolution, within: block.rect, minimumCount: options.minCountForClustering)
+        } else {
+            // Past the zooms that cluster, nothing merges: a merge is a cluster too.
+            merge = MarkerMerge(unmerged: points, counts: clusters.map(\.count))
         }
+        let laidOut = Block(clusters: clusters, merge: merge)
+        state.withLock { $0.store(laidOut, at: BlockKey(level: level, block: block)) }
+        return laidOut
     }
 
     /// The areas at a region's level of the blocks its cells lie in: one for its columns, one more for those west of
@@ -173,31 +225,59 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
     /// The markers a viewport shows: those of the blocks its region touches that hold a cluster of the region or stand
     /// inside `rect`.
     ///
-    /// The clusters of those blocks come from one query of the area they cover, and only blocks that hold some are
-    /// laid out (or taken as kept): most blocks of a wide region, a row of tiles, are empty.
+    /// Blocks laid out before are taken as they are. The clusters of the others come from one query of the area they
+    /// cover, and only blocks that hold some are laid out: most blocks of a wide region, a row of tiles, are empty.
     func items(in region: CellRegion, rect: MapRect) -> [Item] {
         let level = region.level
         let blockLevel = blockLevel(ofLevel: level)
-        var blocks: [GridCell] = []
-        var clusters: [GridCell: [Cluster<Element>]] = [:]
-        for area in blockAreas(of: region) {
-            var own: [GridCell: [Cluster<Element>]] = [:]
-            for cluster in clustering.clusters(in: area, zoom: layoutZoom(ofLevel: level), stop: { false }) ?? [] {
-                own[cluster.cell.ancestor(atLevel: blockLevel), default: []].append(cluster)
+        let areas = blockAreas(of: region)
+        var blocks: [GridCell: Block] = [:]
+        // A view's few blocks are looked up one by one; a wide area's are found from its clusters.
+        let listed = Self.blocks(of: areas, atLevel: blockLevel, upTo: 256)
+        if let listed { blocks = kept(listed, level: level) }
+        if blocks.count < listed?.count ?? .max {
+            var clusters: [GridCell: [Cluster<Element>]] = [:]
+            for area in areas {
+                var own: [GridCell: [Cluster<Element>]] = [:]
+                for cluster in clustering.clusters(in: area, zoom: layoutZoom(ofLevel: level), stop: { false }) ?? [] {
+                    own[cluster.cell.ancestor(atLevel: blockLevel), default: []].append(cluster)
+                }
+                // Two areas that meet around the world share blocks: each once.
+                for (block, blockClusters) in own where blocks[block] == nil && clusters[block] == nil {
+                    clusters[block] = blockClusters
+                }
             }
-            // Two areas that meet around the world share blocks: each once.
-            for (block, blockClusters) in own where clusters[block] == nil {
-                clusters[block] = blockClusters
-                blocks.append(block)
+            let found = listed == nil ? kept(Array(clusters.keys), level: level) : [:]
+            for (block, blockClusters) in clusters {
+                blocks[block] = found[block] ?? layOut(blockClusters, of: block, level: level)
             }
         }
-        return blocks.sorted { ($0.y, $0.x) < ($1.y, $1.x) }.flatMap { block in
-            let items = kept(block, level: level) ?? layOut(clusters[block] ?? [], of: block, level: level)
-            return items.filter { item in
-                Self.contains(rect, item.point)
-                    || region.contains(item.cluster.cell) || item.mergedClusters.contains { region.contains($0.cell) }
+        return blocks.keys.sorted { ($0.y, $0.x) < ($1.y, $1.x) }.flatMap { cell -> [Item] in
+            guard let block = blocks[cell] else { return [] }
+            return block.merge.markers.compactMap { marker in
+                let shown =
+                    Self.contains(rect, marker.point)
+                    || block.clusters(of: marker).contains { region.contains($0.cell) }
+                return shown ? block.item(marker) : nil
             }
         }
+    }
+
+    /// The blocks at `level` of areas whose columns and rows run whole blocks, each once; `nil` if more than `limit`.
+    private static func blocks(of areas: [CellRegion], atLevel level: Int, upTo limit: Int) -> [GridCell]? {
+        var blocks: Set<GridCell> = []
+        for area in areas {
+            let shift = area.level - level
+            let (rows, columns) = (
+                area.rows.lowerBound >> shift...area.rows.upperBound >> shift,
+                area.columns.lowerBound >> shift...area.columns.upperBound >> shift
+            )
+            guard blocks.count + rows.count * columns.count <= limit else { return nil }
+            for y in rows {
+                for x in columns { blocks.insert(GridCell(level: level, x: x, y: y)) }
+            }
+        }
+        return Array(blocks)
     }
 
     /// Whether a point lies in a rectangle, which may run past the world's east edge.
@@ -254,10 +334,11 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
 
     /// Whether the points of `footprints` show as more than one marker at a level.
     private func splits(_ footprints: [Footprint], atLevel level: Int) -> Bool {
-        guard let block = block(holding: footprints, atLevel: level) else { return true }
+        guard let cell = block(holding: footprints, atLevel: level) else { return true }
+        let block = block(cell, level: level)
         var holding = 0
-        for item in items(ofBlock: block, level: level) {
-            let holds = ([item.cluster] + item.mergedClusters).contains { cluster in
+        for marker in block.merge.markers {
+            let holds = block.clusters(of: marker).contains { cluster in
                 let own = footprint(of: cluster)
                 return footprints.contains { $0.overlaps(own) }
             }
@@ -295,48 +376,52 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
         return past.isFinite && canSplit ? past : nil
     }
 
-    /// A marker's expansion zoom: for a cluster, the first zoom after its tight cell's level where its points show
+    /// Markers' expansion zooms: for a cluster, the first zoom after its tight cell's level where its points show
     /// apart; for a merged marker, the first after the highest level it shows at (`shown`, or one above it), which
     /// every caller finds alike, from its parts alone.
-    func expansionZoom(of item: Item, shownAt shown: Int) -> Double? {
-        remembered(item.id) {
-            guard item.isMerged else {
-                guard item.count > 1, case .cell(let tight) = item.cluster.id.unfiltered else {
-                    return clustering.expansionZoom(ofOwn: item.cluster)
-                }
-                return expansionZoom(of: [item.cluster], after: max(tight.level, shown))
+    ///
+    /// Each is found once per layout: it depends on the marker alone, and every view and route asks again.
+    func expansionZooms(of items: [Item], shownAt shown: Int) -> [Double?] {
+        let known = state.withLock { state in items.map { state.expansions[$0.id] } }
+        var found: [(id: ClusterMarker<Element>.ID, zoom: Double?)] = []
+        let zooms = zip(items, known).map { item, known in
+            if let known { return known }
+            let zoom = expansionZoom(finding: item, shownAt: shown)
+            found.append((item.id, zoom))
+            return zoom
+        }
+        if !found.isEmpty { state.withLock { state in for (id, zoom) in found { state.remember(zoom, of: id) } } }
+        return zooms
+    }
+
+    private func expansionZoom(finding item: Item, shownAt shown: Int) -> Double? {
+        guard item.isMerged else {
+            guard item.count > 1, case .cell(let tight) = item.cluster.id.unfiltered else {
+                return clustering.expansionZoom(ofOwn: item.cluster)
             }
-            let parts = [item.cluster] + item.mergedClusters
-            let top = highestShowing(item.id, parts: parts, downTo: shown + 1)?.level ?? shown
-            return expansionZoom(of: parts, after: top)
+            return expansionZoom(of: [item.cluster], after: max(tight.level, shown))
         }
+        let parts = [item.cluster] + item.mergedClusters
+        let top = highestShowing(parts, downTo: shown + 1)?.level ?? shown
+        return expansionZoom(of: parts, after: top)
     }
 
-    /// The merged marker an id names, as the layout shows it at the highest level it shows at, with its expansion
+    /// The merged marker of these parts, as the layout shows it at the highest level it shows at, with its expansion
     /// zoom; `nil` if no level shows it.
-    func merged(id: ClusterMarker<Element>.ID, parts: [Cluster<Element>]) -> (item: Item, expansionZoom: Double?)? {
-        guard let (top, item) = highestShowing(id, parts: parts, downTo: 0) else { return nil }
-        return (item, remembered(id) { expansionZoom(of: parts, after: top) })
+    func merged(_ parts: [Cluster<Element>]) -> (item: Item, expansionZoom: Double?)? {
+        guard let (top, item) = highestShowing(parts, downTo: 0) else { return nil }
+        if let known = state.withLock({ $0.expansions[item.id] }) { return (item, known) }
+        let zoom = expansionZoom(of: parts, after: top)
+        state.withLock { $0.remember(zoom, of: item.id) }
+        return (item, zoom)
     }
 
-    /// A marker's expansion zoom as found before, or as `find` finds it now.
-    private func remembered(_ id: ClusterMarker<Element>.ID, _ find: () -> Double?) -> Double? {
-        if let found = queue.sync(execute: { expansions[id] }) { return found }
-        let found = find()
-        queue.sync {
-            if expansions.count >= Self.capacity { expansions.removeAll(keepingCapacity: true) }
-            expansions[id] = found
-        }
-        return found
-    }
-
-    /// The highest level from `lowest` up where the merged marker `id` shows, and the marker there; `nil` if none does.
+    /// The highest level from `lowest` up where the parts show merged as one marker, and that marker; `nil` if none
+    /// does.
     ///
     /// It looks no deeper than where a part splits, or than where its parts lie too far apart on screen for one merge
     /// to gather them, and stops going up once a part is no longer a cluster of its block.
-    private func highestShowing(_ id: ClusterMarker<Element>.ID, parts: [Cluster<Element>], downTo lowest: Int)
-        -> (level: Int, item: Item)?
-    {
+    private func highestShowing(_ parts: [Cluster<Element>], downTo lowest: Int) -> (level: Int, item: Item)? {
         let footprints = parts.map(footprint(of:))
         var level = min(lastLevel, footprints.map(\.cell.level).min() ?? lastLevel)
         // Each merge joins markers at most one reach apart, and its position lies between them, or an inset from
@@ -358,17 +443,19 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
         while level >= lowest && span * WebMercator.pointsPerMapUnit(atZoom: layoutZoom(ofLevel: level)) > bound {
             level -= 1
         }
-        let ids = Set(parts.map(\.id))
+        let ids = parts.map(\.id)
         while level >= lowest {
             defer { level -= 1 }
             // A level no zoom reaches shows nothing.
             guard options.gridLevel(forZoom: options.zoom(forLevel: level)) == level else { continue }
-            guard let block = block(holding: footprints, atLevel: level) else { continue }
-            let items = items(ofBlock: block, level: level)
-            if let item = items.first(where: { $0.id == id }) { return (level, item) }
-            let present = Set(items.flatMap { [$0.cluster.id] + $0.mergedClusters.map(\.id) })
+            guard let cell = block(holding: footprints, atLevel: level) else { continue }
+            let block = block(cell, level: level)
+            if let marker = block.merge.markers.first(where: { block.marker($0, is: ids) }) {
+                return (level, block.item(marker))
+            }
             // Below the level where a part first shows as itself, it never shows again.
-            if !ids.isSubset(of: present) { return nil }
+            let present = Set(block.clusters.map(\.id))
+            if !ids.allSatisfy(present.contains) { return nil }
         }
         return nil
     }

@@ -72,20 +72,23 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
         if let merging, clustering.options.clusters(atZoom: zoom) {
             // The merged layout is the world's, the same for every viewport: it merges by the clusters' own places,
             // and a marker left whole keeps its anchor, unless the layout drew it inside its block.
-            items = merging.items(in: region, rect: viewport.rect).map { item in
-                var laidOut = item
+            let laidOut = merging.items(in: region, rect: viewport.rect)
+            let clustered = laidOut.filter { $0.count > 1 }
+            var expansionZooms = Dictionary(
+                zip(clustered.map(\.id), merging.expansionZooms(of: clustered, shownAt: region.level)),
+                uniquingKeysWith: { first, _ in first })
+            items = laidOut.map { item in
+                var shown = item
                 if !item.isMerged {
                     let anchor = anchored(item.cluster)
                     let moved = item.coordinate != item.cluster.coordinate
-                    laidOut = .init(
+                    shown = .init(
                         id: anchor.id, cluster: item.cluster, coordinate: moved ? item.coordinate : anchor.coordinate)
                 } else {
                     for part in item.mergedClusters + [item.cluster] { _ = anchored(part) }
                 }
-                if item.count > 1 {
-                    laidOut.layoutExpansionZoom = .some(merging.expansionZoom(of: item, shownAt: region.level))
-                }
-                return laidOut
+                if let zoom = expansionZooms.removeValue(forKey: item.id) { shown.layoutExpansionZoom = .some(zoom) }
+                return shown
             }
             guard !stop() else { return nil }
         } else {
