@@ -1,9 +1,9 @@
 #if canImport(os)
-import os
+    import os
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A value that threads share, read and changed only while holding its lock.
@@ -13,9 +13,9 @@ import Musl
 /// an atomic operation when no other thread wants it, where a serial dispatch queue's `sync` parks and wakes threads.
 final class Locked<State>: @unchecked Sendable {
     #if canImport(os)
-    private typealias Primitive = os_unfair_lock
+        private typealias Primitive = os_unfair_lock
     #else
-    private typealias Primitive = pthread_mutex_t
+        private typealias Primitive = pthread_mutex_t
     #endif
 
     private let primitive = UnsafeMutablePointer<Primitive>.allocate(capacity: 1)
@@ -25,16 +25,16 @@ final class Locked<State>: @unchecked Sendable {
     init(_ state: State) {
         self.state = state
         #if canImport(os)
-        primitive.initialize(to: os_unfair_lock())
+            primitive.initialize(to: os_unfair_lock())
         #else
-        primitive.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(primitive, nil)
+            primitive.initialize(to: pthread_mutex_t())
+            pthread_mutex_init(primitive, nil)
         #endif
     }
 
     deinit {
         #if !canImport(os)
-        pthread_mutex_destroy(primitive)
+            pthread_mutex_destroy(primitive)
         #endif
         primitive.deinitialize(count: 1)
         primitive.deallocate()
@@ -43,11 +43,11 @@ final class Locked<State>: @unchecked Sendable {
     /// Runs `body` on the state, holding the lock.
     func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         #if canImport(os)
-        os_unfair_lock_lock(primitive)
-        defer { os_unfair_lock_unlock(primitive) }
+            os_unfair_lock_lock(primitive)
+            defer { os_unfair_lock_unlock(primitive) }
         #else
-        pthread_mutex_lock(primitive)
-        defer { pthread_mutex_unlock(primitive) }
+            pthread_mutex_lock(primitive)
+            defer { pthread_mutex_unlock(primitive) }
         #endif
         return try body(&state)
     }

@@ -108,7 +108,7 @@ public struct MarkerClustering<Element: Hashable & Sendable>: Sendable {
             marker = ClusterMarker(
                 id: id, cluster: first, coordinate: first.coordinate,
                 layoutExpansionZoom: merging.flatMap {
-                    first.count > 1 ? .some($0.expansionZooms(of: [item], shownAt: 0)[0]) : nil
+                    first.count > 1 ? .some($0.expansionZoom(ofCluster: item)) : nil
                 })
         }
         return ClusterSnapshot(

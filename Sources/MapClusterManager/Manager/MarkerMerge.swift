@@ -64,7 +64,9 @@ struct MarkerMerge {
                 for offset in start..<parts.count {
                     let part = parts[offset]
                     markers.append(
-                        Marker(parts: offset..<offset + 1, point: place(points[part], count: counts[part]), count: counts[part]))
+                        Marker(
+                            parts: offset..<offset + 1, point: place(points[part], count: counts[part]),
+                            count: counts[part]))
                 }
                 continue
             }
@@ -145,29 +147,50 @@ struct MarkerMerge {
         }
     }
 
-    /// The standing groups sorted by bucket (``MarkerBuckets``): the neighbours of a point are in the 3 × 3 buckets
-    /// around its own.
+    /// The standing groups by bucket (``MarkerBuckets``), over the rows and columns that hold any: the neighbours of a
+    /// point are in the 3 × 3 buckets around its own.
     private struct SortedBuckets {
         let geometry: MarkerBuckets
-        /// Bucket numbers and groups, sorted by bucket, then by group.
-        private var keys: [Int] = []
-        private var members: [Int] = []
-        /// Where each bucket's run starts.
-        private var starts: [Int: Int] = [:]
+        /// The first column and row of the table, and its size.
+        private let column: Int
+        private let row: Int
+        private let width: Int
+        private let height: Int
+        /// Where each bucket's groups start in `members`, in the table's order, and one past the last.
+        private var starts: [Int]
+        /// The groups, bucket after bucket, each bucket's in order.
+        private var members: [Int]
 
         init(_ groups: Groups, markerWidth: Double, markerHeight: Double) {
             geometry = MarkerBuckets(markerWidth: markerWidth, markerHeight: markerHeight)
-            var entries: [(key: Int, group: Int)] = []
-            entries.reserveCapacity(groups.points.count)
-            for group in groups.points.indices where groups.alive[group] {
-                entries.append((geometry.key(of: geometry.cell(of: groups.points[group])), group))
+            var cells: [(column: Int, row: Int)] = []
+            cells.reserveCapacity(groups.points.count)
+            var (minColumn, maxColumn, minRow, maxRow) = (Int.max, Int.min, Int.max, Int.min)
+            for group in groups.points.indices {
+                let cell = groups.alive[group] ? geometry.cell(of: groups.points[group]) : (column: 0, row: 0)
+                cells.append(cell)
+                guard groups.alive[group] else { continue }
+                (minColumn, maxColumn) = (min(minColumn, cell.column), max(maxColumn, cell.column))
+                (minRow, maxRow) = (min(minRow, cell.row), max(maxRow, cell.row))
             }
-            entries.sort { ($0.key, $0.group) < ($1.key, $1.group) }
-            keys = entries.map(\.key)
-            members = entries.map(\.group)
-            starts.reserveCapacity(keys.count)
-            for (offset, key) in keys.enumerated() where offset == 0 || keys[offset - 1] != key {
-                starts[key] = offset
+            guard minColumn <= maxColumn else {
+                (column, row, width, height, starts, members) = (0, 0, 0, 0, [0], [])
+                return
+            }
+            (column, row) = (minColumn, minRow)
+            (width, height) = (maxColumn - minColumn + 1, maxRow - minRow + 1)
+            // A counting sort: the groups of each bucket in order, without comparing.
+            starts = Array(repeating: 0, count: width * height + 1)
+            for group in groups.points.indices where groups.alive[group] {
+                starts[(cells[group].row - row) * width + cells[group].column - column + 1] += 1
+            }
+            for offset in 1..<starts.count { starts[offset] += starts[offset - 1] }
+            var next = starts
+            members = Array(repeating: 0, count: starts[starts.count - 1])
+            for group in groups.points.indices where groups.alive[group] {
+                let bucket = (cells[group].row - row) * width + cells[group].column - column
+                members[next[bucket]] = group
+                next[bucket] += 1
             }
         }
 
@@ -188,13 +211,10 @@ struct MarkerMerge {
         }
 
         private func append(_ column: Int, _ row: Int, to result: inout [Int]) {
-            guard let start = starts[geometry.key(of: (column, row))] else { return }
-            let key = keys[start]
-            var position = start
-            while position < keys.count && keys[position] == key {
-                result.append(members[position])
-                position += 1
-            }
+            let (x, y) = (column - self.column, row - self.row)
+            guard x >= 0 && x < width && y >= 0 && y < height else { return }
+            let bucket = y * width + x
+            result += members[starts[bucket]..<starts[bucket + 1]]
         }
     }
 }

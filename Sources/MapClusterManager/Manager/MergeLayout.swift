@@ -34,19 +34,66 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
     /// An empty block counts as one.
     static var capacity: Int { 262_144 }
 
-    private struct BlockKey: Hashable {
+    struct BlockKey: Hashable {
         let level: Int
         let block: GridCell
+    }
+
+    /// A marker of the layout: its block, and its place among the block's markers.
+    struct MarkerKey: Hashable {
+        let block: BlockKey
+        let marker: Int
     }
 
     /// One block laid out: its clusters, and the markers they make.
     struct Block {
         let clusters: [Cluster<Element>]
         let merge: MarkerMerge
+        /// The clusters by the first key of their grid cells, and those keys: the clusters of a cell are one run.
+        private let byKey: [Int]
+        private let keys: [UInt64]
+        /// The marker that holds each cluster.
+        private let markerOf: [Int]
 
-        /// The clusters a marker holds, its first first.
-        func clusters(of marker: MarkerMerge.Marker) -> some Collection<Cluster<Element>> {
-            merge.parts[marker.parts].lazy.map { clusters[$0] }
+        init(clusters: [Cluster<Element>], merge: MarkerMerge) {
+            self.clusters = clusters
+            self.merge = merge
+            let firstKeys = clusters.map(\.cell.keyRange.lowerBound)
+            // The index answers its clusters in key order, mostly: sorted only if not.
+            if zip(firstKeys, firstKeys.dropFirst()).allSatisfy({ $0 <= $1 }) {
+                byKey = Array(clusters.indices)
+                keys = firstKeys
+            } else {
+                byKey = clusters.indices.sorted { firstKeys[$0] < firstKeys[$1] }
+                keys = byKey.map { firstKeys[$0] }
+            }
+            var markerOf = Array(repeating: 0, count: clusters.count)
+            for (offset, marker) in merge.markers.enumerated() {
+                for part in merge.parts[marker.parts] { markerOf[part] = offset }
+            }
+            self.markerOf = markerOf
+        }
+
+        /// The clusters whose grid cells lie in `cell`, or hold it, with the markers that hold them.
+        func forEachCluster(meeting cell: GridCell, _ body: (Cluster<Element>, Int) -> Bool) {
+            let level = clusters.first?.cell.level ?? cell.level
+            let range = cell.ancestor(atLevel: min(cell.level, level)).keyRange
+            var low = 0
+            var high = keys.count
+            while low < high {
+                let middle = (low + high) / 2
+                if keys[middle] < range.lowerBound { low = middle + 1 } else { high = middle }
+            }
+            while low < keys.count && keys[low] <= range.upperBound {
+                guard body(clusters[byKey[low]], markerOf[byKey[low]]) else { return }
+                low += 1
+            }
+        }
+
+        /// Whether any cluster a marker holds satisfies `predicate`.
+        func holds(_ marker: MarkerMerge.Marker, where predicate: (Cluster<Element>) -> Bool) -> Bool {
+            for part in marker.parts where predicate(clusters[merge.parts[part]]) { return true }
+            return false
         }
 
         /// A marker as a view shows it.
@@ -69,7 +116,8 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
 
         /// Whether a marker is the merged one of these cluster ids, in order.
         func marker(_ marker: MarkerMerge.Marker, is ids: [ClusterID<Element>]) -> Bool {
-            marker.parts.count == ids.count && zip(clusters(of: marker), ids).allSatisfy { $0.id == $1 }
+            marker.parts.count == ids.count
+                && zip(marker.parts, ids).allSatisfy { part, id in clusters[merge.parts[part]].id == id }
         }
     }
 
@@ -79,14 +127,14 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
         var keptMarkers = 0
         var selections: [Set<String>: MergeLayout] = [:]
         /// The expansion zooms found, by marker: each depends on the marker alone, and every view and route asks again.
-        var expansions: [ClusterMarker<Element>.ID: Double?] = [:]
+        var expansions: [MarkerKey: Double?] = [:]
         /// The layout of the version before and the keys changed since: a block it laid out that holds none of them
         /// is laid out alike in this one.
         var earlier: (layout: MergeLayout, changed: DirtyKeys)?
 
-        mutating func remember(_ zoom: Double?, of id: ClusterMarker<Element>.ID) {
+        mutating func remember(_ zoom: Double?, of marker: MarkerKey) {
             if expansions.count >= MergeLayout.capacity { expansions.removeAll(keepingCapacity: true) }
-            expansions[id] = zoom
+            expansions[marker] = zoom
         }
 
         mutating func store(_ block: Block, at key: BlockKey) {
@@ -227,7 +275,7 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
     ///
     /// Blocks laid out before are taken as they are. The clusters of the others come from one query of the area they
     /// cover, and only blocks that hold some are laid out: most blocks of a wide region, a row of tiles, are empty.
-    func items(in region: CellRegion, rect: MapRect) -> [Item] {
+    func items(in region: CellRegion, rect: MapRect) -> (items: [Item], keys: [MarkerKey]) {
         let level = region.level
         let blockLevel = blockLevel(ofLevel: level)
         let areas = blockAreas(of: region)
@@ -252,15 +300,19 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
                 blocks[block] = found[block] ?? layOut(blockClusters, of: block, level: level)
             }
         }
-        return blocks.keys.sorted { ($0.y, $0.x) < ($1.y, $1.x) }.flatMap { cell -> [Item] in
-            guard let block = blocks[cell] else { return [] }
-            return block.merge.markers.compactMap { marker in
-                let shown =
-                    Self.contains(rect, marker.point)
-                    || block.clusters(of: marker).contains { region.contains($0.cell) }
-                return shown ? block.item(marker) : nil
+        var items: [Item] = []
+        var keys: [MarkerKey] = []
+        for cell in blocks.keys.sorted(by: { ($0.y, $0.x) < ($1.y, $1.x) }) {
+            guard let block = blocks[cell] else { continue }
+            for (offset, marker) in block.merge.markers.enumerated()
+            where Self.contains(rect, marker.point)
+                || block.holds(marker, where: { region.contains($0.cell) })
+            {
+                items.append(block.item(marker))
+                keys.append(MarkerKey(block: BlockKey(level: level, block: cell), marker: offset))
             }
         }
+        return (items, keys)
     }
 
     /// The blocks at `level` of areas whose columns and rows run whole blocks, each once; `nil` if more than `limit`.
@@ -336,17 +388,19 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
     private func splits(_ footprints: [Footprint], atLevel level: Int) -> Bool {
         guard let cell = block(holding: footprints, atLevel: level) else { return true }
         let block = block(cell, level: level)
-        var holding = 0
-        for marker in block.merge.markers {
-            let holds = block.clusters(of: marker).contains { cluster in
-                let own = footprint(of: cluster)
-                return footprints.contains { $0.overlaps(own) }
+        var holder: Int?
+        var split = false
+        for footprint in footprints where !split {
+            block.forEachCluster(meeting: footprint.cell) { cluster, marker in
+                guard marker != holder, footprint.overlaps(self.footprint(of: cluster)) else { return true }
+                split = holder != nil
+                holder = marker
+                return !split
             }
-            if holds { holding += 1 }
-            if holding > 1 { return true }
         }
+        if split { return true }
         // None holds them only if the index lost them: nothing shows them as one.
-        return holding == 0
+        return holder == nil
     }
 
     /// The block that holds all the points of `footprints` at a level; `nil` if they lie in more than one.
@@ -376,22 +430,31 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
         return past.isFinite && canSplit ? past : nil
     }
 
-    /// Markers' expansion zooms: for a cluster, the first zoom after its tight cell's level where its points show
+    /// The expansion zooms of markers a view shows at a level (``items(in:rect:)``), of those of more than one
+    /// element (`nil` for the others): for a cluster, the first zoom after its tight cell's level where its points show
     /// apart; for a merged marker, the first after the highest level it shows at (`shown`, or one above it), which
     /// every caller finds alike, from its parts alone.
     ///
     /// Each is found once per layout: it depends on the marker alone, and every view and route asks again.
-    func expansionZooms(of items: [Item], shownAt shown: Int) -> [Double?] {
-        let known = state.withLock { state in items.map { state.expansions[$0.id] } }
-        var found: [(id: ClusterMarker<Element>.ID, zoom: Double?)] = []
-        let zooms = zip(items, known).map { item, known in
-            if let known { return known }
-            let zoom = expansionZoom(finding: item, shownAt: shown)
-            found.append((item.id, zoom))
+    func expansionZooms(of items: [Item], keys: [MarkerKey], shownAt shown: Int) -> [Double?] {
+        let known = state.withLock { state in
+            zip(items, keys).map { item, key in item.count > 1 ? state.expansions[key] : .some(nil) }
+        }
+        var found: [(key: MarkerKey, zoom: Double?)] = []
+        let zooms = known.indices.map { offset -> Double? in
+            if let known = known[offset] { return known }
+            let zoom = expansionZoom(finding: items[offset], shownAt: shown)
+            found.append((keys[offset], zoom))
             return zoom
         }
-        if !found.isEmpty { state.withLock { state in for (id, zoom) in found { state.remember(zoom, of: id) } } }
+        if !found.isEmpty { state.withLock { state in for (key, zoom) in found { state.remember(zoom, of: key) } } }
         return zooms
+    }
+
+    /// The expansion zoom of one cluster's marker, found afresh: as ``expansionZooms(of:keys:shownAt:)`` finds it for
+    /// any view that shows it.
+    func expansionZoom(ofCluster item: Item) -> Double? {
+        expansionZoom(finding: item, shownAt: 0)
     }
 
     private func expansionZoom(finding item: Item, shownAt shown: Int) -> Double? {
@@ -409,10 +472,10 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
     /// The merged marker of these parts, as the layout shows it at the highest level it shows at, with its expansion
     /// zoom; `nil` if no level shows it.
     func merged(_ parts: [Cluster<Element>]) -> (item: Item, expansionZoom: Double?)? {
-        guard let (top, item) = highestShowing(parts, downTo: 0) else { return nil }
-        if let known = state.withLock({ $0.expansions[item.id] }) { return (item, known) }
+        guard let (top, key, item) = highestShowing(parts, downTo: 0) else { return nil }
+        if let known = state.withLock({ $0.expansions[key] }) { return (item, known) }
         let zoom = expansionZoom(of: parts, after: top)
-        state.withLock { $0.remember(zoom, of: item.id) }
+        state.withLock { $0.remember(zoom, of: key) }
         return (item, zoom)
     }
 
@@ -421,7 +484,9 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
     ///
     /// It looks no deeper than where a part splits, or than where its parts lie too far apart on screen for one merge
     /// to gather them, and stops going up once a part is no longer a cluster of its block.
-    private func highestShowing(_ parts: [Cluster<Element>], downTo lowest: Int) -> (level: Int, item: Item)? {
+    private func highestShowing(_ parts: [Cluster<Element>], downTo lowest: Int)
+        -> (level: Int, key: MarkerKey, item: Item)?
+    {
         let footprints = parts.map(footprint(of:))
         var level = min(lastLevel, footprints.map(\.cell.level).min() ?? lastLevel)
         // Each merge joins markers at most one reach apart, and its position lies between them, or an inset from
@@ -450,8 +515,9 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
             guard options.gridLevel(forZoom: options.zoom(forLevel: level)) == level else { continue }
             guard let cell = block(holding: footprints, atLevel: level) else { continue }
             let block = block(cell, level: level)
-            if let marker = block.merge.markers.first(where: { block.marker($0, is: ids) }) {
-                return (level, block.item(marker))
+            if let offset = block.merge.markers.firstIndex(where: { block.marker($0, is: ids) }) {
+                let key = MarkerKey(block: BlockKey(level: level, block: cell), marker: offset)
+                return (level, key, block.item(block.merge.markers[offset]))
             }
             // Below the level where a part first shows as itself, it never shows again.
             let present = Set(block.clusters.map(\.id))

@@ -72,12 +72,9 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
         if let merging, clustering.options.clusters(atZoom: zoom) {
             // The merged layout is the world's, the same for every viewport: it merges by the clusters' own places,
             // and a marker left whole keeps its anchor, unless the layout drew it inside its block.
-            let laidOut = merging.items(in: region, rect: viewport.rect)
-            let clustered = laidOut.filter { $0.count > 1 }
-            var expansionZooms = Dictionary(
-                zip(clustered.map(\.id), merging.expansionZooms(of: clustered, shownAt: region.level)),
-                uniquingKeysWith: { first, _ in first })
-            items = laidOut.map { item in
+            let (laidOut, keys) = merging.items(in: region, rect: viewport.rect)
+            let expansionZooms = merging.expansionZooms(of: laidOut, keys: keys, shownAt: region.level)
+            items = zip(laidOut, expansionZooms).map { item, expansionZoom in
                 var shown = item
                 if !item.isMerged {
                     let anchor = anchored(item.cluster)
@@ -85,9 +82,10 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
                     shown = .init(
                         id: anchor.id, cluster: item.cluster, coordinate: moved ? item.coordinate : anchor.coordinate)
                 } else {
-                    for part in item.mergedClusters + [item.cluster] { _ = anchored(part) }
+                    _ = anchored(item.cluster)
+                    for part in item.mergedClusters { _ = anchored(part) }
                 }
-                if let zoom = expansionZooms.removeValue(forKey: item.id) { shown.layoutExpansionZoom = .some(zoom) }
+                if item.count > 1 { shown.layoutExpansionZoom = .some(expansionZoom) }
                 return shown
             }
             guard !stop() else { return nil }
