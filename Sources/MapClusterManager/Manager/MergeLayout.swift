@@ -1,11 +1,13 @@
 @_spi(MapClusterServer) import MapCluster
 
 /// Markers merged where they would overlap, laid out over a partition of the world that depends on the grid level and
-/// the markers' sizes alone: every viewport, tile and id sees the same merged markers at a zoom, whatever area it asks for.
+/// the markers' sizes alone: every viewport, tile and id sees the same merged markers at a zoom, whatever area it asks
+/// for.
 ///
-/// At each grid level the world is cut into blocks of 2^*k* × 2^*k* cells, at least ``minimumBlockSide`` points and four
-/// of the largest markers a side. Markers merge only with markers of their own block, at the scale of the level's smallest zoom: no two markers
-/// of a block overlap anywhere in the level, and the layout holds still while the map zooms within it. A marker is
+/// At each grid level the world is cut into blocks of 2^*k* × 2^*k* cells, at least ``minimumBlockSide`` points and
+/// four of the largest markers a side. Markers merge only with markers of their own block, at the scale of the level's
+/// smallest zoom: no two markers of a block overlap anywhere in the level, and the layout holds still while the map
+/// zooms within it. A marker is
 /// drawn inside its block, at least half its size from each edge another block lies beyond (a marker nearer is drawn
 /// that far in): markers of two blocks never overlap either, and each block is laid out alone.
 ///
@@ -29,7 +31,7 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
         let largest = resolution.extent(ofCount: max(clustering.index.count, 1))
         return max(Self.minimumBlockSide, 4 * max(largest.width, largest.height))
     }
-    /// The most markers kept, in blocks or as expansion zooms; past it, that store starts again.
+    /// The most markers kept, in blocks or as expansion zooms; past it, the half used longest ago goes.
     ///
     /// An empty block counts as one.
     static var capacity: Int { 262_144 }
@@ -46,7 +48,7 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
     }
 
     /// One block laid out: its clusters, and the markers they make.
-    struct Block {
+    final class Block: Sendable {
         let clusters: [Cluster<Element>]
         let merge: MarkerMerge
         /// The clusters by the first key of their grid cells, and those keys: the clusters of a cell are one run.
@@ -122,28 +124,20 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
     }
 
     private struct State {
-        var blocks: [BlockKey: Block] = [:]
-        /// The markers `blocks` holds, an empty block counted as one.
-        var keptMarkers = 0
+        var blocks = RecentStore<BlockKey, Block>(capacity: MergeLayout.capacity)
         var selections: [Set<String>: MergeLayout] = [:]
         /// The expansion zooms found, by marker: each depends on the marker alone, and every view and route asks again.
-        var expansions: [MarkerKey: Double?] = [:]
+        var expansions = RecentStore<MarkerKey, Double?>(capacity: MergeLayout.capacity)
         /// The layout of the version before and the keys changed since: a block it laid out that holds none of them
         /// is laid out alike in this one.
         var earlier: (layout: MergeLayout, changed: DirtyKeys)?
 
         mutating func remember(_ zoom: Double?, of marker: MarkerKey) {
-            if expansions.count >= MergeLayout.capacity { expansions.removeAll(keepingCapacity: true) }
-            expansions[marker] = zoom
+            expansions.insert(zoom, for: marker, weight: 1)
         }
 
         mutating func store(_ block: Block, at key: BlockKey) {
-            if keptMarkers >= MergeLayout.capacity {
-                blocks.removeAll(keepingCapacity: true)
-                keptMarkers = 0
-            }
-            blocks[key] = block
-            keptMarkers += max(block.merge.markers.count, 1)
+            blocks.insert(block, for: key, weight: max(block.merge.markers.count, 1))
         }
     }
 
@@ -225,7 +219,7 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
         let (found, earlier) = state.withLock { state in
             var found: [GridCell: Block] = [:]
             for block in blocks {
-                if let kept = state.blocks[BlockKey(level: level, block: block)] { found[block] = kept }
+                if let kept = state.blocks.value(for: BlockKey(level: level, block: block)) { found[block] = kept }
             }
             return (found, state.earlier)
         }
@@ -237,6 +231,38 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
             for (block, laidOut) in carried { state.store(laidOut, at: BlockKey(level: level, block: block)) }
         }
         return found.merging(carried) { first, _ in first }
+    }
+
+    /// Lays out the blocks of a level not kept yet, from one query of the rows and columns they span (unless that
+    /// runs around the world).
+    private func layOut(_ cells: Set<GridCell>, level: Int) {
+        let missing = Array(cells)
+        let kept = kept(missing, level: level)
+        let absent = missing.filter { kept[$0] == nil }
+        guard absent.count > 1, let first = absent.first else {
+            for cell in absent { _ = block(cell, level: level) }
+            return
+        }
+        var (rows, columns) = (first.y...first.y, first.x...first.x)
+        for cell in absent {
+            rows = min(rows.lowerBound, cell.y)...max(rows.upperBound, cell.y)
+            columns = min(columns.lowerBound, cell.x)...max(columns.upperBound, cell.x)
+        }
+        // Blocks far apart (or either side of the antimeridian) are asked for one by one.
+        guard rows.count * columns.count <= 4 * absent.count else {
+            for cell in absent { _ = block(cell, level: level) }
+            return
+        }
+        let shift = level - first.level
+        let last = UInt32(truncatingIfNeeded: (UInt64(1) << shift) - 1)
+        let area = CellRegion(
+            level: level, rows: (rows.lowerBound << shift)...(rows.upperBound << shift | last),
+            columns: (columns.lowerBound << shift)...(columns.upperBound << shift | last))
+        var clusters: [GridCell: [Cluster<Element>]] = [:]
+        for cluster in clustering.clusters(in: area, zoom: layoutZoom(ofLevel: level), stop: { false }) ?? [] {
+            clusters[cluster.cell.ancestor(atLevel: first.level), default: []].append(cluster)
+        }
+        for cell in absent { _ = layOut(clusters[cell] ?? [], of: cell, level: level) }
     }
 
     /// Merges a block's clusters, and keeps the markers.
@@ -299,6 +325,8 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
             for (block, blockClusters) in clusters {
                 blocks[block] = found[block] ?? layOut(blockClusters, of: block, level: level)
             }
+            // A listed block with no cluster is kept empty, so that the next view over it asks the index nothing.
+            for block in listed ?? [] where blocks[block] == nil { blocks[block] = layOut([], of: block, level: level) }
         }
         var items: [Item] = []
         var keys: [MarkerKey] = []
@@ -438,8 +466,18 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
     /// Each is found once per layout: it depends on the marker alone, and every view and route asks again.
     func expansionZooms(of items: [Item], keys: [MarkerKey], shownAt shown: Int) -> [Double?] {
         let known = state.withLock { state in
-            zip(items, keys).map { item, key in item.count > 1 ? state.expansions[key] : .some(nil) }
+            zip(items, keys).map { item, key in item.count > 1 ? state.expansions.value(for: key) : .some(nil) }
         }
+        // The blocks where the unknown clusters' points may first split, laid out together first.
+        var next: [Int: Set<GridCell>] = [:]
+        for offset in known.indices where known[offset] == nil && !items[offset].isMerged {
+            guard case .cell(let tight) = items[offset].cluster.id.unfiltered,
+                let level = level(after: max(tight.level, shown))
+            else { continue }
+            let blockLevel = blockLevel(ofLevel: level)
+            if tight.level >= blockLevel { next[level, default: []].insert(tight.ancestor(atLevel: blockLevel)) }
+        }
+        for (level, blocks) in next { layOut(blocks, level: level) }
         var found: [(key: MarkerKey, zoom: Double?)] = []
         let zooms = known.indices.map { offset -> Double? in
             if let known = known[offset] { return known }
@@ -473,7 +511,7 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
     /// zoom; `nil` if no level shows it.
     func merged(_ parts: [Cluster<Element>]) -> (item: Item, expansionZoom: Double?)? {
         guard let (top, key, item) = highestShowing(parts, downTo: 0) else { return nil }
-        if let known = state.withLock({ $0.expansions[key] }) { return (item, known) }
+        if let known = state.withLock({ $0.expansions.value(for: key) }) { return (item, known) }
         let zoom = expansionZoom(of: parts, after: top)
         state.withLock { $0.remember(zoom, of: key) }
         return (item, zoom)
@@ -524,5 +562,35 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
             if !ids.allSatisfy(present.contains) { return nil }
         }
         return nil
+    }
+}
+
+/// What a layout keeps of what it found, by weight (markers): the latest, and what was asked for again lately.
+///
+/// Past half its capacity, the values put in since it last turned over become the older half, and the older half
+/// before goes; a value asked for from the older half moves into the newer.
+struct RecentStore<Key: Hashable, Value> {
+    private var newer: [Key: (value: Value, weight: Int)] = [:]
+    private var older: [Key: (value: Value, weight: Int)] = [:]
+    private var newerWeight = 0
+    let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    mutating func value(for key: Key) -> Value? {
+        if let kept = newer[key] { return kept.value }
+        guard let kept = older.removeValue(forKey: key) else { return nil }
+        insert(kept.value, for: key, weight: kept.weight)
+        return kept.value
+    }
+
+    mutating func insert(_ value: Value, for key: Key, weight: Int) {
+        if newerWeight >= capacity / 2 {
+            older = newer
+            newer = [:]
+            newerWeight = 0
+        }
+        newer[key] = (value, weight)
+        newerWeight += weight
     }
 }

@@ -132,6 +132,12 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
     /// and, when invisible markers stay, those of the previous snapshot outside `region`.
     private func diff(_ markers: [Marker], region: CellRegion) -> ([Marker], ClusterChanges<Element>) {
         let old = previous.markers
+        guard !old.isEmpty else {
+            // A first update, or a stateless one: everything is new, split from nothing.
+            var changes = ClusterChanges<Element>()
+            changes.insertions = markers.map { .init(marker: $0, splitFrom: nil) }
+            return (markers, changes)
+        }
         var oldPosition: [Marker.ID: Int] = [:]
         oldPosition.reserveCapacity(old.count)
         for (position, marker) in old.enumerated() { oldPosition[marker.id] = position }
