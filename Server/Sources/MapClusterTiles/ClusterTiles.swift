@@ -149,15 +149,21 @@ public struct ClusterTiles: Sendable {
         }
         let snapshot = markers.selecting(categories: categories).recordMarkers(
             in: Viewport(rect: area, size: ViewSize(showing: area, atZoom: zoom)))
-        let aggregates = snapshot.clustering.aggregates(ofOwn: snapshot.markers.flatMap(\.clusters))
+        var clusters: [Cluster<Int>] = []
+        for marker in snapshot.markers {
+            clusters.append(marker.cluster)
+            clusters += marker.mergedClusters
+        }
+        let aggregates = snapshot.clustering.aggregates(ofOwn: clusters)
         var part = 0
         return snapshot.markers.map { marker in
             // A marker of one cluster has that cluster's aggregates; one of several, their sum.
+            let parts = 1 + marker.mergedClusters.count
             let markerAggregates =
-                marker.clusters.count == 1
+                parts == 1
                 ? aggregates?[part]
-                : aggregates.flatMap { ClusterAggregates.combined(Array($0[part..<(part + marker.clusters.count)])) }
-            part += marker.clusters.count
+                : aggregates.flatMap { ClusterAggregates.combined(Array($0[part..<(part + parts)])) }
+            part += parts
             let point = marker.coordinate.mapPoint
             guard marker.element == nil else {
                 return Item(

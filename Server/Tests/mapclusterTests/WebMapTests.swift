@@ -82,6 +82,16 @@ struct WebMapTests {
         return found
     }
 
+    /// The clusters a marker of the page stands for, by its id (`cluster:` and the id's text, or `point:` and the
+    /// point's): one, or a merged marker's parts.
+    static func parts(of id: String, records: [String: Int]) throws -> [ClusterID<Int>] {
+        if id.hasPrefix("point:") {
+            return [.element(try #require(records[String(id.dropFirst("point:".count))], "no point \(id)"))]
+        }
+        #expect(id.hasPrefix("cluster:"), "\(id)")
+        return try #require(ClusterIDText(String(id.dropFirst("cluster:".count))), "no cluster id \(id)").parts
+    }
+
     // MARK: - The bundled cities
 
     @Test(.enabled(if: enabled, Self.needs))
@@ -92,6 +102,8 @@ struct WebMapTests {
         #expect(shots.count == 44)
         let points = try CSVPointReader().read(contentsOf: SampleData.worldCitiesURL)
         let index = points.indexByRecord()
+        let records = Dictionary(
+            points.records.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         var options = ClusterOptions<Int>()
         options.cellSize = 128
         options.marginFactor = 0
@@ -103,14 +115,27 @@ struct WebMapTests {
             #expect(shot["error"] is NSNull, "\(label): \(shot["error"] ?? "")")
             let markers = try Self.markers(shot)
             #expect(Self.overlaps(markers).isEmpty, "\(label): \(Self.overlaps(markers).prefix(3))")
-            // Each cluster once, whatever copies of the world show it: they hold every point of the cells asked for.
+            // Each marker once, whatever copies of the world show it. Merged markers are the world's layout, not the
+            // view's, and are drawn whole: every cluster of the cells asked for is drawn in exactly one marker, and a
+            // marker none of whose clusters was asked for stands on the screen.
             var counts: [String: Int] = [:]
             for marker in markers { counts[marker.id] = marker.count }
             let drawn = counts.values.reduce(0, +)
             let bbox = try MapRect(boundingBox: shot["bbox"] as? String ?? "")
             let asked = index.clustering(options).clusters(
                 in: Viewport(rect: bbox, size: ViewSize(showing: bbox, atZoom: Double(zoom))))
-            #expect(drawn == asked.map(\.count).reduce(0, +), "\(label)")
+            let askedCounts = Dictionary(uniqueKeysWithValues: asked.map { ($0.id, $0.count) })
+            var drawnOfAsked: [ClusterID<Int>: Int] = [:]
+            for (id, copies) in Dictionary(grouping: markers, by: \.id) {
+                let ofAsked = try Self.parts(of: id, records: records).filter { askedCounts[$0] != nil }
+                for part in ofAsked { drawnOfAsked[part, default: 0] += 1 }
+                #expect(
+                    !ofAsked.isEmpty || copies.contains(where: \.isVisible), "\(label): \(id) off screen, not asked for"
+                )
+            }
+            #expect(drawnOfAsked.count == asked.count, "\(label): clusters asked for and not drawn")
+            #expect(drawnOfAsked.values.allSatisfy { $0 == 1 }, "\(label): a cluster drawn in two markers")
+            #expect(drawn >= asked.map(\.count).reduce(0, +), "\(label)")
             // And every point on the screen is among them.
             let center = try #require(shot["center"] as? [Double])
             let visible = try Viewport(

@@ -137,6 +137,19 @@ public enum OverlapResolution: Hashable, Sendable {
         }
     }
 
+    /// How far a marker of `count` elements keeps its center from an edge that markers on either side of never cross,
+    /// in points: two markers that each keep it stand apart across the edge, by the gap.
+    func inset(ofCount count: Int) -> ViewSize {
+        switch self {
+        case .merge(let size), .separate(let size):
+            ViewSize(width: size.width / 2, height: size.height / 2)
+        case .mergeCircles(let diameters):
+            ViewSize(
+                width: (diameters.diameter(ofCount: count) + diameters.gap) / 2,
+                height: (diameters.diameter(ofCount: count) + diameters.gap) / 2)
+        }
+    }
+
     /// By how much the map must grow for two markers `dx`, `dy` points apart (of `a` and `b` elements) to stand
     /// apart: 1 or more while they overlap or touch.
     func separatingScale(dx: Double, dy: Double, counts a: Int, _ b: Int) -> Double {

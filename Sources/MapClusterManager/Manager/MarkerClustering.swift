@@ -99,7 +99,7 @@ public struct MarkerClustering<Element: Hashable & Sendable>: Sendable {
         let marker: ClusterMarker<Element>
         if parts.count > 1 {
             // A merged marker is the layout's: its parts must show merged, as that marker, at some zoom.
-            guard let merging, let (item, expansionZoom) = merging.merged(id: id, parts: parts) else { return nil }
+            guard let merging, let (item, expansionZoom) = merging.merged(parts) else { return nil }
             marker = ClusterMarker(
                 id: id, cluster: item.cluster, mergedClusters: item.mergedClusters, coordinate: item.coordinate,
                 layoutExpansionZoom: .some(expansionZoom))
@@ -108,20 +108,12 @@ public struct MarkerClustering<Element: Hashable & Sendable>: Sendable {
             marker = ClusterMarker(
                 id: id, cluster: first, coordinate: first.coordinate,
                 layoutExpansionZoom: merging.flatMap {
-                    first.count > 1 ? .some($0.expansionZoom(of: item, shownAt: 0)) : nil
+                    first.count > 1 ? .some($0.expansionZoom(ofCluster: item)) : nil
                 })
         }
         return ClusterSnapshot(
             viewport: nil, markers: [marker], region: nil, clustering: clustering, layout: options, gridLevel: nil,
             dataVersion: 0, optionsVersion: 0, anchors: [:])
-    }
-
-    /// The block of the merged layout a marker at `point` belongs to at a zoom: markers merge only within one, so only
-    /// two of one block are kept from overlapping; `nil` when markers don't merge.
-    @_spi(MapClusterServer) public func mergeBlock(containing point: MapPoint, atZoom zoom: Double) -> GridCell? {
-        guard let merging else { return nil }
-        let level = merging.blockLevel(ofLevel: clustering.options.gridLevel(forZoom: zoom))
-        return GridCell(containing: point, level: level)
     }
 
     /// ``markers(in:)`` of an index of record numbers, compiled for them here: a server's elements are record numbers,

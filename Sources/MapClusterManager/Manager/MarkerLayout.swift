@@ -58,8 +58,6 @@ struct MarkerLayout<Element: Hashable & Sendable> {
     /// The clustering that made the clusters, for their expansion zooms and members.
     let clustering: Clustering<Element>
 
-    static var worldWidth: Double { MapSize.worldWidth }
-
     init(_ items: [Item], viewport: Viewport, clustering: Clustering<Element>) {
         self.init(items, scale: viewport.pointsPerMapUnit, zoom: viewport.zoom, clustering: clustering)
     }
@@ -72,129 +70,17 @@ struct MarkerLayout<Element: Hashable & Sendable> {
         self.clustering = clustering
     }
 
-    // MARK: - Neighbours
-
-    /// Buckets of items by position, each at least one marker wide and high, wrapping across the antimeridian.
-    private struct Buckets {
-        let columns: Int
-        let width: Double
-        let height: Double
-        var items: [Int: [Int]] = [:]
-
-        init(markerWidth: Double, markerHeight: Double) {
-            columns = max(1, Int((MarkerLayout.worldWidth / markerWidth).rounded(.down)))
-            width = MarkerLayout.worldWidth / Double(columns)
-            height = markerHeight
-        }
-
-        func cell(of point: MapPoint) -> (column: Int, row: Int) {
-            let column = min(Int(MapSize.wrappedX(point.x) / width), columns - 1)
-            return (column, Int((point.y / height).rounded(.down)))
-        }
-
-        mutating func insert(_ item: Int, at point: MapPoint) {
-            let (column, row) = cell(of: point)
-            items[row &* columns &+ column, default: []].append(item)
-        }
-
-        /// The items in the 3 × 3 buckets around a point's, each once.
-        func neighbours(of point: MapPoint) -> [Int] {
-            let (column, row) = cell(of: point)
-            var seenColumns: [Int] = []
-            for offset in -1...1 {
-                let next = ((column + offset) % columns + columns) % columns
-                if !seenColumns.contains(next) { seenColumns.append(next) }
-            }
-            var result: [Int] = []
-            for neighbourRow in (row - 1)...(row + 1) {
-                for next in seenColumns { result += items[neighbourRow &* columns &+ next] ?? [] }
-            }
-            return result
-        }
-    }
-
-    /// How far apart two markers are on screen, in points: the x distance by the shorter way around the world.
-    private func screenDistance(_ a: MapPoint, _ b: MapPoint) -> (dx: Double, dy: Double) {
-        (MapSize.wrappedDeltaX(from: a.x, to: b.x) * scale, (b.y - a.y) * scale)
-    }
-
-    // MARK: - Merging
-
-    /// Merges markers that overlap or touch into one, by the footprint `resolution` gives them, until none do.
-    ///
-    /// A merged marker is placed at the mean of its parts' positions weighted by count. Items are taken in order, so
-    /// the result is the same for the same input.
-    ///
-    /// A merge is a cluster too, so the clustering's limits hold for it: past
-    /// `ClusterOptions.maxZoomLevelForClustering` nothing merges, and a merged marker of fewer elements
-    /// than `ClusterOptions.minCountForClustering` is taken apart again.
-    mutating func merge(_ resolution: OverlapResolution) {
-        guard clustering.options.clusters(atZoom: zoom) else { return }
-        let originals = items
-        // The positions in `originals` each item holds.
-        var parts = items.indices.map { [$0] }
-        var merged = true
-        while merged {
-            merged = false
-            // Buckets as large as the largest marker (which a merge may have grown), so that every overlap is found
-            // among a bucket's neighbours.
-            let largest = items.map(\.count).max() ?? 1
-            let extent = resolution.extent(ofCount: largest)
-            var buckets = Buckets(markerWidth: extent.width / scale, markerHeight: extent.height / scale)
-            for (offset, item) in items.enumerated() { buckets.insert(offset, at: item.point) }
-            var alive = [Bool](repeating: true, count: items.count)
-            for first in items.indices where alive[first] {
-                for second in buckets.neighbours(of: items[first].point).sorted()
-                where second > first && alive[second] {
-                    let (dx, dy) = screenDistance(items[first].point, items[second].point)
-                    let apart = resolution.separatingScale(
-                        dx: dx, dy: dy, counts: items[first].count, items[second].count)
-                    // A hair of tolerance, so that markers meant to touch do, whatever the rounding of their
-                    // positions.
-                    guard apart >= 1 - 1e-9 else { continue }
-                    items[first] = combine(items[first], items[second], dx: dx, dy: dy)
-                    parts[first] += parts[second]
-                    alive[second] = false
-                    merged = true
-                }
-            }
-            if merged {
-                items = items.indices.filter { alive[$0] }.map { items[$0] }
-                parts = parts.indices.filter { alive[$0] }.map { parts[$0] }
-            }
-        }
-        // A merge of fewer elements than a cluster needs stands apart again, as its parts.
-        let minimumCount = clustering.options.minCountForClustering
-        items = zip(items, parts).flatMap { item, parts in
-            item.isMerged && item.count < minimumCount ? parts.map { originals[$0] } : [item]
-        }
-        for offset in items.indices where items[offset].isMerged {
-            items[offset].id = .merged([items[offset].clusterID] + items[offset].mergedIDs)
-        }
-    }
-
-    private func combine(_ a: Item, _ b: Item, dx: Double, dy: Double) -> Item {
-        let share = Double(b.count) / Double(a.count + b.count)
-        let point = MapPoint(x: a.point.x + dx / scale * share, y: a.point.y + dy / scale * share)
-        var result = a
-        result.mergedClusters += [b.cluster] + b.mergedClusters
-        result.mergedIDs += [b.clusterID] + b.mergedIDs
-        result.move(to: point)
-        result.count = a.count + b.count
-        return result
-    }
-
     // MARK: - Separating
 
     /// Nudges overlapping markers apart along the axis that needs the smaller move, in up to `rounds` rounds.
     mutating func separate(markerSize: ViewSize, rounds: Int = 64) {
         for _ in 0..<rounds {
             var moved = false
-            var buckets = Buckets(markerWidth: markerSize.width / scale, markerHeight: markerSize.height / scale)
+            var buckets = MarkerBuckets(markerWidth: markerSize.width / scale, markerHeight: markerSize.height / scale)
             for (offset, item) in items.enumerated() { buckets.insert(offset, at: item.point) }
             for first in items.indices {
                 for second in buckets.neighbours(of: items[first].point).sorted() where second > first {
-                    let (dx, dy) = screenDistance(items[first].point, items[second].point)
+                    let (dx, dy) = items[first].point.screenDelta(to: items[second].point, scale: scale)
                     let overlapX = markerSize.width - abs(dx)
                     let overlapY = markerSize.height - abs(dy)
                     // Half a point of slack, so that markers pushed to touch are done with.
@@ -242,5 +128,54 @@ struct MarkerLayout<Element: Hashable & Sendable> {
                 return fanned
             }
         }
+    }
+}
+
+/// Buckets of items by position, each at least one marker wide and high, wrapping across the antimeridian.
+struct MarkerBuckets {
+    let columns: Int
+    let width: Double
+    let height: Double
+    var items: [Int: [Int]] = [:]
+
+    init(markerWidth: Double, markerHeight: Double) {
+        columns = max(1, Int((MapSize.worldWidth / markerWidth).rounded(.down)))
+        width = MapSize.worldWidth / Double(columns)
+        height = markerHeight
+    }
+
+    func cell(of point: MapPoint) -> (column: Int, row: Int) {
+        let column = min(Int(MapSize.wrappedX(point.x) / width), columns - 1)
+        return (column, Int((point.y / height).rounded(.down)))
+    }
+
+    /// A bucket's number.
+    func key(of cell: (column: Int, row: Int)) -> Int { cell.row &* columns &+ cell.column }
+
+    mutating func insert(_ item: Int, at point: MapPoint) {
+        items[key(of: cell(of: point)), default: []].append(item)
+    }
+
+    /// The items in the 3 × 3 buckets around a point's, each once.
+    func neighbours(of point: MapPoint) -> [Int] {
+        let (column, row) = cell(of: point)
+        var seenColumns: [Int] = []
+        for offset in -1...1 {
+            let next = ((column + offset) % columns + columns) % columns
+            if !seenColumns.contains(next) { seenColumns.append(next) }
+        }
+        var result: [Int] = []
+        for neighbourRow in (row - 1)...(row + 1) {
+            for next in seenColumns { result += items[neighbourRow &* columns &+ next] ?? [] }
+        }
+        return result
+    }
+}
+
+extension MapPoint {
+    /// How far another point lies from this one on screen, `scale` points to a map unit: the x distance by the shorter
+    /// way around the world.
+    func screenDelta(to other: MapPoint, scale: Double) -> (dx: Double, dy: Double) {
+        (MapSize.wrappedDeltaX(from: x, to: other.x) * scale, (other.y - y) * scale)
     }
 }

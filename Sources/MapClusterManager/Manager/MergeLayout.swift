@@ -1,13 +1,15 @@
-import Dispatch
 @_spi(MapClusterServer) import MapCluster
 
-/// Markers merged where they would overlap, laid out over a partition of the world that depends on the grid level
-/// alone: every viewport, tile and id sees the same merged markers at a zoom, whatever area it asks for.
+/// Markers merged where they would overlap, laid out over a partition of the world that depends on the grid level and
+/// the markers' sizes alone: every viewport, tile and id sees the same merged markers at a zoom, whatever area it asks
+/// for.
 ///
-/// At each grid level the world is cut into blocks of 2^*k* × 2^*k* cells, at least ``minimumBlockSide`` points a
-/// side. Markers merge only with markers of their own block, at the scale of the level's smallest zoom: no two markers
-/// of a block overlap anywhere in the level, and the layout holds still while the map zooms within it. Markers on
-/// either side of a block's edge are laid out apart, as on either side of a tile's.
+/// At each grid level the world is cut into blocks of 2^*k* × 2^*k* cells, at least ``minimumBlockSide`` points and
+/// four of the largest markers a side. Markers merge only with markers of their own block, at the scale of the level's
+/// smallest zoom: no two markers of a block overlap anywhere in the level, and the layout holds still while the map
+/// zooms within it. A marker is
+/// drawn inside its block, at least half its size from each edge another block lies beyond (a marker nearer is drawn
+/// that far in): markers of two blocks never overlap either, and each block is laid out alone.
 ///
 /// A marker's expansion zoom is the first zoom above the level it shows at where its points show as more than one
 /// marker of this layout, found by laying out the blocks that hold them, level by level. Blocks are laid out once and
@@ -22,27 +24,124 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
 
     /// The least side of a block, in points at its level's smallest zoom: four of the largest markers the server draws.
     static var minimumBlockSide: Double { 256 }
-    /// The most markers kept, in blocks or as expansion zooms; past it, that store starts again.
+
+    /// The least side of a block for these markers: four of the largest, the one of every element, and no less than
+    /// ``minimumBlockSide``.
+    private var blockSide: Double {
+        let largest = resolution.extent(ofCount: max(clustering.index.count, 1))
+        return max(Self.minimumBlockSide, 4 * max(largest.width, largest.height))
+    }
+    /// The most markers kept, in blocks or as expansion zooms; past it, the half used longest ago goes.
     ///
     /// An empty block counts as one.
     static var capacity: Int { 262_144 }
 
-    private struct BlockKey: Hashable {
+    struct BlockKey: Hashable {
         let level: Int
         let block: GridCell
     }
 
-    // Guarded by `queue`.
-    private var blocks: [BlockKey: [Item]] = [:]
-    /// The markers (and empty blocks) `blocks` holds.
-    private var keptItems = 0
-    private var selections: [Set<String>: MergeLayout] = [:]
-    /// The expansion zooms found, by marker: each depends on the marker alone, and every view and route asks again.
-    private var expansions: [ClusterMarker<Element>.ID: Double?] = [:]
-    /// The layout of the version before and the keys changed since: a block it laid out that holds none of them is
-    /// laid out alike in this one.
-    private var earlier: (layout: MergeLayout, changed: DirtyKeys)?
-    private let queue = DispatchQueue(label: "MapCluster.MergeLayout")
+    /// A marker of the layout: its block, and its place among the block's markers.
+    struct MarkerKey: Hashable {
+        let block: BlockKey
+        let marker: Int
+    }
+
+    /// One block laid out: its clusters, and the markers they make.
+    final class Block: Sendable {
+        let clusters: [Cluster<Element>]
+        let merge: MarkerMerge
+        /// The clusters by the first key of their grid cells, and those keys: the clusters of a cell are one run.
+        private let byKey: [Int]
+        private let keys: [UInt64]
+        /// The marker that holds each cluster.
+        private let markerOf: [Int]
+
+        init(clusters: [Cluster<Element>], merge: MarkerMerge) {
+            self.clusters = clusters
+            self.merge = merge
+            let firstKeys = clusters.map(\.cell.keyRange.lowerBound)
+            // The index answers its clusters in key order, mostly: sorted only if not.
+            if zip(firstKeys, firstKeys.dropFirst()).allSatisfy({ $0 <= $1 }) {
+                byKey = Array(clusters.indices)
+                keys = firstKeys
+            } else {
+                byKey = clusters.indices.sorted { firstKeys[$0] < firstKeys[$1] }
+                keys = byKey.map { firstKeys[$0] }
+            }
+            var markerOf = Array(repeating: 0, count: clusters.count)
+            for (offset, marker) in merge.markers.enumerated() {
+                for part in merge.parts[marker.parts] { markerOf[part] = offset }
+            }
+            self.markerOf = markerOf
+        }
+
+        /// The clusters whose grid cells lie in `cell`, or hold it, with the markers that hold them.
+        func forEachCluster(meeting cell: GridCell, _ body: (Cluster<Element>, Int) -> Bool) {
+            let level = clusters.first?.cell.level ?? cell.level
+            let range = cell.ancestor(atLevel: min(cell.level, level)).keyRange
+            var low = 0
+            var high = keys.count
+            while low < high {
+                let middle = (low + high) / 2
+                if keys[middle] < range.lowerBound { low = middle + 1 } else { high = middle }
+            }
+            while low < keys.count && keys[low] <= range.upperBound {
+                guard body(clusters[byKey[low]], markerOf[byKey[low]]) else { return }
+                low += 1
+            }
+        }
+
+        /// Whether any cluster a marker holds satisfies `predicate`.
+        func holds(_ marker: MarkerMerge.Marker, where predicate: (Cluster<Element>) -> Bool) -> Bool {
+            for part in marker.parts where predicate(clusters[merge.parts[part]]) { return true }
+            return false
+        }
+
+        /// A marker as a view shows it.
+        func item(_ marker: MarkerMerge.Marker) -> Item {
+            let head = clusters[merge.parts[marker.parts.lowerBound]]
+            var item = Item(id: head.id, cluster: head, coordinate: head.coordinate)
+            guard marker.parts.count > 1 else {
+                // Drawn inside its block, or where it is.
+                if marker.point != item.point { item.move(to: marker.point) }
+                return item
+            }
+            let rest = merge.parts[marker.parts.dropFirst()].map { clusters[$0] }
+            item.mergedClusters = rest
+            item.mergedIDs = rest.map(\.id)
+            item.count = marker.count
+            item.move(to: marker.point)
+            item.id = .merged([head.id] + item.mergedIDs)
+            return item
+        }
+
+        /// Whether a marker is the merged one of these cluster ids, in order.
+        func marker(_ marker: MarkerMerge.Marker, is ids: [ClusterID<Element>]) -> Bool {
+            marker.parts.count == ids.count
+                && zip(marker.parts, ids).allSatisfy { part, id in clusters[merge.parts[part]].id == id }
+        }
+    }
+
+    private struct State {
+        var blocks = RecentStore<BlockKey, Block>(capacity: MergeLayout.capacity)
+        var selections: [Set<String>: MergeLayout] = [:]
+        /// The expansion zooms found, by marker: each depends on the marker alone, and every view and route asks again.
+        var expansions = RecentStore<MarkerKey, Double?>(capacity: MergeLayout.capacity)
+        /// The layout of the version before and the keys changed since: a block it laid out that holds none of them
+        /// is laid out alike in this one.
+        var earlier: (layout: MergeLayout, changed: DirtyKeys)?
+
+        mutating func remember(_ zoom: Double?, of marker: MarkerKey) {
+            expansions.insert(zoom, for: marker, weight: 1)
+        }
+
+        mutating func store(_ block: Block, at key: BlockKey) {
+            blocks.insert(block, for: key, weight: max(block.merge.markers.count, 1))
+        }
+    }
+
+    private let state = Locked(State())
 
     /// The layout of `clustering` with `resolution`, if it merges (and its sizes pass validation); `nil` otherwise.
     convenience init?(_ clustering: Clustering<Element>, resolution: OverlapResolution?) {
@@ -65,19 +164,19 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
     /// takes over the blocks laid out here that hold none of them, as a live map's next update asks for them.
     func next(_ clustering: Clustering<Element>, changed: DirtyKeys) -> MergeLayout {
         let next = MergeLayout(clustering, merging: resolution)
-        if case .keys = changed { next.earlier = (self, changed) }
+        if case .keys = changed { next.state.withLock { $0.earlier = (self, changed) } }
         // One version back, not a chain of every one.
-        queue.sync { earlier = nil }
+        state.withLock { $0.earlier = nil }
         return next
     }
 
     /// The layout of the same index showing only these categories, kept with this one.
     func selecting(categories: Set<String>?, _ clustering: Clustering<Element>) -> MergeLayout {
         guard let categories else { return self }
-        return queue.sync {
-            if let kept = selections[categories] { return kept }
+        return state.withLock { state in
+            if let kept = state.selections[categories] { return kept }
             let made = MergeLayout(clustering, merging: resolution)
-            selections[categories] = made
+            state.selections[categories] = made
             return made
         }
     }
@@ -100,14 +199,14 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
         let cellSide =
             MapSize.worldWidth * WebMercator.pointsPerMapUnit(atZoom: layoutZoom(ofLevel: level))
             / Double(UInt64(1) << level)
-        let shift = mathLog2(Self.minimumBlockSide / cellSide).rounded(.up)
+        let shift = mathLog2(blockSide / cellSide).rounded(.up)
         guard shift.isFinite, shift > 0 else { return level }
         return max(0, level - Int(shift))
     }
 
-    /// The markers of one block at a level, merged; laid out once.
-    func items(ofBlock block: GridCell, level: Int) -> [Item] {
-        if let kept = kept(block, level: level) { return kept }
+    /// One block at a level, laid out once.
+    func block(_ block: GridCell, level: Int) -> Block {
+        if let kept = kept([block], level: level)[block] { return kept }
         let clusters =
             clustering.clusters(
                 in: CellRegion(block, atLevel: level), zoom: layoutZoom(ofLevel: level), stop: { false })
@@ -115,38 +214,73 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
         return layOut(clusters, of: block, level: level)
     }
 
-    /// A block's markers as laid out before, in this version or (where no changed element lies in it) the last one.
-    private func kept(_ block: GridCell, level: Int) -> [Item]? {
-        let key = BlockKey(level: level, block: block)
-        let (kept, earlier) = queue.sync { (blocks[key], self.earlier) }
-        if let kept { return kept }
-        guard let earlier, !earlier.changed.intersects(block.keyRange),
-            let unchanged = earlier.layout.queue.sync(execute: { earlier.layout.blocks[key] })
-        else { return nil }
-        store(unchanged, at: key)
-        return unchanged
+    /// Blocks as laid out before, in this version or (where no changed element lies in one) the last one.
+    private func kept(_ blocks: [GridCell], level: Int) -> [GridCell: Block] {
+        let (found, earlier) = state.withLock { state in
+            var found: [GridCell: Block] = [:]
+            for block in blocks {
+                if let kept = state.blocks.value(for: BlockKey(level: level, block: block)) { found[block] = kept }
+            }
+            return (found, state.earlier)
+        }
+        guard let earlier, found.count < blocks.count else { return found }
+        let unchanged = blocks.filter { found[$0] == nil && !earlier.changed.intersects($0.keyRange) }
+        guard !unchanged.isEmpty else { return found }
+        let carried = earlier.layout.kept(unchanged, level: level)
+        state.withLock { state in
+            for (block, laidOut) in carried { state.store(laidOut, at: BlockKey(level: level, block: block)) }
+        }
+        return found.merging(carried) { first, _ in first }
+    }
+
+    /// Lays out the blocks of a level not kept yet, from one query of the rows and columns they span (unless that
+    /// runs around the world).
+    private func layOut(_ cells: Set<GridCell>, level: Int) {
+        let missing = Array(cells)
+        let kept = kept(missing, level: level)
+        let absent = missing.filter { kept[$0] == nil }
+        guard absent.count > 1, let first = absent.first else {
+            for cell in absent { _ = block(cell, level: level) }
+            return
+        }
+        var (rows, columns) = (first.y...first.y, first.x...first.x)
+        for cell in absent {
+            rows = min(rows.lowerBound, cell.y)...max(rows.upperBound, cell.y)
+            columns = min(columns.lowerBound, cell.x)...max(columns.upperBound, cell.x)
+        }
+        // Blocks far apart (or either side of the antimeridian) are asked for one by one.
+        guard rows.count * columns.count <= 4 * absent.count else {
+            for cell in absent { _ = block(cell, level: level) }
+            return
+        }
+        let shift = level - first.level
+        let last = UInt32(truncatingIfNeeded: (UInt64(1) << shift) - 1)
+        let area = CellRegion(
+            level: level, rows: (rows.lowerBound << shift)...(rows.upperBound << shift | last),
+            columns: (columns.lowerBound << shift)...(columns.upperBound << shift | last))
+        var clusters: [GridCell: [Cluster<Element>]] = [:]
+        for cluster in clustering.clusters(in: area, zoom: layoutZoom(ofLevel: level), stop: { false }) ?? [] {
+            clusters[cluster.cell.ancestor(atLevel: first.level), default: []].append(cluster)
+        }
+        for cell in absent { _ = layOut(clusters[cell] ?? [], of: cell, level: level) }
     }
 
     /// Merges a block's clusters, and keeps the markers.
-    private func layOut(_ clusters: [Cluster<Element>], of block: GridCell, level: Int) -> [Item] {
+    private func layOut(_ clusters: [Cluster<Element>], of block: GridCell, level: Int) -> Block {
         let zoom = layoutZoom(ofLevel: level)
-        var layout = MarkerLayout<Element>(
-            clusters.map { .init(id: $0.id, cluster: $0, coordinate: $0.coordinate) },
-            scale: WebMercator.pointsPerMapUnit(atZoom: zoom), zoom: zoom, clustering: clustering)
-        layout.merge(resolution)
-        store(layout.items, at: BlockKey(level: level, block: block))
-        return layout.items
-    }
-
-    private func store(_ items: [Item], at key: BlockKey) {
-        queue.sync {
-            if keptItems >= Self.capacity {
-                blocks.removeAll(keepingCapacity: true)
-                keptItems = 0
-            }
-            blocks[key] = items
-            keptItems += max(items.count, 1)
+        let points = clusters.map(\.coordinate.mapPoint)
+        let merge: MarkerMerge
+        if options.clusters(atZoom: zoom) {
+            merge = MarkerMerge(
+                points: points, counts: clusters.map(\.count), scale: WebMercator.pointsPerMapUnit(atZoom: zoom),
+                resolution: resolution, within: block.rect, minimumCount: options.minCountForClustering)
+        } else {
+            // Past the zooms that cluster, nothing merges: a merge is a cluster too.
+            merge = MarkerMerge(unmerged: points, counts: clusters.map(\.count))
         }
+        let laidOut = Block(clusters: clusters, merge: merge)
+        state.withLock { $0.store(laidOut, at: BlockKey(level: level, block: block)) }
+        return laidOut
     }
 
     /// The areas at a region's level of the blocks its cells lie in: one for its columns, one more for those west of
@@ -165,31 +299,65 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
     /// The markers a viewport shows: those of the blocks its region touches that hold a cluster of the region or stand
     /// inside `rect`.
     ///
-    /// The clusters of those blocks come from one query of the area they cover, and only blocks that hold some are
-    /// laid out (or taken as kept): most blocks of a wide region, a row of tiles, are empty.
-    func items(in region: CellRegion, rect: MapRect) -> [Item] {
+    /// Blocks laid out before are taken as they are. The clusters of the others come from one query of the area they
+    /// cover, and only blocks that hold some are laid out: most blocks of a wide region, a row of tiles, are empty.
+    func items(in region: CellRegion, rect: MapRect) -> (items: [Item], keys: [MarkerKey]) {
         let level = region.level
         let blockLevel = blockLevel(ofLevel: level)
-        var blocks: [GridCell] = []
-        var clusters: [GridCell: [Cluster<Element>]] = [:]
-        for area in blockAreas(of: region) {
-            var own: [GridCell: [Cluster<Element>]] = [:]
-            for cluster in clustering.clusters(in: area, zoom: layoutZoom(ofLevel: level), stop: { false }) ?? [] {
-                own[cluster.cell.ancestor(atLevel: blockLevel), default: []].append(cluster)
+        let areas = blockAreas(of: region)
+        var blocks: [GridCell: Block] = [:]
+        // A view's few blocks are looked up one by one; a wide area's are found from its clusters.
+        let listed = Self.blocks(of: areas, atLevel: blockLevel, upTo: 256)
+        if let listed { blocks = kept(listed, level: level) }
+        if blocks.count < listed?.count ?? .max {
+            var clusters: [GridCell: [Cluster<Element>]] = [:]
+            for area in areas {
+                var own: [GridCell: [Cluster<Element>]] = [:]
+                for cluster in clustering.clusters(in: area, zoom: layoutZoom(ofLevel: level), stop: { false }) ?? [] {
+                    own[cluster.cell.ancestor(atLevel: blockLevel), default: []].append(cluster)
+                }
+                // Two areas that meet around the world share blocks: each once.
+                for (block, blockClusters) in own where blocks[block] == nil && clusters[block] == nil {
+                    clusters[block] = blockClusters
+                }
             }
-            // Two areas that meet around the world share blocks: each once.
-            for (block, blockClusters) in own where clusters[block] == nil {
-                clusters[block] = blockClusters
-                blocks.append(block)
+            let found = listed == nil ? kept(Array(clusters.keys), level: level) : [:]
+            for (block, blockClusters) in clusters {
+                blocks[block] = found[block] ?? layOut(blockClusters, of: block, level: level)
+            }
+            // A listed block with no cluster is kept empty, so that the next view over it asks the index nothing.
+            for block in listed ?? [] where blocks[block] == nil { blocks[block] = layOut([], of: block, level: level) }
+        }
+        var items: [Item] = []
+        var keys: [MarkerKey] = []
+        for cell in blocks.keys.sorted(by: { ($0.y, $0.x) < ($1.y, $1.x) }) {
+            guard let block = blocks[cell] else { continue }
+            for (offset, marker) in block.merge.markers.enumerated()
+            where Self.contains(rect, marker.point)
+                || block.holds(marker, where: { region.contains($0.cell) })
+            {
+                items.append(block.item(marker))
+                keys.append(MarkerKey(block: BlockKey(level: level, block: cell), marker: offset))
             }
         }
-        return blocks.sorted { ($0.y, $0.x) < ($1.y, $1.x) }.flatMap { block in
-            let items = kept(block, level: level) ?? layOut(clusters[block] ?? [], of: block, level: level)
-            return items.filter { item in
-                Self.contains(rect, item.point)
-                    || region.contains(item.cluster.cell) || item.mergedClusters.contains { region.contains($0.cell) }
+        return (items, keys)
+    }
+
+    /// The blocks at `level` of areas whose columns and rows run whole blocks, each once; `nil` if more than `limit`.
+    private static func blocks(of areas: [CellRegion], atLevel level: Int, upTo limit: Int) -> [GridCell]? {
+        var blocks: Set<GridCell> = []
+        for area in areas {
+            let shift = area.level - level
+            let (rows, columns) = (
+                area.rows.lowerBound >> shift...area.rows.upperBound >> shift,
+                area.columns.lowerBound >> shift...area.columns.upperBound >> shift
+            )
+            guard blocks.count + rows.count * columns.count <= limit else { return nil }
+            for y in rows {
+                for x in columns { blocks.insert(GridCell(level: level, x: x, y: y)) }
             }
         }
+        return Array(blocks)
     }
 
     /// Whether a point lies in a rectangle, which may run past the world's east edge.
@@ -246,18 +414,21 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
 
     /// Whether the points of `footprints` show as more than one marker at a level.
     private func splits(_ footprints: [Footprint], atLevel level: Int) -> Bool {
-        guard let block = block(holding: footprints, atLevel: level) else { return true }
-        var holding = 0
-        for item in items(ofBlock: block, level: level) {
-            let holds = ([item.cluster] + item.mergedClusters).contains { cluster in
-                let own = footprint(of: cluster)
-                return footprints.contains { $0.overlaps(own) }
+        guard let cell = block(holding: footprints, atLevel: level) else { return true }
+        let block = block(cell, level: level)
+        var holder: Int?
+        var split = false
+        for footprint in footprints where !split {
+            block.forEachCluster(meeting: footprint.cell) { cluster, marker in
+                guard marker != holder, footprint.overlaps(self.footprint(of: cluster)) else { return true }
+                split = holder != nil
+                holder = marker
+                return !split
             }
-            if holds { holding += 1 }
-            if holding > 1 { return true }
         }
+        if split { return true }
         // None holds them only if the index lost them: nothing shows them as one.
-        return holding == 0
+        return holder == nil
     }
 
     /// The block that holds all the points of `footprints` at a level; `nil` if they lie in more than one.
@@ -287,54 +458,83 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
         return past.isFinite && canSplit ? past : nil
     }
 
-    /// A marker's expansion zoom: for a cluster, the first zoom after its tight cell's level where its points show
+    /// The expansion zooms of markers a view shows at a level (``items(in:rect:)``), of those of more than one
+    /// element (`nil` for the others): for a cluster, the first zoom after its tight cell's level where its points show
     /// apart; for a merged marker, the first after the highest level it shows at (`shown`, or one above it), which
     /// every caller finds alike, from its parts alone.
-    func expansionZoom(of item: Item, shownAt shown: Int) -> Double? {
-        remembered(item.id) {
-            guard item.isMerged else {
-                guard item.count > 1, case .cell(let tight) = item.cluster.id.unfiltered else {
-                    return clustering.expansionZoom(ofOwn: item.cluster)
-                }
-                return expansionZoom(of: [item.cluster], after: max(tight.level, shown))
+    ///
+    /// Each is found once per layout: it depends on the marker alone, and every view and route asks again.
+    func expansionZooms(of items: [Item], keys: [MarkerKey], shownAt shown: Int) -> [Double?] {
+        let known = state.withLock { state in
+            zip(items, keys).map { item, key in item.count > 1 ? state.expansions.value(for: key) : .some(nil) }
+        }
+        // The blocks where the unknown clusters' points may first split, laid out together first.
+        var next: [Int: Set<GridCell>] = [:]
+        for offset in known.indices where known[offset] == nil && !items[offset].isMerged {
+            guard case .cell(let tight) = items[offset].cluster.id.unfiltered,
+                let level = level(after: max(tight.level, shown))
+            else { continue }
+            let blockLevel = blockLevel(ofLevel: level)
+            if tight.level >= blockLevel { next[level, default: []].insert(tight.ancestor(atLevel: blockLevel)) }
+        }
+        for (level, blocks) in next { layOut(blocks, level: level) }
+        var found: [(key: MarkerKey, zoom: Double?)] = []
+        let zooms = known.indices.map { offset -> Double? in
+            if let known = known[offset] { return known }
+            let zoom = expansionZoom(finding: items[offset], shownAt: shown)
+            found.append((keys[offset], zoom))
+            return zoom
+        }
+        if !found.isEmpty { state.withLock { state in for (key, zoom) in found { state.remember(zoom, of: key) } } }
+        return zooms
+    }
+
+    /// The expansion zoom of one cluster's marker, found afresh: as ``expansionZooms(of:keys:shownAt:)`` finds it for
+    /// any view that shows it.
+    func expansionZoom(ofCluster item: Item) -> Double? {
+        expansionZoom(finding: item, shownAt: 0)
+    }
+
+    private func expansionZoom(finding item: Item, shownAt shown: Int) -> Double? {
+        guard item.isMerged else {
+            guard item.count > 1, case .cell(let tight) = item.cluster.id.unfiltered else {
+                return clustering.expansionZoom(ofOwn: item.cluster)
             }
-            let parts = [item.cluster] + item.mergedClusters
-            let top = highestShowing(item.id, parts: parts, downTo: shown + 1)?.level ?? shown
-            return expansionZoom(of: parts, after: top)
+            return expansionZoom(of: [item.cluster], after: max(tight.level, shown))
         }
+        let parts = [item.cluster] + item.mergedClusters
+        let top = highestShowing(parts, downTo: shown + 1)?.level ?? shown
+        return expansionZoom(of: parts, after: top)
     }
 
-    /// The merged marker an id names, as the layout shows it at the highest level it shows at, with its expansion
+    /// The merged marker of these parts, as the layout shows it at the highest level it shows at, with its expansion
     /// zoom; `nil` if no level shows it.
-    func merged(id: ClusterMarker<Element>.ID, parts: [Cluster<Element>]) -> (item: Item, expansionZoom: Double?)? {
-        guard let (top, item) = highestShowing(id, parts: parts, downTo: 0) else { return nil }
-        return (item, remembered(id) { expansionZoom(of: parts, after: top) })
+    func merged(_ parts: [Cluster<Element>]) -> (item: Item, expansionZoom: Double?)? {
+        guard let (top, key, item) = highestShowing(parts, downTo: 0) else { return nil }
+        if let known = state.withLock({ $0.expansions.value(for: key) }) { return (item, known) }
+        let zoom = expansionZoom(of: parts, after: top)
+        state.withLock { $0.remember(zoom, of: key) }
+        return (item, zoom)
     }
 
-    /// A marker's expansion zoom as found before, or as `find` finds it now.
-    private func remembered(_ id: ClusterMarker<Element>.ID, _ find: () -> Double?) -> Double? {
-        if let found = queue.sync(execute: { expansions[id] }) { return found }
-        let found = find()
-        queue.sync {
-            if expansions.count >= Self.capacity { expansions.removeAll(keepingCapacity: true) }
-            expansions[id] = found
-        }
-        return found
-    }
-
-    /// The highest level from `lowest` up where the merged marker `id` shows, and the marker there; `nil` if none does.
+    /// The highest level from `lowest` up where the parts show merged as one marker, and that marker; `nil` if none
+    /// does.
     ///
     /// It looks no deeper than where a part splits, or than where its parts lie too far apart on screen for one merge
     /// to gather them, and stops going up once a part is no longer a cluster of its block.
-    private func highestShowing(_ id: ClusterMarker<Element>.ID, parts: [Cluster<Element>], downTo lowest: Int)
-        -> (level: Int, item: Item)?
+    private func highestShowing(_ parts: [Cluster<Element>], downTo lowest: Int)
+        -> (level: Int, key: MarkerKey, item: Item)?
     {
         let footprints = parts.map(footprint(of:))
         var level = min(lastLevel, footprints.map(\.cell.level).min() ?? lastLevel)
-        // Each merge joins markers at most one reach apart, and its position lies between them: parts of one merged
-        // marker lie within 2 (n − 1) reaches of each other.
-        let reach = resolution.extent(ofCount: parts.reduce(0) { $0 + $1.count })
-        let bound = 2 * Double(parts.count - 1) * (reach.width * reach.width + reach.height * reach.height).squareRoot()
+        // Each merge joins markers at most one reach apart, and its position lies between them, or an inset from
+        // there where it nears its block's edge: parts of one merged marker lie within 2 (n − 1) reaches and 2 n
+        // insets of each other.
+        let total = parts.reduce(0) { $0 + $1.count }
+        let (reach, inset) = (resolution.extent(ofCount: total), resolution.inset(ofCount: total))
+        let bound =
+            2 * Double(parts.count - 1) * (reach.width * reach.width + reach.height * reach.height).squareRoot()
+            + 2 * Double(parts.count) * (inset.width * inset.width + inset.height * inset.height).squareRoot()
         var span = 0.0
         for a in parts {
             for b in parts {
@@ -346,18 +546,51 @@ final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
         while level >= lowest && span * WebMercator.pointsPerMapUnit(atZoom: layoutZoom(ofLevel: level)) > bound {
             level -= 1
         }
-        let ids = Set(parts.map(\.id))
+        let ids = parts.map(\.id)
         while level >= lowest {
             defer { level -= 1 }
             // A level no zoom reaches shows nothing.
             guard options.gridLevel(forZoom: options.zoom(forLevel: level)) == level else { continue }
-            guard let block = block(holding: footprints, atLevel: level) else { continue }
-            let items = items(ofBlock: block, level: level)
-            if let item = items.first(where: { $0.id == id }) { return (level, item) }
-            let present = Set(items.flatMap { [$0.cluster.id] + $0.mergedClusters.map(\.id) })
+            guard let cell = block(holding: footprints, atLevel: level) else { continue }
+            let block = block(cell, level: level)
+            if let offset = block.merge.markers.firstIndex(where: { block.marker($0, is: ids) }) {
+                let key = MarkerKey(block: BlockKey(level: level, block: cell), marker: offset)
+                return (level, key, block.item(block.merge.markers[offset]))
+            }
             // Below the level where a part first shows as itself, it never shows again.
-            if !ids.isSubset(of: present) { return nil }
+            let present = Set(block.clusters.map(\.id))
+            if !ids.allSatisfy(present.contains) { return nil }
         }
         return nil
+    }
+}
+
+/// What a layout keeps of what it found, by weight (markers): the latest, and what was asked for again lately.
+///
+/// Past half its capacity, the values put in since it last turned over become the older half, and the older half
+/// before goes; a value asked for from the older half moves into the newer.
+struct RecentStore<Key: Hashable, Value> {
+    private var newer: [Key: (value: Value, weight: Int)] = [:]
+    private var older: [Key: (value: Value, weight: Int)] = [:]
+    private var newerWeight = 0
+    let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    mutating func value(for key: Key) -> Value? {
+        if let kept = newer[key] { return kept.value }
+        guard let kept = older.removeValue(forKey: key) else { return nil }
+        insert(kept.value, for: key, weight: kept.weight)
+        return kept.value
+    }
+
+    mutating func insert(_ value: Value, for key: Key, weight: Int) {
+        if newerWeight >= capacity / 2 {
+            older = newer
+            newer = [:]
+            newerWeight = 0
+        }
+        newer[key] = (value, weight)
+        newerWeight += weight
     }
 }

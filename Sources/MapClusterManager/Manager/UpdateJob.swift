@@ -71,19 +71,22 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
         var items: [MarkerLayout<Element>.Item]
         if let merging, clustering.options.clusters(atZoom: zoom) {
             // The merged layout is the world's, the same for every viewport: it merges by the clusters' own places,
-            // and a marker left whole keeps its anchor.
-            items = merging.items(in: region, rect: viewport.rect).map { item in
-                var laidOut = item
+            // and a marker left whole keeps its anchor, unless the layout drew it inside its block.
+            let (laidOut, keys) = merging.items(in: region, rect: viewport.rect)
+            let expansionZooms = merging.expansionZooms(of: laidOut, keys: keys, shownAt: region.level)
+            items = zip(laidOut, expansionZooms).map { item, expansionZoom in
+                var shown = item
                 if !item.isMerged {
                     let anchor = anchored(item.cluster)
-                    laidOut = .init(id: anchor.id, cluster: item.cluster, coordinate: anchor.coordinate)
+                    let moved = item.coordinate != item.cluster.coordinate
+                    shown = .init(
+                        id: anchor.id, cluster: item.cluster, coordinate: moved ? item.coordinate : anchor.coordinate)
                 } else {
-                    for part in item.mergedClusters + [item.cluster] { _ = anchored(part) }
+                    _ = anchored(item.cluster)
+                    for part in item.mergedClusters { _ = anchored(part) }
                 }
-                if item.count > 1 {
-                    laidOut.layoutExpansionZoom = .some(merging.expansionZoom(of: item, shownAt: region.level))
-                }
-                return laidOut
+                if item.count > 1 { shown.layoutExpansionZoom = .some(expansionZoom) }
+                return shown
             }
             guard !stop() else { return nil }
         } else {
@@ -129,6 +132,12 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
     /// and, when invisible markers stay, those of the previous snapshot outside `region`.
     private func diff(_ markers: [Marker], region: CellRegion) -> ([Marker], ClusterChanges<Element>) {
         let old = previous.markers
+        guard !old.isEmpty else {
+            // A first update, or a stateless one: everything is new, split from nothing.
+            var changes = ClusterChanges<Element>()
+            changes.insertions = markers.map { .init(marker: $0, splitFrom: nil) }
+            return (markers, changes)
+        }
         var oldPosition: [Marker.ID: Int] = [:]
         oldPosition.reserveCapacity(old.count)
         for (position, marker) in old.enumerated() { oldPosition[marker.id] = position }

@@ -2,7 +2,8 @@ import Dispatch
 import Foundation
 @_spi(MapClusterServer) import MapCluster
 import MapClusterIO
-import MapClusterManager
+@_spi(MapClusterServer) import MapClusterManager
+import MapClusterServer
 import MapClusterTiles
 
 /// A measured piece of work: `prepare` builds its input once (not timed) and returns what each
@@ -99,29 +100,10 @@ struct Workload {
                     round += 1
                 }
             },
-            Workload(name: "tiles-1M-z0-14", iterations: 3) {
-                // The pyramid the vector tiles guide sets beside tippecanoe's: the peers' 1,000,000 clustered points, every
-                // non-empty tile of zooms 0 to 14 written to a PMTiles archive.
-                let points = BenchmarkData.peerClusteredPoints(count: 1_000_000)
-                let set = PointSet(
-                    propertyNames: [],
-                    records: points.map { PointRecord(id: String($0.0), coordinate: $0.1, properties: []) })
-                var options = ClusterOptions<Int>()
-                options.cellSize = 128
-                let pyramid = TilePyramid(
-                    tiles: ClusterTiles(points: set, clustering: Self.clustering(set.indexByRecord(), options)),
-                    zooms: 0...14)
-                let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-                    "mapcluster-bench-\(ProcessInfo.processInfo.processIdentifier).pmtiles")
-                return Iteration {
-                    do {
-                        blackHole(try pyramid.write(to: url, format: .pmtiles))
-                    } catch {
-                        preconditionFailure("could not write \(url.path): \(error)")
-                    }
-                    try? FileManager.default.removeItem(at: url)
-                }
-            },
+            tilePyramid("tiles-1M-z0-14", merging: false),
+            tilePyramid("tiles-1M-z0-14-merged", merging: true),
+            randomViews("views-1M-random", merging: false),
+            randomViews("views-1M-random-merged", merging: true),
             Workload(name: "load-1M-aggregates", iterations: 7) {
                 let points = BenchmarkData.uniformPoints(count: 1_000_000, seed: 42)
                 let values = BenchmarkData.aggregateColumns(count: points.count, seed: 50)
@@ -166,6 +148,62 @@ struct Workload {
                     })
             },
         ]
+    }
+
+    /// The pyramid the vector tiles guide sets beside tippecanoe's: the peers' 1,000,000 clustered points, every
+    /// non-empty tile of zooms 0 to 14 written to a PMTiles archive; with `merging`, markers that would overlap at the
+    /// server's sizes merged, as `mapcluster tiles` does by default.
+    static func tilePyramid(_ name: String, merging: Bool) -> Workload {
+        Workload(name: name, iterations: 3) {
+            let points = BenchmarkData.peerClusteredPoints(count: 1_000_000)
+            let set = PointSet(
+                propertyNames: [],
+                records: points.map { PointRecord(id: String($0.0), coordinate: $0.1, properties: []) })
+            var options = ClusterOptions<Int>()
+            options.cellSize = 128
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "mapcluster-bench-\(ProcessInfo.processInfo.processIdentifier).pmtiles")
+            let clustering = Self.clustering(set.indexByRecord(), options)
+            return Iteration {
+                // A layout of its own each time, as each run of `mapcluster tiles` lays its markers out afresh.
+                let overlap = merging ? OverlapResolution.mergeCircles(ClusterService.defaultMarkerDiameters) : nil
+                let pyramid = TilePyramid(
+                    tiles: ClusterTiles(points: set, clustering: clustering, overlap: overlap), zooms: 0...14)
+                do {
+                    blackHole(try pyramid.write(to: url, format: .pmtiles))
+                } catch {
+                    preconditionFailure("could not write \(url.path): \(error)")
+                }
+                try? FileManager.default.removeItem(at: url)
+            }
+        }
+    }
+
+    /// What `scripts/loadcheck.py` asks a server for, without the HTTP: the markers of random views (the server's
+    /// options, 1280 x 800 points, zoom 0 to 12) of 1,000,000 uniform points, one after another on one layout; with
+    /// `merging`, markers that would overlap merged, as `serve` does by default.
+    static func randomViews(_ name: String, merging: Bool) -> Workload {
+        Workload(name: name, iterations: 2_001) {
+            let index = ClusterIndex(BenchmarkData.uniformPoints(count: 1_000_000, seed: 44))
+            var options = MarkerOptions()
+            options.merges = merging
+            let markers: MarkerClustering<Int>
+            do { markers = try MarkerClustering(index, options: options.layout) } catch {
+                preconditionFailure("the server's options are valid: \(error)")
+            }
+            var rng = BenchmarkData.Generator(seed: 54)
+            let views = (0..<2_001).map { _ in
+                let center = BenchmarkData.uniformPoints(count: 1, seed: rng.next())[0].1
+                let zoom = Double(Int.random(in: 0...12, using: &rng))
+                return Viewport(center: center, zoom: zoom, size: ViewSize(width: 1280, height: 800))
+            }
+            var round = 0
+            return Iteration {
+                // What the server calls: the markers of record numbers, compiled for them.
+                blackHole(markers.recordMarkers(in: views[round % views.count]))
+                round += 1
+            }
+        }
     }
 
     /// The whole world at zoom 2 (a 1,024-point square), over 1,000,000 points: its clusters, and with `aggregated`
