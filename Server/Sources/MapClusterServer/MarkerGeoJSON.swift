@@ -1,6 +1,7 @@
 @_spi(MapClusterServer) import MapCluster
 @_spi(MapClusterServer) import MapClusterIO
 @_spi(MapClusterServer) import MapClusterManager
+import MapClusterTiles
 
 /// Markers written as GeoJSON: the layout of a viewport, and the changes of a followed one.
 ///
@@ -99,21 +100,15 @@ struct MarkerGeoJSON: Sendable {
     ) {
         // The markers are the snapshot's own: its clustering answers for them unchecked.
         let clustering = snapshot.clustering
-        let aggregates = clustering.aggregates(ofOwn: markers.flatMap(\.clusters))
-        let keys = aggregates?.first.map {
+        let aggregates = clustering.aggregates(ofMarkers: markers)
+        let keys = aggregates?.lazy.compactMap({ $0 }).first.map {
             ClusterGeoJSON.AggregateKeys(of: $0, weighted: clustering.index.schema?.isWeighted == true)
         }
         json.raw("[")
-        var part = 0
         for (offset, marker) in markers.enumerated() {
             if offset > 0 { json.raw(",") }
             if wrap != nil { json.raw(#"{"feature":"#) }
-            // A marker of one cluster has that cluster's aggregates; one of several, their sum.
-            let markerAggregates =
-                marker.clusters.count == 1
-                ? aggregates?[part]
-                : aggregates.flatMap { ClusterAggregates.combined(Array($0[part..<(part + marker.clusters.count)])) }
-            part += marker.clusters.count
+            let markerAggregates = aggregates?[offset] ?? nil
             if let record = marker.element {
                 clusters.pointFeature(record, at: marker.coordinate, into: &json)
             } else {

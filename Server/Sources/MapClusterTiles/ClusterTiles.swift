@@ -149,21 +149,9 @@ public struct ClusterTiles: Sendable {
         }
         let snapshot = markers.selecting(categories: categories).recordMarkers(
             in: Viewport(rect: area, size: ViewSize(showing: area, atZoom: zoom)))
-        var clusters: [Cluster<Int>] = []
-        for marker in snapshot.markers {
-            clusters.append(marker.cluster)
-            clusters += marker.mergedClusters
-        }
-        let aggregates = snapshot.clustering.aggregates(ofOwn: clusters)
-        var part = 0
-        return snapshot.markers.map { marker in
-            // A marker of one cluster has that cluster's aggregates; one of several, their sum.
-            let parts = 1 + marker.mergedClusters.count
-            let markerAggregates =
-                parts == 1
-                ? aggregates?[part]
-                : aggregates.flatMap { ClusterAggregates.combined(Array($0[part..<(part + parts)])) }
-            part += parts
+        let aggregates = snapshot.clustering.aggregates(ofMarkers: snapshot.markers)
+        return snapshot.markers.enumerated().map { offset, marker in
+            let markerAggregates = aggregates?[offset] ?? nil
             let point = marker.coordinate.mapPoint
             guard marker.element == nil else {
                 return Item(
