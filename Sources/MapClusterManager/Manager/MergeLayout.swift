@@ -12,9 +12,9 @@
 /// that far in): markers of two blocks never overlap either, and each block is laid out alone.
 ///
 /// A marker's expansion zoom is the first zoom above the level it shows at where its points show as more than one
-/// marker of this layout, found by laying out the blocks that hold them, level by level. Blocks are laid out once and
-/// kept, for the index and options this layout was made for.
-final class MergeLayout<Element: Hashable & Sendable>: @unchecked Sendable {
+/// marker of this layout, found by laying out the blocks that hold them, level by level. Blocks and expansion zooms
+/// are found once and kept, the latest ``capacity`` markers' worth, for the index and options this layout was made for.
+final class MergeLayout<Element: Hashable & Sendable>: Sendable {
     typealias Item = MarkerLayout<Element>.Item
 
     /// The clustering whose clusters merge.
