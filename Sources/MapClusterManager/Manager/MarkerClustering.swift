@@ -59,11 +59,35 @@ public struct MarkerClustering<Element: Hashable & Sendable>: Sendable {
         // The job goes on with the layout kept here: the empty snapshot is of the same elements and options.
         empty.merging = merging
         guard !viewport.isEmpty else { return empty }
+        if let merged = mergedMarkers(in: viewport) { return merged }
         let job = UpdateJob(
             viewport: viewport, clustering: clustering, dataVersion: 0, options: options, optionsVersion: 0,
             previous: empty, dirty: .all)
         // Nothing stops a job that is never cancelled: it always answers.
         return job.run { false }?.snapshot ?? empty
+    }
+
+    /// The markers of a viewport where they merge and no other pass runs, taken straight from the layout.
+    ///
+    /// They are what an update with no earlier markers makes, without what an update keeps for the next (anchors,
+    /// changes). `nil` where the update must run: no merge, a zoom that doesn't cluster, a fan-out or fixed positions.
+    private func mergedMarkers(in viewport: Viewport) -> ClusterSnapshot<Element>? {
+        guard let merging, options.sameLocation == nil, options.fixPositions == nil,
+            clustering.options.clusters(atZoom: viewport.zoom)
+        else { return nil }
+        let region = CellRegion(viewport, options: clustering.options)
+        let (items, keys) = merging.items(in: region, rect: viewport.rect)
+        let expansionZooms = merging.expansionZooms(of: items, keys: keys, shownAt: region.level)
+        let markers = zip(items, expansionZooms).map { item, expansionZoom in
+            ClusterMarker(
+                id: item.id, cluster: item.cluster, mergedClusters: item.mergedClusters, coordinate: item.coordinate,
+                layoutExpansionZoom: item.count > 1 ? .some(expansionZoom) : nil)
+        }
+        var snapshot = ClusterSnapshot(
+            viewport: viewport, markers: markers, region: region, clustering: clustering, layout: options,
+            gridLevel: region.level, dataVersion: 0, optionsVersion: 0, anchors: [:])
+        snapshot.merging = merging
+        return snapshot
     }
 
     /// A snapshot of the one marker an id names, as ``markers(in:)`` gives it out: a cluster's, or a merged marker's of
