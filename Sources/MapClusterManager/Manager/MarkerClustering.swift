@@ -76,12 +76,10 @@ public struct MarkerClustering<Element: Hashable & Sendable>: Sendable {
             clustering.options.clusters(atZoom: viewport.zoom)
         else { return nil }
         let region = CellRegion(viewport, options: clustering.options)
-        let (items, keys) = merging.items(in: region, rect: viewport.rect)
-        let expansionZooms = merging.expansionZooms(of: items, keys: keys, shownAt: region.level)
-        let markers = zip(items, expansionZooms).map { item, expansionZoom in
+        let markers = merging.items(in: region, rect: viewport.rect).map { item in
             ClusterMarker(
                 id: item.id, cluster: item.cluster, mergedClusters: item.mergedClusters, coordinate: item.coordinate,
-                layoutExpansionZoom: item.count > 1 ? .some(expansionZoom) : nil)
+                layoutExpansionZoom: item.layoutExpansionZoom)
         }
         var snapshot = ClusterSnapshot(
             viewport: viewport, markers: markers, region: region, clustering: clustering, layout: options,

@@ -59,14 +59,9 @@ struct MarkerLayout<Element: Hashable & Sendable> {
     let clustering: Clustering<Element>
 
     init(_ items: [Item], viewport: Viewport, clustering: Clustering<Element>) {
-        self.init(items, scale: viewport.pointsPerMapUnit, zoom: viewport.zoom, clustering: clustering)
-    }
-
-    /// Items laid out at a zoom, `scale` points to a map unit.
-    init(_ items: [Item], scale: Double, zoom: Double, clustering: Clustering<Element>) {
         self.items = items
-        self.scale = scale
-        self.zoom = zoom
+        scale = viewport.pointsPerMapUnit
+        zoom = viewport.zoom
         self.clustering = clustering
     }
 
@@ -156,18 +151,23 @@ struct MarkerBuckets {
         items[key(of: cell(of: point)), default: []].append(item)
     }
 
+    /// The 3 × 3 buckets around a point's, each once: in a world of one or two columns, a column meets itself around
+    /// the back.
+    func forEachNeighbour(of point: MapPoint, _ body: (_ column: Int, _ row: Int) -> Void) {
+        let (column, row) = cell(of: point)
+        let west = (column - 1 + columns) % columns
+        let east = (column + 1) % columns
+        for neighbourRow in (row - 1)...(row + 1) {
+            body(column, neighbourRow)
+            if west != column { body(west, neighbourRow) }
+            if east != column && east != west { body(east, neighbourRow) }
+        }
+    }
+
     /// The items in the 3 × 3 buckets around a point's, each once.
     func neighbours(of point: MapPoint) -> [Int] {
-        let (column, row) = cell(of: point)
-        var seenColumns: [Int] = []
-        for offset in -1...1 {
-            let next = ((column + offset) % columns + columns) % columns
-            if !seenColumns.contains(next) { seenColumns.append(next) }
-        }
         var result: [Int] = []
-        for neighbourRow in (row - 1)...(row + 1) {
-            for next in seenColumns { result += items[neighbourRow &* columns &+ next] ?? [] }
-        }
+        forEachNeighbour(of: point) { column, row in result += items[key(of: (column, row))] ?? [] }
         return result
     }
 }

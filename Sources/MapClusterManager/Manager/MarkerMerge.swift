@@ -197,16 +197,7 @@ struct MarkerMerge {
         /// The groups in the 3 × 3 buckets around a point's, each once, in order.
         func neighbours(of point: MapPoint, into result: inout [Int]) {
             result.removeAll(keepingCapacity: true)
-            let (column, row) = geometry.cell(of: point)
-            let columns = geometry.columns
-            let west = (column - 1 + columns) % columns
-            let east = (column + 1) % columns
-            for neighbourRow in (row - 1)...(row + 1) {
-                // A world of one or two columns meets itself around the back: each column once.
-                append(column, neighbourRow, to: &result)
-                if west != column { append(west, neighbourRow, to: &result) }
-                if east != column && east != west { append(east, neighbourRow, to: &result) }
-            }
+            geometry.forEachNeighbour(of: point) { column, row in append(column, row, to: &result) }
             result.sort()
         }
 

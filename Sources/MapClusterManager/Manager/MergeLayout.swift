@@ -7,9 +7,9 @@
 /// At each grid level the world is cut into blocks of 2^*k* × 2^*k* cells, at least ``minimumBlockSide`` points and
 /// four of the largest markers a side. Markers merge only with markers of their own block, at the scale of the level's
 /// smallest zoom: no two markers of a block overlap anywhere in the level, and the layout holds still while the map
-/// zooms within it. A marker is
-/// drawn inside its block, at least half its size from each edge another block lies beyond (a marker nearer is drawn
-/// that far in): markers of two blocks never overlap either, and each block is laid out alone.
+/// zooms within it. A marker is drawn inside its block, at least half its size from each edge another block lies
+/// beyond (a marker nearer is drawn that far in): markers of two blocks never overlap either, and each block is laid
+/// out alone.
 ///
 /// A marker's expansion zoom is the first zoom above the level it shows at where its points show as more than one
 /// marker of this layout, found by laying out the blocks that hold them, level by level. Blocks and expansion zooms
@@ -206,7 +206,11 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
 
     /// One block at a level, laid out once.
     func block(_ block: GridCell, level: Int) -> Block {
-        if let kept = kept([block], level: level)[block] { return kept }
+        kept([block], level: level)[block] ?? layOut(block, level: level)
+    }
+
+    /// Lays out a block not kept, from its own query of the index.
+    private func layOut(_ block: GridCell, level: Int) -> Block {
         let clusters =
             clustering.clusters(
                 in: CellRegion(block, atLevel: level), zoom: layoutZoom(ofLevel: level), stop: { false })
@@ -236,11 +240,11 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
     /// Lays out the blocks of a level not kept yet, from one query of the rows and columns they span (unless that
     /// runs around the world).
     private func layOut(_ cells: Set<GridCell>, level: Int) {
-        let missing = Array(cells)
-        let kept = kept(missing, level: level)
-        let absent = missing.filter { kept[$0] == nil }
+        let asked = Array(cells)
+        let kept = kept(asked, level: level)
+        let absent = asked.filter { kept[$0] == nil }
         guard absent.count > 1, let first = absent.first else {
-            for cell in absent { _ = block(cell, level: level) }
+            for cell in absent { _ = layOut(cell, level: level) }
             return
         }
         var (rows, columns) = (first.y...first.y, first.x...first.x)
@@ -250,7 +254,7 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
         }
         // Blocks far apart (or either side of the antimeridian) are asked for one by one.
         guard rows.count * columns.count <= 4 * absent.count else {
-            for cell in absent { _ = block(cell, level: level) }
+            for cell in absent { _ = layOut(cell, level: level) }
             return
         }
         let shift = level - first.level
@@ -296,12 +300,12 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
         }
     }
 
-    /// The markers a viewport shows: those of the blocks its region touches that hold a cluster of the region or stand
-    /// inside `rect`.
+    /// The markers a viewport shows, with their expansion zooms (``expansionZooms(of:keys:shownAt:)``): those of the
+    /// blocks its region touches that hold a cluster of the region or stand inside `rect`.
     ///
     /// Blocks laid out before are taken as they are. The clusters of the others come from one query of the area they
     /// cover, and only blocks that hold some are laid out: most blocks of a wide region, a row of tiles, are empty.
-    func items(in region: CellRegion, rect: MapRect) -> (items: [Item], keys: [MarkerKey]) {
+    func items(in region: CellRegion, rect: MapRect) -> [Item] {
         let level = region.level
         let blockLevel = blockLevel(ofLevel: level)
         let areas = blockAreas(of: region)
@@ -340,7 +344,11 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
                 keys.append(MarkerKey(block: BlockKey(level: level, block: cell), marker: offset))
             }
         }
-        return (items, keys)
+        let expansionZooms = expansionZooms(of: items, keys: keys, shownAt: level)
+        for offset in items.indices where items[offset].count > 1 {
+            items[offset].layoutExpansionZoom = .some(expansionZooms[offset])
+        }
+        return items
     }
 
     /// The blocks at `level` of areas whose columns and rows run whole blocks, each once; `nil` if more than `limit`.
@@ -464,7 +472,7 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
     /// every caller finds alike, from its parts alone.
     ///
     /// Each is found once per layout: it depends on the marker alone, and every view and route asks again.
-    func expansionZooms(of items: [Item], keys: [MarkerKey], shownAt shown: Int) -> [Double?] {
+    private func expansionZooms(of items: [Item], keys: [MarkerKey], shownAt shown: Int) -> [Double?] {
         let known = state.withLock { state in
             zip(items, keys).map { item, key in item.count > 1 ? state.expansions.value(for: key) : .some(nil) }
         }

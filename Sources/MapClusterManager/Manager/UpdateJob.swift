@@ -72,9 +72,7 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
         if let merging, clustering.options.clusters(atZoom: zoom) {
             // The merged layout is the world's, the same for every viewport: it merges by the clusters' own places,
             // and a marker left whole keeps its anchor, unless the layout drew it inside its block.
-            let (laidOut, keys) = merging.items(in: region, rect: viewport.rect)
-            let expansionZooms = merging.expansionZooms(of: laidOut, keys: keys, shownAt: region.level)
-            items = zip(laidOut, expansionZooms).map { item, expansionZoom in
+            items = merging.items(in: region, rect: viewport.rect).map { item in
                 var shown = item
                 if !item.isMerged {
                     let anchor = anchored(item.cluster)
@@ -85,7 +83,7 @@ struct UpdateJob<Element: Hashable & Sendable>: Sendable {
                     _ = anchored(item.cluster)
                     for part in item.mergedClusters { _ = anchored(part) }
                 }
-                if item.count > 1 { shown.layoutExpansionZoom = .some(expansionZoom) }
+                shown.layoutExpansionZoom = item.layoutExpansionZoom
                 return shown
             }
             guard !stop() else { return nil }
