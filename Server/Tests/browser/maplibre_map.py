@@ -24,7 +24,7 @@ import os
 import sys
 import urllib.parse
 
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError, sync_playwright
 
 from api import edit, send
 
@@ -136,8 +136,13 @@ def live(page, url, token):
                  "properties": {"name": f"far {n}", "continent": "SA"}}]}
         last = edit(url, token, "POST", "/api/points", body)["version"]
     # Every edit's event applied: the page's tiles are of the last edit's version, and none is being fetched.
-    page.wait_for_function("(last) => window.mapclusterTest.tiles.state.version >= last"
-                           " && window.mapclusterTest.tiles.state.pending === 0", arg=last, timeout=60000)
+    try:
+        page.wait_for_function("(last) => window.mapclusterTest.tiles.state.version >= last"
+                               " && window.mapclusterTest.tiles.state.pending === 0", arg=last, timeout=60000)
+    except PlaywrightTimeoutError:
+        held_now = page.evaluate("() => { const s = window.mapclusterTest.tiles.state;"
+                                 " return { version: s.version, pending: s.pending, named: s.named.length }; }")
+        raise SystemExit(f"the page never caught up with the last edit (version {last}) in 60 s: it holds {held_now}")
     idle(page)
     state = page.evaluate("""async () => {
         const s = window.mapclusterTest.tiles.state;

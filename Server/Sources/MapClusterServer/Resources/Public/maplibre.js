@@ -187,13 +187,18 @@ function followTiles(tileJSON) {
   const state = { version: null, fetched: [], named: [], pending: 0, held, stream: null, follows: "" };
   const urlOf = (key) => { const [z, x, y] = key.split("/"); return server.replace("{z}", z).replace("{x}", x).replace("{y}", y); };
 
+  // Fetches of one tile may overlap (two edits in a row) and answer out of order: the copy kept is the one asked for
+  // last, which the server answered from a version at least as new.
+  const asked = new Map(); // "z/x/y" → how many fetches of it began
   async function fetchTile(key) {
     state.fetched.push(key);
+    const ticket = (asked.get(key) ?? 0) + 1;
+    asked.set(key, ticket);
     const response = await fetch(urlOf(key), { cache: "no-cache" });
     if (!response.ok && response.status !== 204) throw new Error(`tile ${key}: ${response.status}`);
     const bytes = response.status === 204 ? null : await response.arrayBuffer();
-    held.set(key, bytes);
-    return bytes;
+    if (asked.get(key) === ticket) held.set(key, bytes);
+    return held.get(key);
   }
 
   maplibregl.addProtocol("mapcluster", async (request) => {
@@ -204,23 +209,38 @@ function followTiles(tileJSON) {
 
   return {
     state,
-    /// The source's tile URL template; a new `version` makes MapLibre ask for every tile again (from the page).
-    template: (version) => `mapcluster://{z}/{x}/{y}?v=${version}`,
+    /// The source's tile URL template; a new `generation` makes MapLibre ask for every tile again (from the page).
+    template: (generation) => `mapcluster://{z}/{x}/{y}?v=${generation}`,
     /// Follows the changes of the tiles the page holds, at their zooms.
     start(map, changed = () => {}) {
-      // One redraw at a time: a new one while MapLibre still loads the last would abort its loads.
-      let drawing = null;
-      let wanted = null;
-      const redraw = (version) => {
-        wanted = version;
-        if (drawing !== null) return;
-        drawing = version;
-        map.getSource("clusters").setTiles([this.template(version)]);
+      // One redraw at a time: a new one while MapLibre still loads the last would abort its loads. One asked for
+      // meanwhile is made when the one under way ends.
+      let generation = 0;
+      let drawing = false;
+      let again = false;
+      const redraw = () => {
+        if (drawing) { again = true; return; }
+        drawing = true;
+        again = false;
+        generation += 1;
+        map.getSource("clusters").setTiles([this.template(generation)]);
         map.once("idle", () => {
-          const done = drawing;
-          drawing = null;
-          if (wanted !== done) redraw(wanted);
+          drawing = false;
+          if (again) redraw();
         });
+      };
+      // Events are handled as they come, but their fetches end in any order: the version the page holds only grows.
+      const reached = (version) => { state.version = state.version === null ? version : Math.max(state.version, version); };
+      let told = null; // the newest version a stream told of, applied or not
+      const refetchAll = async (version) => {
+        state.pending += 1;
+        try {
+          await Promise.all([...held.keys()].map(fetchTile));
+          reached(version);
+          redraw();
+        } finally {
+          state.pending -= 1;
+        }
       };
       const follow = () => {
         const zooms = [...new Set([...held.keys()].map((key) => Number(key.split("/")[0])))].sort((a, b) => a - b).slice(-8);
@@ -230,17 +250,25 @@ function followTiles(tileJSON) {
         if (state.stream) state.stream.close();
         const stream = new EventSource(`api/tile-changes?zooms=${follows}`);
         state.stream = stream;
-        stream.addEventListener("ready", (event) => { state.version = JSON.parse(event.data).version; });
+        stream.addEventListener("ready", (event) => {
+          const version = JSON.parse(event.data).version;
+          // A stream that starts past what the page was told of (a reconnect, new zooms) missed the edits between:
+          // every tile held may be stale.
+          const missed = told !== null && version > told;
+          told = told === null ? version : Math.max(told, version);
+          if (missed) refetchAll(version); else reached(version);
+        });
         stream.addEventListener("tiles", async (event) => {
           const change = JSON.parse(event.data);
+          told = Math.max(told ?? change.version, change.version);
           state.named.push(...change.tiles);
           const stale = change.tiles.filter((key) => held.has(key));
           state.pending += 1;
           try {
             await Promise.all(stale.map(fetchTile));
-            state.version = change.version;
+            reached(change.version);
             if (stale.length > 0) {
-              redraw(change.version);
+              redraw();
               changed(stale.length);
             }
           } finally {
@@ -248,9 +276,11 @@ function followTiles(tileJSON) {
           }
         });
         stream.addEventListener("resync", (event) => {
+          const version = JSON.parse(event.data).version;
+          told = Math.max(told ?? version, version);
           held.clear();
-          state.version = JSON.parse(event.data).version;
-          redraw(state.version);
+          reached(version);
+          redraw();
         });
       };
       map.on("idle", follow);
