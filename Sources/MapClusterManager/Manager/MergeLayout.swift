@@ -123,8 +123,16 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
         }
     }
 
+    /// A row of blocks that runs around the world, at a grid level.
+    private struct RowKey: Hashable {
+        let level: Int
+        let row: UInt32
+    }
+
     private struct State {
         var blocks = RecentStore<BlockKey, Block>(capacity: MergeLayout.capacity)
+        /// The blocks that hold clusters of a row of blocks that runs around the world, west to east.
+        var rows = RecentStore<RowKey, [(cell: GridCell, block: Block)]>(capacity: MergeLayout.capacity)
         var selections: [Set<String>: MergeLayout] = [:]
         /// The expansion zooms found, by marker: each depends on the marker alone, and every view and route asks again.
         var expansions = RecentStore<MarkerKey, Double?>(capacity: MergeLayout.capacity)
@@ -309,33 +317,31 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
         let level = region.level
         let blockLevel = blockLevel(ofLevel: level)
         let areas = blockAreas(of: region)
-        var blocks: [GridCell: Block] = [:]
-        // A view's few blocks are looked up one by one; a wide area's are found from its clusters.
+        // The blocks in rows, north to south, and each row west to east.
+        var ordered: [(cell: GridCell, block: Block)] = []
+        // A view's few blocks are looked up one by one; a wide area's are found from its clusters, row by row where it
+        // runs around the world (a row of tiles).
         let listed = Self.blocks(of: areas, atLevel: blockLevel, upTo: 256)
-        if let listed { blocks = kept(listed, level: level) }
-        if blocks.count < listed?.count ?? .max {
-            var clusters: [GridCell: [Cluster<Element>]] = [:]
-            for area in areas {
-                var own: [GridCell: [Cluster<Element>]] = [:]
-                for cluster in clustering.clusters(in: area, zoom: layoutZoom(ofLevel: level), stop: { false }) ?? [] {
-                    own[cluster.cell.ancestor(atLevel: blockLevel), default: []].append(cluster)
-                }
-                // Two areas that meet around the world share blocks: each once.
-                for (block, blockClusters) in own where blocks[block] == nil && clusters[block] == nil {
-                    clusters[block] = blockClusters
+        if listed == nil, areas.count == 1, areas[0].columns.count == 1 << level {
+            let shift = level - blockLevel
+            for row in areas[0].rows.lowerBound >> shift...areas[0].rows.upperBound >> shift {
+                ordered += blocks(inRow: row, level: level)
+            }
+        } else {
+            var blocks = listed.map { kept($0, level: level) } ?? [:]
+            if blocks.count < listed?.count ?? .max {
+                let found = laidOut(clustersIn: areas, level: level, except: blocks)
+                blocks.merge(found) { first, _ in first }
+                // A listed block with no cluster is kept empty, so that the next view over it asks the index nothing.
+                for block in listed ?? [] where blocks[block] == nil {
+                    blocks[block] = layOut([], of: block, level: level)
                 }
             }
-            let found = listed == nil ? kept(Array(clusters.keys), level: level) : [:]
-            for (block, blockClusters) in clusters {
-                blocks[block] = found[block] ?? layOut(blockClusters, of: block, level: level)
-            }
-            // A listed block with no cluster is kept empty, so that the next view over it asks the index nothing.
-            for block in listed ?? [] where blocks[block] == nil { blocks[block] = layOut([], of: block, level: level) }
+            ordered = blocks.sorted { ($0.key.y, $0.key.x) < ($1.key.y, $1.key.x) }.map { ($0.key, $0.value) }
         }
         var items: [Item] = []
         var keys: [MarkerKey] = []
-        for cell in blocks.keys.sorted(by: { ($0.y, $0.x) < ($1.y, $1.x) }) {
-            guard let block = blocks[cell] else { continue }
+        for (cell, block) in ordered {
             for (offset, marker) in block.merge.markers.enumerated()
             where Self.contains(rect, marker.point)
                 || block.holds(marker, where: { region.contains($0.cell) })
@@ -349,6 +355,49 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
             items[offset].layoutExpansionZoom = .some(expansionZooms[offset])
         }
         return items
+    }
+
+    /// The blocks of `areas` that hold clusters, from one query of each area, but for those of `known`: those laid out
+    /// before as they were, the others laid out now.
+    private func laidOut(clustersIn areas: [CellRegion], level: Int, except known: [GridCell: Block] = [:])
+        -> [GridCell: Block]
+    {
+        let blockLevel = blockLevel(ofLevel: level)
+        var clusters: [GridCell: [Cluster<Element>]] = [:]
+        for area in areas {
+            var own: [GridCell: [Cluster<Element>]] = [:]
+            for cluster in clustering.clusters(in: area, zoom: layoutZoom(ofLevel: level), stop: { false }) ?? [] {
+                own[cluster.cell.ancestor(atLevel: blockLevel), default: []].append(cluster)
+            }
+            // Two areas that meet around the world share blocks: each once.
+            for (block, blockClusters) in own where known[block] == nil && clusters[block] == nil {
+                clusters[block] = blockClusters
+            }
+        }
+        let found = kept(Array(clusters.keys), level: level)
+        var blocks: [GridCell: Block] = [:]
+        for (block, blockClusters) in clusters {
+            blocks[block] = found[block] ?? layOut(blockClusters, of: block, level: level)
+        }
+        return blocks
+    }
+
+    /// The blocks that hold clusters in a row of blocks that runs around the world, west to east: laid out from one
+    /// query of the row, and kept together, for the rows of tiles above and below ask for the row too.
+    private func blocks(inRow row: UInt32, level: Int) -> [(cell: GridCell, block: Block)] {
+        let key = RowKey(level: level, row: row)
+        if let kept = state.withLock({ $0.rows.value(for: key) }) { return kept }
+        let shift = level - blockLevel(ofLevel: level)
+        let last = UInt32(truncatingIfNeeded: (UInt64(1) << shift) - 1)
+        let area = CellRegion(
+            level: level, rows: (row << shift)...(row << shift | last),
+            columns: 0...UInt32(truncatingIfNeeded: (UInt64(1) << level) - 1))
+        let blocks = laidOut(clustersIn: [area], level: level).sorted { $0.key.x < $1.key.x }.map {
+            (cell: $0.key, block: $0.value)
+        }
+        let markers = blocks.reduce(0) { $0 + $1.block.merge.markers.count }
+        state.withLock { $0.rows.insert(blocks, for: key, weight: max(markers, 1)) }
+        return blocks
     }
 
     /// The blocks at `level` of areas whose columns and rows run whole blocks, each once; `nil` if more than `limit`.
