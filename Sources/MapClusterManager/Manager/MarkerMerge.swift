@@ -28,6 +28,14 @@ struct MarkerMerge {
         minimumCount: Int
     ) {
         let place = Placement(scale: scale, resolution: resolution, bounds: bounds)
+        // One marker merges with nothing (most blocks of a deep zoom hold one).
+        guard points.count > 1 else {
+            parts = Array(points.indices)
+            markers = points.indices.map {
+                Marker(parts: $0..<$0 + 1, point: place(points[$0], count: counts[$0]), count: counts[$0])
+            }
+            return
+        }
         var groups = Groups(points: points.indices.map { place(points[$0], count: counts[$0]) }, counts: counts)
         var merged = true
         var neighbours: [Int] = []

@@ -51,10 +51,11 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
     final class Block: Sendable {
         let clusters: [Cluster<Element>]
         let merge: MarkerMerge
-        /// The clusters by the first key of their grid cells, and those keys: the clusters of a cell are one run.
+        /// The clusters by the first key of their grid cells (empty: in that order already), and those keys: the
+        /// clusters of a cell are one run.
         private let byKey: [Int]
         private let keys: [UInt64]
-        /// The marker that holds each cluster.
+        /// The marker that holds each cluster (empty: the one at the cluster's place, none merged).
         private let markerOf: [Int]
 
         init(clusters: [Cluster<Element>], merge: MarkerMerge) {
@@ -63,17 +64,22 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
             let firstKeys = clusters.map(\.cell.keyRange.lowerBound)
             // The index answers its clusters in key order, mostly: sorted only if not.
             if zip(firstKeys, firstKeys.dropFirst()).allSatisfy({ $0 <= $1 }) {
-                byKey = Array(clusters.indices)
+                byKey = []
                 keys = firstKeys
             } else {
-                byKey = clusters.indices.sorted { firstKeys[$0] < firstKeys[$1] }
+                let byKey = clusters.indices.sorted { firstKeys[$0] < firstKeys[$1] }
+                self.byKey = byKey
                 keys = byKey.map { firstKeys[$0] }
             }
-            var markerOf = Array(repeating: 0, count: clusters.count)
-            for (offset, marker) in merge.markers.enumerated() {
-                for part in merge.parts[marker.parts] { markerOf[part] = offset }
+            if merge.markers.count == clusters.count && merge.parts.indices.elementsEqual(merge.parts) {
+                markerOf = []
+            } else {
+                var markerOf = Array(repeating: 0, count: clusters.count)
+                for (offset, marker) in merge.markers.enumerated() {
+                    for part in merge.parts[marker.parts] { markerOf[part] = offset }
+                }
+                self.markerOf = markerOf
             }
-            self.markerOf = markerOf
         }
 
         /// The clusters whose grid cells lie in `cell`, or hold it, with the markers that hold them.
@@ -87,7 +93,8 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
                 if keys[middle] < range.lowerBound { low = middle + 1 } else { high = middle }
             }
             while low < keys.count && keys[low] <= range.upperBound {
-                guard body(clusters[byKey[low]], markerOf[byKey[low]]) else { return }
+                let cluster = byKey.isEmpty ? low : byKey[low]
+                guard body(clusters[cluster], markerOf.isEmpty ? cluster : markerOf[cluster]) else { return }
                 low += 1
             }
         }
