@@ -12,8 +12,9 @@
 /// out alone.
 ///
 /// A marker's expansion zoom is the first zoom above the level it shows at where its points show as more than one
-/// marker of this layout, found by laying out the blocks that hold them, level by level. Blocks and expansion zooms
-/// are found once and kept, the latest ``capacity`` markers' worth, for the index and options this layout was made for.
+/// marker of this layout, found by laying out the blocks that hold them, level by level. Blocks are laid out once and
+/// kept with the expansion zooms found for their markers, the latest ``capacity`` markers' worth, for the index and
+/// options this layout was made for.
 final class MergeLayout<Element: Hashable & Sendable>: Sendable {
     typealias Item = MarkerLayout<Element>.Item
 
@@ -42,13 +43,15 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
     }
 
     /// A marker of the layout: its block, and its place among the block's markers.
-    struct MarkerKey: Hashable {
-        let block: BlockKey
+    struct MarkerPlace {
+        let block: Block
         let marker: Int
     }
 
-    /// One block laid out: its clusters, and the markers they make.
-    final class Block: Sendable {
+    /// One block laid out: its clusters, and the markers they make, with their expansion zooms once found.
+    ///
+    /// The expansion zooms are read and written under the layout's lock alone, hence `@unchecked Sendable`.
+    final class Block: @unchecked Sendable {
         let clusters: [Cluster<Element>]
         let merge: MarkerMerge
         /// The clusters by the first key of their grid cells (empty: in that order already), and those keys: the
@@ -57,6 +60,32 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
         private let keys: [UInt64]
         /// The marker that holds each cluster (empty: the one at the cluster's place, none merged).
         private let markerOf: [Int]
+        /// The expansion zooms found, by marker (empty: none yet; `nil`: not this one yet).
+        ///
+        /// Each depends on the marker alone, and every view and route asks again.
+        private var expansionZooms: [Double??] = []
+
+        /// A block laid out in an earlier version, for a later one: the same markers, their expansion zooms to be found
+        /// again (they depend on deeper levels).
+        init(carrying earlier: Block) {
+            (clusters, merge, byKey, keys, markerOf) =
+                (earlier.clusters, earlier.merge, earlier.byKey, earlier.keys, earlier.markerOf)
+        }
+
+        /// The expansion zoom found for a marker; `nil` if none was.
+        ///
+        /// Under the layout's lock only.
+        fileprivate func expansionZoom(ofMarker marker: Int) -> Double?? {
+            marker < expansionZooms.count ? expansionZooms[marker] : nil
+        }
+
+        /// Keeps the expansion zoom found for a marker.
+        ///
+        /// Under the layout's lock only.
+        fileprivate func remember(_ zoom: Double?, ofMarker marker: Int) {
+            if expansionZooms.isEmpty { expansionZooms = Array(repeating: nil, count: merge.markers.count) }
+            expansionZooms[marker] = .some(zoom)
+        }
 
         init(clusters: [Cluster<Element>], merge: MarkerMerge) {
             self.clusters = clusters
@@ -141,15 +170,9 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
         /// The blocks that hold clusters of a row of blocks that runs around the world, west to east.
         var rows = RecentStore<RowKey, [(cell: GridCell, block: Block)]>(capacity: MergeLayout.capacity)
         var selections: [Set<String>: MergeLayout] = [:]
-        /// The expansion zooms found, by marker: each depends on the marker alone, and every view and route asks again.
-        var expansions = RecentStore<MarkerKey, Double?>(capacity: MergeLayout.capacity)
         /// The layout of the version before and the keys changed since: a block it laid out that holds none of them
         /// is laid out alike in this one.
         var earlier: (layout: MergeLayout, changed: DirtyKeys)?
-
-        mutating func remember(_ zoom: Double?, of marker: MarkerKey) {
-            expansions.insert(zoom, for: marker, weight: 1)
-        }
 
         mutating func store(_ block: Block, at key: BlockKey) {
             blocks.insert(block, for: key, weight: max(block.merge.markers.count, 1))
@@ -245,7 +268,7 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
         guard let earlier, found.count < blocks.count else { return found }
         let unchanged = blocks.filter { found[$0] == nil && !earlier.changed.intersects($0.keyRange) }
         guard !unchanged.isEmpty else { return found }
-        let carried = earlier.layout.kept(unchanged, level: level)
+        let carried = earlier.layout.kept(unchanged, level: level).mapValues(Block.init(carrying:))
         state.withLock { state in
             for (block, laidOut) in carried { state.store(laidOut, at: BlockKey(level: level, block: block)) }
         }
@@ -315,7 +338,7 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
         }
     }
 
-    /// The markers a viewport shows, with their expansion zooms (``expansionZooms(of:keys:shownAt:)``): those of the
+    /// The markers a viewport shows, with their expansion zooms (``expansionZooms(of:places:shownAt:)``): those of the
     /// blocks its region touches that hold a cluster of the region or stand inside `rect`.
     ///
     /// Blocks laid out before are taken as they are. The clusters of the others come from one query of the area they
@@ -347,17 +370,17 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
             ordered = blocks.sorted { ($0.key.y, $0.key.x) < ($1.key.y, $1.key.x) }.map { ($0.key, $0.value) }
         }
         var items: [Item] = []
-        var keys: [MarkerKey] = []
+        var places: [MarkerPlace] = []
         for (cell, block) in ordered {
             for (offset, marker) in block.merge.markers.enumerated()
             where Self.contains(rect, marker.point)
                 || block.holds(marker, where: { region.contains($0.cell) })
             {
                 items.append(block.item(marker))
-                keys.append(MarkerKey(block: BlockKey(level: level, block: cell), marker: offset))
+                places.append(MarkerPlace(block: block, marker: offset))
             }
         }
-        let expansionZooms = expansionZooms(of: items, keys: keys, shownAt: level)
+        let expansionZooms = expansionZooms(of: items, places: places, shownAt: level)
         for offset in items.indices where items[offset].count > 1 {
             items[offset].layoutExpansionZoom = .some(expansionZooms[offset])
         }
@@ -527,10 +550,12 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
     /// apart; for a merged marker, the first after the highest level it shows at (`shown`, or one above it), which
     /// every caller finds alike, from its parts alone.
     ///
-    /// Each is found once per layout: it depends on the marker alone, and every view and route asks again.
-    private func expansionZooms(of items: [Item], keys: [MarkerKey], shownAt shown: Int) -> [Double?] {
-        let known = state.withLock { state in
-            zip(items, keys).map { item, key in item.count > 1 ? state.expansions.value(for: key) : .some(nil) }
+    /// Each is found once and kept with its block: it depends on the marker alone, and every view and route asks again.
+    private func expansionZooms(of items: [Item], places: [MarkerPlace], shownAt shown: Int) -> [Double?] {
+        let known = state.withLock { _ in
+            zip(items, places).map { item, place in
+                item.count > 1 ? place.block.expansionZoom(ofMarker: place.marker) : .some(nil)
+            }
         }
         // The blocks where the unknown clusters' points may first split, laid out together first.
         var next: [Int: Set<GridCell>] = [:]
@@ -542,18 +567,20 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
             if tight.level >= blockLevel { next[level, default: []].insert(tight.ancestor(atLevel: blockLevel)) }
         }
         for (level, blocks) in next { layOut(blocks, level: level) }
-        var found: [(key: MarkerKey, zoom: Double?)] = []
+        var found: [(place: MarkerPlace, zoom: Double?)] = []
         let zooms = known.indices.map { offset -> Double? in
             if let known = known[offset] { return known }
             let zoom = expansionZoom(finding: items[offset], shownAt: shown)
-            found.append((keys[offset], zoom))
+            found.append((places[offset], zoom))
             return zoom
         }
-        if !found.isEmpty { state.withLock { state in for (key, zoom) in found { state.remember(zoom, of: key) } } }
+        if !found.isEmpty {
+            state.withLock { _ in for (place, zoom) in found { place.block.remember(zoom, ofMarker: place.marker) } }
+        }
         return zooms
     }
 
-    /// The expansion zoom of one cluster's marker, found afresh: as ``expansionZooms(of:keys:shownAt:)`` finds it for
+    /// The expansion zoom of one cluster's marker, found afresh: as ``expansionZooms(of:places:shownAt:)`` finds it for
     /// any view that shows it.
     func expansionZoom(ofCluster item: Item) -> Double? {
         expansionZoom(finding: item, shownAt: 0)
@@ -574,10 +601,12 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
     /// The merged marker of these parts, as the layout shows it at the highest level it shows at, with its expansion
     /// zoom; `nil` if no level shows it.
     func merged(_ parts: [Cluster<Element>]) -> (item: Item, expansionZoom: Double?)? {
-        guard let (top, key, item) = highestShowing(parts, downTo: 0) else { return nil }
-        if let known = state.withLock({ $0.expansions.value(for: key) }) { return (item, known) }
+        guard let (top, place, item) = highestShowing(parts, downTo: 0) else { return nil }
+        if let known = state.withLock({ _ in place.block.expansionZoom(ofMarker: place.marker) }) {
+            return (item, known)
+        }
         let zoom = expansionZoom(of: parts, after: top)
-        state.withLock { $0.remember(zoom, of: key) }
+        state.withLock { _ in place.block.remember(zoom, ofMarker: place.marker) }
         return (item, zoom)
     }
 
@@ -587,7 +616,7 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
     /// It looks no deeper than where a part splits, or than where its parts lie too far apart on screen for one merge
     /// to gather them, and stops going up once a part is no longer a cluster of its block.
     private func highestShowing(_ parts: [Cluster<Element>], downTo lowest: Int)
-        -> (level: Int, key: MarkerKey, item: Item)?
+        -> (level: Int, place: MarkerPlace, item: Item)?
     {
         let footprints = parts.map(footprint(of:))
         var level = min(lastLevel, footprints.map(\.cell.level).min() ?? lastLevel)
@@ -618,8 +647,7 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
             guard let cell = block(holding: footprints, atLevel: level) else { continue }
             let block = block(cell, level: level)
             if let offset = block.merge.markers.firstIndex(where: { block.marker($0, is: ids) }) {
-                let key = MarkerKey(block: BlockKey(level: level, block: cell), marker: offset)
-                return (level, key, block.item(block.merge.markers[offset]))
+                return (level, MarkerPlace(block: block, marker: offset), block.item(block.merge.markers[offset]))
             }
             // Below the level where a part first shows as itself, it never shows again.
             let present = Set(block.clusters.map(\.id))
