@@ -308,7 +308,7 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
     }
 
     /// Merges a block's clusters, and keeps the markers.
-    private func layOut(_ clusters: [Cluster<Element>], of block: GridCell, level: Int) -> Block {
+    private func layOut(_ clusters: [Cluster<Element>], of block: GridCell, level: Int, keep: Bool = true) -> Block {
         let zoom = layoutZoom(ofLevel: level)
         let points = clusters.map(\.coordinate.mapPoint)
         let merge: MarkerMerge
@@ -321,7 +321,7 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
             merge = MarkerMerge(unmerged: points, counts: clusters.map(\.count))
         }
         let laidOut = Block(clusters: clusters, merge: merge)
-        state.withLock { $0.store(laidOut, at: BlockKey(level: level, block: block)) }
+        if keep { state.withLock { $0.store(laidOut, at: BlockKey(level: level, block: block)) } }
         return laidOut
     }
 
@@ -413,17 +413,32 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
     }
 
     /// The blocks that hold clusters in a row of blocks that runs around the world, west to east: laid out from one
-    /// query of the row, and kept together, for the rows of tiles above and below ask for the row too.
+    /// query of the row, and kept together (not block by block), for the rows of tiles above and below ask for the row
+    /// too.
     private func blocks(inRow row: UInt32, level: Int) -> [(cell: GridCell, block: Block)] {
         let key = RowKey(level: level, row: row)
         if let kept = state.withLock({ $0.rows.value(for: key) }) { return kept }
-        let shift = level - blockLevel(ofLevel: level)
+        let blockLevel = blockLevel(ofLevel: level)
+        let shift = level - blockLevel
         let last = UInt32(truncatingIfNeeded: (UInt64(1) << shift) - 1)
         let area = CellRegion(
             level: level, rows: (row << shift)...(row << shift | last),
             columns: 0...UInt32(truncatingIfNeeded: (UInt64(1) << level) - 1))
-        let blocks = laidOut(clustersIn: [area], level: level).sorted { $0.key.x < $1.key.x }.map {
-            (cell: $0.key, block: $0.value)
+        var clusters = clustering.clusters(in: area, zoom: layoutZoom(ofLevel: level), stop: { false }) ?? []
+        // A block's cells are one run of keys, and a row's blocks lie west to east in key order: a block's clusters
+        // are one run of them, in key order (which the index answers, mostly).
+        let firstKeys = clusters.map(\.cell.keyRange.lowerBound)
+        if !zip(firstKeys, firstKeys.dropFirst()).allSatisfy({ $0 <= $1 }) {
+            clusters = clusters.indices.sorted { firstKeys[$0] < firstKeys[$1] }.map { clusters[$0] }
+        }
+        var blocks: [(cell: GridCell, block: Block)] = []
+        var start = clusters.startIndex
+        while start < clusters.endIndex {
+            let cell = clusters[start].cell.ancestor(atLevel: blockLevel)
+            var end = start + 1
+            while end < clusters.endIndex && clusters[end].cell.ancestor(atLevel: blockLevel) == cell { end += 1 }
+            blocks.append((cell, layOut(Array(clusters[start..<end]), of: cell, level: level, keep: false)))
+            start = end
         }
         let markers = blocks.reduce(0) { $0 + $1.block.merge.markers.count }
         state.withLock { $0.rows.insert(blocks, for: key, weight: max(markers, 1)) }
