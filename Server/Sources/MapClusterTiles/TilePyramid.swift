@@ -139,13 +139,15 @@ public struct TilePyramid: Sendable {
         _ zoom: Int, rowDone: @Sendable (_ done: Int, _ rows: Int, _ tiles: Int) -> Void
     ) -> [(UInt64, TileAddress, Data)] {
         let rows = 1 << zoom
-        // Several chunks for each core, so that a core with the crowded rows doesn't leave the others waiting.
+        // Several chunks for each core, so that a core with the crowded rows doesn't leave the others waiting. A chunk
+        // is a run of rows, north to south: a row's merged markers come from the rows of blocks its neighbours laid
+        // out just before.
         let chunkCount = min(rows, ProcessInfo.processInfo.activeProcessorCount * 16)
         let results = ChunkResults(count: chunkCount)
         DispatchQueue.concurrentPerform(iterations: chunkCount) { chunk in
             var made: [(UInt64, TileAddress, Data)] = []
             let compressor = Gzip.Compressor()
-            for row in stride(from: chunk, to: rows, by: chunkCount) {
+            for row in rows * chunk / chunkCount..<rows * (chunk + 1) / chunkCount {
                 let rowMade = rowTiles(zoom: zoom, row: row, compressor: compressor)
                 made += rowMade
                 let (done, tiles) = results.rowDone(tiles: rowMade.count)
