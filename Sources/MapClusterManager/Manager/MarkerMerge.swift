@@ -22,6 +22,9 @@ struct MarkerMerge {
     /// The inputs the markers hold, by their positions in the input, marker after marker.
     private(set) var parts: [Int] = []
 
+    /// The most groups paired without a table of buckets.
+    private static var fewGroups: Int { 48 }
+
     /// Merges markers at `points` (on the plane) of `counts` elements, drawn `scale` points to a map unit.
     init(
         points: [MapPoint], counts: [Int], scale: Double, resolution: OverlapResolution, within bounds: MapRect?,
@@ -37,6 +40,19 @@ struct MarkerMerge {
             return
         }
         var groups = Groups(points: points.indices.map { place(points[$0], count: counts[$0]) }, counts: counts)
+        // Merges `second` into `first` if they overlap (a hair of tolerance, so that markers meant to touch do,
+        // whatever the rounding of their positions).
+        func merge(_ first: Int, _ second: Int) -> Bool {
+            let (dx, dy) = groups.points[first].screenDelta(to: groups.points[second], scale: scale)
+            let apart = resolution.separatingScale(dx: dx, dy: dy, counts: groups.counts[first], groups.counts[second])
+            guard apart >= 1 - 1e-9 else { return false }
+            let share = Double(groups.counts[second]) / Double(groups.counts[first] + groups.counts[second])
+            let from = groups.points[first]
+            let mean = MapPoint(x: MapSize.wrappedX(from.x + dx / scale * share), y: from.y + dy / scale * share)
+            groups.join(first, second)
+            groups.points[first] = place(mean, count: groups.counts[first])
+            return true
+        }
         var merged = true
         var neighbours: [Int] = []
         while merged {
@@ -44,23 +60,30 @@ struct MarkerMerge {
             // Buckets as large as the largest marker (which a merge may have grown), so that every overlap is found
             // among a bucket's neighbours.
             let extent = resolution.extent(ofCount: groups.largestCount)
-            let buckets = SortedBuckets(groups, markerWidth: extent.width / scale, markerHeight: extent.height / scale)
+            let (width, height) = (extent.width / scale, extent.height / scale)
+            // Each group meets the later groups of the 3 × 3 buckets around its own, in order. A few groups (a block
+            // of a view holds a handful) are paired directly, by their buckets, with no table of buckets to build.
+            guard groups.points.count > Self.fewGroups else {
+                let geometry = MarkerBuckets(markerWidth: width, markerHeight: height)
+                let cells = groups.points.indices.map {
+                    groups.alive[$0] ? geometry.cell(of: groups.points[$0]) : (0, 0)
+                }
+                for first in groups.points.indices where groups.alive[first] {
+                    let (column, row) = cells[first]
+                    for second in first + 1..<groups.points.count where groups.alive[second] {
+                        let (otherColumn, otherRow) = cells[second]
+                        let east = (otherColumn - column + geometry.columns) % geometry.columns
+                        guard abs(otherRow - row) <= 1, east <= 1 || east == geometry.columns - 1 else { continue }
+                        if merge(first, second) { merged = true }
+                    }
+                }
+                continue
+            }
+            let buckets = SortedBuckets(groups, markerWidth: width, markerHeight: height)
             for first in groups.points.indices where groups.alive[first] {
                 buckets.neighbours(of: groups.points[first], into: &neighbours)
                 for second in neighbours where second > first && groups.alive[second] {
-                    let (dx, dy) = groups.points[first].screenDelta(to: groups.points[second], scale: scale)
-                    let apart = resolution.separatingScale(
-                        dx: dx, dy: dy, counts: groups.counts[first], groups.counts[second])
-                    // A hair of tolerance, so that markers meant to touch do, whatever the rounding of their
-                    // positions.
-                    guard apart >= 1 - 1e-9 else { continue }
-                    let share = Double(groups.counts[second]) / Double(groups.counts[first] + groups.counts[second])
-                    let from = groups.points[first]
-                    let mean = MapPoint(
-                        x: MapSize.wrappedX(from.x + dx / scale * share), y: from.y + dy / scale * share)
-                    groups.join(first, second)
-                    groups.points[first] = place(mean, count: groups.counts[first])
-                    merged = true
+                    if merge(first, second) { merged = true }
                 }
             }
         }
