@@ -23,12 +23,14 @@ struct MarkerMerge {
     private(set) var parts: [Int] = []
 
     /// The most groups paired without a table of buckets.
-    private static var fewGroups: Int { 48 }
+    static var fewGroups: Int { 48 }
 
     /// Merges markers at `points` (on the plane) of `counts` elements, drawn `scale` points to a map unit.
+    ///
+    /// Up to `directly` groups are paired without a table of buckets, with the same result.
     init(
         points: [MapPoint], counts: [Int], scale: Double, resolution: OverlapResolution, within bounds: MapRect?,
-        minimumCount: Int
+        minimumCount: Int, pairingDirectlyUpTo directly: Int = fewGroups
     ) {
         let place = Placement(scale: scale, resolution: resolution, bounds: bounds)
         // One marker merges with nothing (most blocks of a deep zoom hold one).
@@ -63,7 +65,7 @@ struct MarkerMerge {
             let (width, height) = (extent.width / scale, extent.height / scale)
             // Each group meets the later groups of the 3 × 3 buckets around its own, in order. A few groups (a block
             // of a view holds a handful) are paired directly, by their buckets, with no table of buckets to build.
-            guard groups.points.count > Self.fewGroups else {
+            guard groups.points.count > directly else {
                 let geometry = MarkerBuckets(markerWidth: width, markerHeight: height)
                 let cells = groups.points.indices.map {
                     groups.alive[$0] ? geometry.cell(of: groups.points[$0]) : (0, 0)

@@ -50,6 +50,39 @@ struct MergeLayoutTests {
         }
     }
 
+    /// A merge of a few markers pairs them directly, by their buckets, without the table of buckets a larger one
+    /// builds: the two ways merge the same pairs in the same order, crowded or sparse, across the antimeridian too.
+    @Test(arguments: [1, 2, 3, 4, 5, 6] as [UInt64])
+    func pairingDirectlyMergesAsTheTableOfBucketsDoes(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        let resolution = OverlapResolution.mergeCircles(Self.diameters)
+        for (zoom, count, across) in [
+            (1.0, 60, 0.9), (6.0, 40, 0.004), (6.0, 150, 0.002), (12.0, 30, 0.0001), (4.0, 400, 0.02),
+            (8.0, 300, 0.0004),
+        ] {
+            let scale = WebMercator.pointsPerMapUnit(atZoom: zoom)
+            // Around the antimeridian every other set, so that columns meet around the back of the world.
+            let centre = MapPoint(x: seed.isMultiple(of: 2) ? 0 : MapSize.worldWidth / 2, y: MapSize.worldWidth / 2)
+            let points = (0..<count).map { _ in
+                MapPoint(
+                    x: MapSize.wrappedX(centre.x + Double.random(in: -across...across, using: &random)),
+                    y: centre.y + Double.random(in: -across...across, using: &random))
+            }
+            let counts = (0..<count).map { _ in [1, 1, 2, 7, 60, 4000][Int.random(in: 0..<6, using: &random)] }
+            func merge(pairingDirectlyUpTo directly: Int) -> MarkerMerge {
+                MarkerMerge(
+                    points: points, counts: counts, scale: scale, resolution: resolution, within: nil, minimumCount: 2,
+                    pairingDirectlyUpTo: directly)
+            }
+            let (direct, table) = (merge(pairingDirectlyUpTo: .max), merge(pairingDirectlyUpTo: 0))
+            #expect(direct.parts == table.parts, "zoom \(zoom), \(count) markers")
+            #expect(direct.markers.map(\.parts) == table.markers.map(\.parts))
+            #expect(direct.markers.map(\.point) == table.markers.map(\.point))
+            #expect(direct.markers.map(\.count) == table.markers.map(\.count))
+            #expect(direct.markers.count < count, "some merged")
+        }
+    }
+
     /// A layout's store keeps the newer half of its capacity and the older half before it, and a value asked for from
     /// the older half moves into the newer.
     @Test func aRecentStoreKeepsTheLatestAndWhatWasAskedForAgain() {
