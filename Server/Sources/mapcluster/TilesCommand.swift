@@ -14,8 +14,8 @@ struct TilesCommand: ParsableCommand {
         abstract: "Write the clusters of point files as a vector tile pyramid: a PMTiles or MBTiles archive.",
         discussion: """
             The tiles are those `serve` answers at /tiles/{z}/{x}/{y}.mvt with the same options, markers that would \
-            overlap merged as they are (a marker near a tile's edge may merge with other neighbours than in a tile \
-            asked alone): one layer, 'clusters', gzip-compressed. Serve the archive with `mapcluster serve --tiles-from FILE`, or put a \
+            overlap merged as the world's layout merges them (alike in every tile, and in /api/clusters): one layer, \
+            'clusters', gzip-compressed. Serve the archive with `mapcluster serve --tiles-from FILE`, or put a \
             .pmtiles file on object storage or a CDN and read it with the PMTiles library. The archive is written \
             beside OUTPUT under a hidden name and renamed when complete: an interrupted run leaves nothing under \
             OUTPUT.
