@@ -360,8 +360,23 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
         } else {
             var blocks = listed.map { kept($0, level: level) } ?? [:]
             if blocks.count < listed?.count ?? .max {
-                let found = laidOut(clustersIn: areas, level: level, except: blocks)
-                blocks.merge(found) { first, _ in first }
+                let zoom = layoutZoom(ofLevel: level)
+                var clusters: [GridCell: [Cluster<Element>]] = [:]
+                for area in areas {
+                    var own: [GridCell: [Cluster<Element>]] = [:]
+                    for cluster in clustering.clusters(in: area, zoom: zoom, stop: { false }) ?? [] {
+                        own[cluster.cell.ancestor(atLevel: blockLevel), default: []].append(cluster)
+                    }
+                    // Two areas that meet around the world share blocks: each once.
+                    for (block, blockClusters) in own where blocks[block] == nil && clusters[block] == nil {
+                        clusters[block] = blockClusters
+                    }
+                }
+                // Listed blocks were looked up already.
+                let found = listed == nil ? kept(Array(clusters.keys), level: level) : [:]
+                for (block, blockClusters) in clusters {
+                    blocks[block] = found[block] ?? layOut(blockClusters, of: block, level: level)
+                }
                 // A listed block with no cluster is kept empty, so that the next view over it asks the index nothing.
                 for block in listed ?? [] where blocks[block] == nil {
                     blocks[block] = layOut([], of: block, level: level)
@@ -385,31 +400,6 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
             items[offset].layoutExpansionZoom = .some(expansionZooms[offset])
         }
         return items
-    }
-
-    /// The blocks of `areas` that hold clusters, from one query of each area, but for those of `known`: those laid out
-    /// before as they were, the others laid out now.
-    private func laidOut(clustersIn areas: [CellRegion], level: Int, except known: [GridCell: Block] = [:])
-        -> [GridCell: Block]
-    {
-        let blockLevel = blockLevel(ofLevel: level)
-        var clusters: [GridCell: [Cluster<Element>]] = [:]
-        for area in areas {
-            var own: [GridCell: [Cluster<Element>]] = [:]
-            for cluster in clustering.clusters(in: area, zoom: layoutZoom(ofLevel: level), stop: { false }) ?? [] {
-                own[cluster.cell.ancestor(atLevel: blockLevel), default: []].append(cluster)
-            }
-            // Two areas that meet around the world share blocks: each once.
-            for (block, blockClusters) in own where known[block] == nil && clusters[block] == nil {
-                clusters[block] = blockClusters
-            }
-        }
-        let found = kept(Array(clusters.keys), level: level)
-        var blocks: [GridCell: Block] = [:]
-        for (block, blockClusters) in clusters {
-            blocks[block] = found[block] ?? layOut(blockClusters, of: block, level: level)
-        }
-        return blocks
     }
 
     /// The blocks that hold clusters in a row of blocks that runs around the world, west to east: laid out from one
