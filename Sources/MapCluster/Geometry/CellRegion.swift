@@ -73,12 +73,18 @@ package struct CellRegion: Sendable {
 
     /// The cells of a deeper level (or the same) that lie in `cell`.
     package init(_ cell: GridCell, atLevel level: Int) {
-        let shift = level - cell.level
-        precondition(shift >= 0, "a cell's region lies at its level or deeper")
+        self.init(level: level, under: cell.y...cell.y, cell.x...cell.x, ofLevel: cell.level)
+    }
+
+    /// The cells at `level` that lie in the rows and columns of a shallower level (or the same).
+    package init(level: Int, under rows: ClosedRange<UInt32>, _ columns: ClosedRange<UInt32>, ofLevel shallower: Int) {
+        let shift = level - shallower
+        precondition(shift >= 0, "a region lies at its cells' level or deeper")
         let last = UInt32(truncatingIfNeeded: (UInt64(1) << shift) - 1)
-        self.init(
-            level: level, rows: (cell.y << shift)...(cell.y << shift | last),
-            columns: (cell.x << shift)...(cell.x << shift | last))
+        func under(_ range: ClosedRange<UInt32>) -> ClosedRange<UInt32> {
+            (range.lowerBound << shift)...(range.upperBound << shift | last)
+        }
+        self.init(level: level, rows: under(rows), columns: under(columns))
     }
 
     /// Every cell of the region.

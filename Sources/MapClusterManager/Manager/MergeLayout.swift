@@ -295,11 +295,7 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
             for cell in absent { _ = layOut(cell, level: level) }
             return
         }
-        let shift = level - first.level
-        let last = UInt32(truncatingIfNeeded: (UInt64(1) << shift) - 1)
-        let area = CellRegion(
-            level: level, rows: (rows.lowerBound << shift)...(rows.upperBound << shift | last),
-            columns: (columns.lowerBound << shift)...(columns.upperBound << shift | last))
+        let area = CellRegion(level: level, under: rows, columns, ofLevel: first.level)
         var clusters: [GridCell: [Cluster<Element>]] = [:]
         for cluster in clustering.clusters(in: area, zoom: layoutZoom(ofLevel: level), stop: { false }) ?? [] {
             clusters[cluster.cell.ancestor(atLevel: first.level), default: []].append(cluster)
@@ -328,13 +324,13 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
     /// The areas at a region's level of the blocks its cells lie in: one for its columns, one more for those west of
     /// the antimeridian when it crosses it.
     private func blockAreas(of region: CellRegion) -> [CellRegion] {
-        let shift = region.level - blockLevel(ofLevel: region.level)
-        let last = UInt32(truncatingIfNeeded: (UInt64(1) << shift) - 1)
-        func widened(_ range: ClosedRange<UInt32>) -> ClosedRange<UInt32> {
-            ((range.lowerBound >> shift) << shift)...((range.upperBound >> shift) << shift | last)
+        let blockLevel = blockLevel(ofLevel: region.level)
+        let shift = region.level - blockLevel
+        func blocks(_ range: ClosedRange<UInt32>) -> ClosedRange<UInt32> {
+            (range.lowerBound >> shift)...(range.upperBound >> shift)
         }
         return [region.columns, region.wrappedColumns].compactMap { $0 }.map {
-            CellRegion(level: region.level, rows: widened(region.rows), columns: widened($0))
+            CellRegion(level: region.level, under: blocks(region.rows), blocks($0), ofLevel: blockLevel)
         }
     }
 
@@ -409,11 +405,9 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
         let key = RowKey(level: level, row: row)
         if let kept = state.withLock({ $0.rows.value(for: key) }) { return kept }
         let blockLevel = blockLevel(ofLevel: level)
-        let shift = level - blockLevel
-        let last = UInt32(truncatingIfNeeded: (UInt64(1) << shift) - 1)
         let area = CellRegion(
-            level: level, rows: (row << shift)...(row << shift | last),
-            columns: 0...UInt32(truncatingIfNeeded: (UInt64(1) << level) - 1))
+            level: level, under: row...row, 0...UInt32(truncatingIfNeeded: (UInt64(1) << blockLevel) - 1),
+            ofLevel: blockLevel)
         var clusters = clustering.clusters(in: area, zoom: layoutZoom(ofLevel: level), stop: { false }) ?? []
         // A block's cells are one run of keys, and a row's blocks lie west to east in key order: a block's clusters
         // are one run of them, in key order (which the index answers, mostly).
