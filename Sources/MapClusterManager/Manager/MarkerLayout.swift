@@ -164,6 +164,13 @@ struct MarkerBuckets {
         }
     }
 
+    /// Whether two buckets are among each other's 3 × 3 (``forEachNeighbour(of:_:)``'s), around the back of the world
+    /// too.
+    func meet(_ a: (column: Int, row: Int), _ b: (column: Int, row: Int)) -> Bool {
+        let east = (b.column - a.column + columns) % columns
+        return abs(b.row - a.row) <= 1 && (east <= 1 || east == columns - 1)
+    }
+
     /// The items in the 3 × 3 buckets around a point's, each once.
     func neighbours(of point: MapPoint) -> [Int] {
         var result: [Int] = []

@@ -71,11 +71,8 @@ struct MarkerMerge {
                     groups.alive[$0] ? geometry.cell(of: groups.points[$0]) : (0, 0)
                 }
                 for first in groups.points.indices where groups.alive[first] {
-                    let (column, row) = cells[first]
-                    for second in first + 1..<groups.points.count where groups.alive[second] {
-                        let (otherColumn, otherRow) = cells[second]
-                        let east = (otherColumn - column + geometry.columns) % geometry.columns
-                        guard abs(otherRow - row) <= 1, east <= 1 || east == geometry.columns - 1 else { continue }
+                    for second in first + 1..<groups.points.count
+                    where groups.alive[second] && geometry.meet(cells[first], cells[second]) {
                         if merge(first, second) { merged = true }
                     }
                 }

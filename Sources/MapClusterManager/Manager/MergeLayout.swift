@@ -91,14 +91,12 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
             self.clusters = clusters
             self.merge = merge
             let firstKeys = clusters.map(\.cell.keyRange.lowerBound)
-            // The index answers its clusters in key order, mostly: sorted only if not.
-            if zip(firstKeys, firstKeys.dropFirst()).allSatisfy({ $0 <= $1 }) {
+            if let order = Self.keyOrder(of: firstKeys) {
+                byKey = order
+                keys = order.map { firstKeys[$0] }
+            } else {
                 byKey = []
                 keys = firstKeys
-            } else {
-                let byKey = clusters.indices.sorted { firstKeys[$0] < firstKeys[$1] }
-                self.byKey = byKey
-                keys = byKey.map { firstKeys[$0] }
             }
             if merge.markers.count == clusters.count && merge.parts.indices.elementsEqual(merge.parts) {
                 markerOf = []
@@ -109,6 +107,13 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
                 }
                 self.markerOf = markerOf
             }
+        }
+
+        /// The order that sorts clusters by the first keys of their cells; `nil` if they are in it already, as the
+        /// index answers them, mostly.
+        static func keyOrder(of firstKeys: [UInt64]) -> [Int]? {
+            guard !zip(firstKeys, firstKeys.dropFirst()).allSatisfy({ $0 <= $1 }) else { return nil }
+            return firstKeys.indices.sorted { firstKeys[$0] < firstKeys[$1] }
         }
 
         /// The clusters whose grid cells lie in `cell`, or hold it, with the markers that hold them.
@@ -410,10 +415,9 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
             ofLevel: blockLevel)
         var clusters = clustering.clusters(in: area, zoom: layoutZoom(ofLevel: level), stop: { false }) ?? []
         // A block's cells are one run of keys, and a row's blocks lie west to east in key order: a block's clusters
-        // are one run of them, in key order (which the index answers, mostly).
-        let firstKeys = clusters.map(\.cell.keyRange.lowerBound)
-        if !zip(firstKeys, firstKeys.dropFirst()).allSatisfy({ $0 <= $1 }) {
-            clusters = clusters.indices.sorted { firstKeys[$0] < firstKeys[$1] }.map { clusters[$0] }
+        // are one run of them, in key order.
+        if let order = Block.keyOrder(of: clusters.map(\.cell.keyRange.lowerBound)) {
+            clusters = order.map { clusters[$0] }
         }
         var blocks: [(cell: GridCell, block: Block)] = []
         var start = clusters.startIndex
