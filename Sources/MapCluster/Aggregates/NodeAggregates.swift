@@ -280,15 +280,13 @@ struct AggregateRequest {
 }
 
 extension NodeAggregates {
-    /// The aggregates of each request, in order, for a query filtered by `categories` (or not); `admits` says whether a
-    /// member filter takes an entry.
+    /// The aggregates of each request, in order, for a query under `rules`: their category filter (or none), and the
+    /// member filters' predicate.
     ///
     /// Coarse cells answer from their rows. The other requests are answered in as few walks of the tree as their
     /// ranges allow (one, for the clusters of one query): a walk takes disjoint ranges in key order.
-    func answer(
-        _ requests: [AggregateRequest], categories: CategorySet?, tree: MortonTree,
-        admits: @escaping (IndexEntry, MemberFilter) -> Bool
-    ) -> ClusterAggregateTable {
+    func answer(_ requests: [AggregateRequest], rules: ClusteringRules, tree: MortonTree) -> ClusterAggregateTable {
+        let categories = rules.categories
         guard !requests.isEmpty else { return ClusterAggregateTable(emptyAnswer) }
         let all = layout.all
         let width = all.width
@@ -308,8 +306,8 @@ extension NodeAggregates {
             }
             for wave in Self.waves(of: walked, in: requests) {
                 var visitor = AggregateRowsVisitor(
-                    layout: layout, categories: categories, rows: answerRows.start,
-                    targets: wave.map { $0.first }, matches: wave.map { requests[$0.first].match }, admits: admits)
+                    layout: layout, rules: rules, rows: answerRows.start,
+                    targets: wave.map { $0.first }, matches: wave.map { requests[$0.first].match })
                 rows.walk(ranges: wave.map { requests[$0.first].range }, tree: tree, &visitor)
                 for (first, duplicates) in wave {
                     for duplicate in duplicates {
@@ -321,7 +319,7 @@ extension NodeAggregates {
         return ClusterAggregateTable(
             AggregateAnswer(
                 shape: answerShape, counts: ContiguousArray(requests.map(\.count)), rows: answerRows,
-                custom: customAnswers(requests, categories: categories, tree: tree, admits: admits)))
+                custom: customAnswers(requests, rules: rules, tree: tree)))
     }
 
     /// The requests to walk, in walks of disjoint ranges in key order: each wave's requests, with the later ones of
@@ -364,13 +362,12 @@ extension NodeAggregates {
 
     /// The values of the user's reductions for each request: a walk per column for the requests that match all, and
     /// one per request for the others.
-    private func customAnswers(
-        _ requests: [AggregateRequest], categories: CategorySet?, tree: MortonTree,
-        admits: @escaping (IndexEntry, MemberFilter) -> Bool
-    ) -> [[any ClusterAggregate]] {
+    private func customAnswers(_ requests: [AggregateRequest], rules: ClusteringRules, tree: MortonTree)
+        -> [[any ClusterAggregate]]
+    {
         guard !custom.isEmpty else { return [] }
         let groups = aggregateGroups(
-            for: categories, categoryCount: schema.categories.count, hasAllGroup: true)
+            for: rules.categories, categoryCount: schema.categories.count, hasAllGroup: true)
         let identities = schema.reductions.filter { !Self.isNumeric($0.valueType) }.map { $0.valueType.erasedIdentity }
         return custom.indices.map { column in
             var values = [any ClusterAggregate](repeating: identities[column], count: requests.count)
@@ -389,7 +386,7 @@ extension NodeAggregates {
                 let match = request.match
                 values[index] =
                     custom[column].reductions(
-                        ranges: [request.range], groups: groups, where: { match.takes($0, admits: admits) }, tree: tree
+                        ranges: [request.range], groups: groups, where: { match.takes($0, rules: rules) }, tree: tree
                     ).first ?? identities[column]
             }
             return values
@@ -399,11 +396,11 @@ extension NodeAggregates {
 
 extension AggregateRequest.Match {
     /// Whether it takes an entry in its range (the query's category filter aside).
-    @inline(__always) func takes(_ entry: IndexEntry, admits: (IndexEntry, MemberFilter) -> Bool) -> Bool {
+    @inline(__always) func takes(_ entry: IndexEntry, rules: ClusteringRules) -> Bool {
         switch self {
         case .all: true
-        case .clusterable: admits(entry, .clusterable)
-        case .location(let location, let filter): entry.coordinate == location && admits(entry, filter)
+        case .clusterable: rules.admits(entry, .clusterable)
+        case .location(let location, let filter): entry.coordinate == location && rules.admits(entry, filter)
         case .slot(let slot): entry.slot == slot
         }
     }

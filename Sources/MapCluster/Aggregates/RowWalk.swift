@@ -36,7 +36,7 @@ extension NodeRows {
                 stored.withUnsafeBufferPointer { stored in
                     ranges.withUnsafeBufferPointer { ranges in
                         var walk = Walk(
-                            tree: tree, ranges: ranges, leafRows: leafRows.baseAddress,
+                            leaves: tree.leaves, ranges: ranges, leafRows: leafRows.baseAddress,
                             branchRows: branchRows.baseAddress, stored: stored.start, width: width,
                             entryWidth: entryWidth, visitor: visitor)
                         tree.descend(ranges: ranges, &walk)
@@ -49,7 +49,7 @@ extension NodeRows {
 
     /// One walk: the nodes of a descent as their rows, and the entries of the leaves that straddle ranges.
     private struct Walk<Visitor: RowVisitor>: RangeDescent {
-        let tree: MortonTree
+        let leaves: ContiguousArray<MortonTree.Leaf>
         let ranges: UnsafeBufferPointer<ClosedRange<UInt64>>
         let leafRows: UnsafePointer<UInt64>?
         let branchRows: UnsafePointer<UInt64>?
@@ -65,7 +65,7 @@ extension NodeRows {
         }
 
         mutating func leaf(_ leaf: Int32, candidates: Range<Int>) {
-            tree.leaves[Int(leaf)].entries.withUnsafeBufferPointer { entries in
+            leaves[Int(leaf)].entries.withUnsafeBufferPointer { entries in
                 let base = stored + Int(leaf) * NodeRows.window * entryWidth
                 if let leafRows,
                     visitor.leaf(
@@ -99,13 +99,15 @@ extension NodeRows {
 /// all. Each range's match says which of its entries count; a range that takes them all takes whole nodes' rows.
 struct AggregateRowsVisitor: RowVisitor {
     let layout: RowLayout
-    let categories: CategorySet?
+    /// The query's rules: its category filter, and the member filters' predicate.
+    let rules: ClusteringRules
     /// The answer's rows, `layout.all.width` words each.
     let rows: UnsafeMutablePointer<UInt64>
     /// The answer's row of each range.
     let targets: [Int]
     let matches: [AggregateRequest.Match]
-    let admits: (IndexEntry, MemberFilter) -> Bool
+
+    var categories: CategorySet? { rules.categories }
 
     func takesNodes(in range: Int) -> Bool {
         if case .all = matches[range] { true } else { false }
@@ -117,19 +119,20 @@ struct AggregateRowsVisitor: RowVisitor {
 
     mutating func entry(_ entry: IndexEntry, _ values: UnsafePointer<Double>, range: Int) {
         if let categories, !categories.admits(code: entry.category) { return }
-        guard matches[range].takes(entry, admits: admits) else { return }
+        guard matches[range].takes(entry, rules: rules) else { return }
         _ = layout.addEntry(entry, values, toAll: rows + targets[range] * layout.all.width, precise: false)
     }
 
     /// A leaf that straddles ranges, when answers have no minima or maxima: its longest run in a range is the leaf's
     /// row less every entry outside the run, so only those are visited (as the clustering pass's fold does), about a
-    /// quarter of a leaf instead of all of it.
+    /// quarter of a leaf instead of all of it; or, when the ranges hold fewer entries than lie outside that run, the
+    /// entries in them alone.
     mutating func leaf(
         _ entries: UnsafeBufferPointer<IndexEntry>, values: UnsafePointer<Double>, entryWidth: Int,
         row: UnsafePointer<UInt64>, ranges: UnsafeBufferPointer<ClosedRange<UInt64>>, candidates: Range<Int>
     ) -> Bool {
         let all = layout.all
-        guard all.mins == 0, all.maxes == 0, candidates.allSatisfy(takesNodes) else { return false }
+        guard all.mins == 0, all.maxes == 0, candidates.allSatisfy({ takesNodes(in: $0) }) else { return false }
         // Each candidate's run of the leaf: a few steps at either end, then a binary search (runs are short in a fine
         // grid, long in a coarse one).
         func firstPosition(from start: Int, notBelow key: UInt64) -> Int {
@@ -138,6 +141,7 @@ struct AggregateRowsVisitor: RowVisitor {
             return position == start + 8 ? entries[position...].lowerBound(of: key) : position
         }
         var longest = (range: -1, start: 0, end: 0)
+        var inRanges = 0
         var start = 0
         for range in candidates {
             start = firstPosition(from: start, notBelow: ranges[range].lowerBound)
@@ -145,9 +149,12 @@ struct AggregateRowsVisitor: RowVisitor {
                 ranges[range].upperBound == .max
                 ? entries.count : firstPosition(from: start, notBelow: ranges[range].upperBound + 1)
             if end - start > longest.end - longest.start { longest = (range, start, end) }
+            inRanges += end - start
             start = end
         }
-        guard longest.range >= 0 else { return false }
+        // Fewer entries in the ranges than outside the longest run (a small cell in a big leaf, what a zoomed-in view
+        // asks): they are added up one by one instead.
+        guard longest.range >= 0, inRanges > entries.count - (longest.end - longest.start) else { return false }
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * all.width) { scratch in
             let others = scratch.start
             let run = others + all.width

@@ -90,6 +90,13 @@ extension ClusteringRules {
         return key >> UInt64(2 * (GridCell.maxLevel - locationLevel))
     }
 
+    /// Whether `filter` takes an entry's element, under the category filter.
+    @inline(__always) func admits(_ entry: IndexEntry, _ filter: MemberFilter) -> Bool {
+        if let categories, !categories.admits(code: entry.category) { return false }
+        guard filter != .all, let isClusterable else { return filter != .optedOut }
+        return isClusterable(entry.slot) == (filter == .clusterable)
+    }
+
     /// Whether the members that totals add up are one location: on one coordinate, or within one cell at
     /// ``locationLevel``.
     @inline(__always) func isOneLocation(_ totals: CellTotals) -> Bool {

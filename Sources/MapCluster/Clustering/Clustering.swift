@@ -299,8 +299,8 @@ public struct Clustering<Element: Hashable & Sendable>: Sendable {
                 shared = filter
             }
         }
-        return ClusteringPass(tree: index.tree, rules: index.clusteringRules(options)).aggregates(
-            requests, filters: perRequest.isEmpty ? [shared ?? nil] : perRequest)
+        return index.tree.aggregates(
+            requests, rules: index.clusteringRules(options), filters: perRequest.isEmpty ? [shared ?? nil] : perRequest)
     }
 
     /// What a cluster's members add up to, as the table answers it; `nil` for an index without an

@@ -172,28 +172,10 @@ struct ClusteringPass {
             return AggregateRequest(
                 range: tight.keyRange, match: rules.isClusterable == nil ? .all : .clusterable, count: drafts[i].count)
         }
-        guard let answers = self.aggregates(requests, filters: [rules.categories]) else { return }
+        guard let answers = tree.aggregates(requests, rules: rules, filters: [rules.categories]) else { return }
         for (i, answer) in zip(cells, answers) {
             if let center = answer.weightedCenter { drafts[i] = drafts[i].placed(at: center) }
         }
-    }
-
-    /// The aggregates of clusters, each of the entries its category filter selects (one filter for all, or one per
-    /// request); `nil` when the tree keeps none.
-    @usableFromInline
-    func aggregates(_ requests: [AggregateRequest], filters: [CategorySet?]) -> ClusterAggregateTable? {
-        guard let aggregates = tree.aggregates else { return nil }
-        guard filters.count > 1 else {
-            let pass = ClusteringPass(tree: tree, rules: rules.selecting(filters.first ?? rules.categories))
-            return aggregates.answer(requests, categories: pass.rules.categories, tree: tree) { pass.admits($0, $1) }
-        }
-        // Clusters of different filters are clusterings of their own: each asked of its own, then put in order.
-        var byFilter: [CategorySet?: [Int]] = [:]
-        for (position, filter) in filters.enumerated() { byFilter[filter, default: []].append(position) }
-        let parts = byFilter.compactMap { filter, positions in
-            self.aggregates(positions.map { requests[$0] }, filters: [filter]).map { (positions, $0) }
-        }
-        return ClusterAggregateTable(gathering: parts, count: requests.count)
     }
 
     /// The clusters of one non-empty cell, whose members `totals` adds up.
@@ -467,8 +449,31 @@ struct ClusteringPass {
 
     /// Whether `filter` takes an entry's element.
     @inline(__always) func admits(_ entry: IndexEntry, _ filter: MemberFilter) -> Bool {
-        if let categories = rules.categories, !categories.admits(code: entry.category) { return false }
-        guard filter != .all, let isClusterable = rules.isClusterable else { return filter != .optedOut }
-        return isClusterable(entry.slot) == (filter == .clusterable)
+        rules.admits(entry, filter)
+    }
+}
+
+extension MortonTree {
+    /// The aggregates of clusters under `rules`, each of the entries its category filter selects (one filter for all,
+    /// or one per request); `nil` when the tree keeps none.
+    ///
+    /// Asked of the tree, which the caller lends, rather than of a pass that would hold a copy of it.
+    @usableFromInline
+    func aggregates(_ requests: [AggregateRequest], rules: ClusteringRules, filters: [CategorySet?])
+        -> ClusterAggregateTable?
+    {
+        guard let aggregates else { return nil }
+        guard filters.count > 1 else {
+            let filter = filters.first ?? rules.categories
+            return aggregates.answer(
+                requests, rules: filter == rules.categories ? rules : rules.selecting(filter), tree: self)
+        }
+        // Clusters of different filters are clusterings of their own: each asked of its own, then put in order.
+        var byFilter: [CategorySet?: [Int]] = [:]
+        for (position, filter) in filters.enumerated() { byFilter[filter, default: []].append(position) }
+        let parts = byFilter.compactMap { filter, positions in
+            self.aggregates(positions.map { requests[$0] }, rules: rules, filters: [filter]).map { (positions, $0) }
+        }
+        return ClusterAggregateTable(gathering: parts, count: requests.count)
     }
 }
