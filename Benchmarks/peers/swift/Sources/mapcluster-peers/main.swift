@@ -2,13 +2,14 @@
 // as one JSON line (--json) in the shape the other two harnesses print.
 //
 //   mapcluster-peers --n 100000 --dist uniform|clustered [--runs 5] [--qruns 11] [--cell-size 40] [--aggregates] [--json]
+//                    [--query "view z15"]
 //   mapcluster-peers --dist cities --csv FILE.csv
 //
 // The points come from ../../points.mjs's generator, written again here: the fingerprint printed must be the other
 // harnesses' for the same data set. A query is a `Clustering`'s `clusters(in:)` of the bbox's viewport at its zoom with a 40-point
 // cell (32-point cells at integer zooms, supercluster's radius 40 at extent 512 being 20 points) and no margin, as
 // supercluster's getClusters asks for the bbox alone. With --aggregates each query also reads every cluster's sum and
-// category counts, as a map that draws them must.
+// category counts, as a map that draws them must. --query runs the named query alone (to profile it), after the builds.
 
 import Foundation
 import HeapInUse
@@ -218,8 +219,14 @@ let queries: [(name: String, bbox: (west: Double, south: Double, east: Double, n
         + views.map { ("view z\($0.zoom)", ($0.west, $0.south, $0.east, $0.north), $0.zoom) }
 
 var sink = 0.0
-/// One query as a map asks it: the clusters, and with --aggregates each one's sum and category counts read.
-@MainActor func ask(_ viewport: Viewport) throws -> [Cluster<Int>] {
+/// One query as a map asks it: the clusters, and with --aggregates each one's sum and category counts read (added to
+/// `sink`, so that the reads are kept).
+///
+/// Not isolated to the main actor, as top-level code is: each call would check at run time that it runs there, a cost
+/// of this file's form that an app's query doesn't pay.
+func ask(_ viewport: Viewport, of clustering: Clustering<Int>, aggregated: Bool, sink: inout Double) throws
+    -> [Cluster<Int>]
+{
     let clusters = clustering.clusters(in: viewport)
     if aggregated, let aggregates = try clustering.aggregates(of: clusters) {
         for cluster in aggregates {
@@ -232,24 +239,28 @@ var sink = 0.0
 
 var check: [String: Any]?
 var answers: [[String: Any]] = []
-for query in queries {
+let onlyQuery = value("--query")
+if let onlyQuery, !queries.contains(where: { $0.name == onlyQuery }) {
+    fail("no query named '\(onlyQuery)'; there are \(queries.map(\.name).joined(separator: ", "))")
+}
+for query in queries where onlyQuery == nil || query.name == onlyQuery {
     let rect = try MapRect(
         west: query.bbox.west, south: query.bbox.south, east: query.bbox.east, north: query.bbox.north)
     let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: Double(query.zoom)))
-    let clusters = try ask(viewport)
+    let clusters = try ask(viewport, of: clustering, aggregated: aggregated, sink: &sink)
     if aggregated, query.zoom == 0, let aggregates = try clustering.aggregates(of: clusters) {
         // The world at zoom 0 holds every point once: its sum and its count of c0 are the data's, in every harness.
         let sum = aggregates.reduce(0.0) { $0 + ($1.number("v_sum") ?? 0) }
         check = ["v": (sum * 10).rounded() / 10, "c0": aggregates.reduce(0) { $0 + $1.count(ofCategory: "c0") }]
     }
     started = milliseconds()
-    keep(try ask(viewport))
+    keep(try ask(viewport, of: clustering, aggregated: aggregated, sink: &sink))
     // Enough calls a batch for 20 ms of it, so that the clock's grain doesn't show.
     let calls = max(1, min(100_000, Int((20 / max(milliseconds() - started, 1e-4)).rounded(.up))))
     var perCall: [Double] = []
     for _ in 0..<queryRuns {
         started = milliseconds()
-        for _ in 0..<calls { keep(try ask(viewport)) }
+        for _ in 0..<calls { keep(try ask(viewport, of: clustering, aggregated: aggregated, sink: &sink)) }
         perCall.append((milliseconds() - started) / Double(calls))
     }
     let groups = clusters.filter(\.isCluster).count
