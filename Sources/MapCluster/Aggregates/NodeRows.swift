@@ -26,6 +26,18 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
     @exclusivity(unchecked) var branchRows: ContiguousArray<UInt64> = []
     /// What each entry stores, at `(leaf * window + position) * entryWidth`.
     @exclusivity(unchecked) var stored: ContiguousArray<Double> = []
+    /// Each leaf's prefix totals, so that a range that ends inside a leaf is answered from the nearest of them and a
+    /// few entries (``AggregateRowsVisitor``): ``checkpointsPerLeaf`` checkpoints a leaf, ``checkpointWidth`` words
+    /// each from `(leaf * checkpointsPerLeaf + k) * checkpointWidth`.
+    ///
+    /// A checkpoint is a bound key, how many of the leaf's entries lie below it (a prefix, entries being in key order),
+    /// and their block of all (``RowLayout/all``). Computing a leaf's row sets the bounds at its 16th, 32nd and 48th
+    /// entries (past its end, at `UInt64.max`). An insert or a removal below a bound adds or takes out the entry, in
+    /// O(1), exactly; the bound stays, so the prefix grows or shrinks with what lies below it until the leaf is next
+    /// computed (a split or a merge).
+    ///
+    /// Kept only when the block of all is sums (``keepsCheckpoints``): a minimum or maximum can't be taken out.
+    @exclusivity(unchecked) var checkpoints: ContiguousArray<UInt64> = []
     /// The rows of the coarse cells, when the tree keeps them: by ``CoarseCells/index(level:code:)``.
     @exclusivity(unchecked) var coarse: ContiguousArray<UInt64>?
     /// What the next inserted entry stores.
@@ -42,8 +54,19 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
     /// A row of no member, to grow the row arrays with.
     let emptyRow: ContiguousArray<UInt64>
 
+    /// How many entries lie between a leaf's checkpoints when its row is computed.
+    static var checkpointStride: Int { 16 }
+    /// How many checkpoints a leaf keeps, at entries 16, 32 and 48 when its row is computed.
+    static var checkpointsPerLeaf: Int { MortonTree.leafCapacity / checkpointStride - 1 }
+    /// Words per checkpoint: its bound key, its entry count, its block of all.
+    var checkpointWidth: Int { 2 + layout.all.width }
+
+    /// Whether the rows keep checkpoints: when the block of all has no minimum or maximum.
+    let keepsCheckpoints: Bool
+
     init(layout: RowLayout) {
         self.layout = layout
+        keepsCheckpoints = layout.all.width > 0 && layout.all.mins == 0 && layout.all.maxes == 0
         // Every array of values holds at least one double, so that its base address is never nil.
         var defaults = ContiguousArray<Double>(repeating: .nan, count: max(1, layout.entryWidth))
         if layout.isWeighted { defaults[0] = 1 }
@@ -59,6 +82,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         copy.leafRows = leafRows
         copy.branchRows = branchRows
         copy.stored = stored
+        copy.checkpoints = checkpoints
         copy.coarse = coarse
         copy.prepared = prepared
         copy.lastRemoved = lastRemoved
@@ -121,6 +145,31 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         }
     }
 
+    /// Adds (`sign` 1) or takes out (-1) an entry, which stores `values`, to or from the checkpoints of its leaf whose
+    /// bounds lie above it.
+    private func moveCheckpoints(_ entry: IndexEntry, of leaf: Int32, values: UnsafePointer<Double>, sign: Int64) {
+        guard keepsCheckpoints else { return }
+        let (at, width) = (checkpointsStart(growingToHold: leaf), checkpointWidth)
+        checkpoints.withUnsafeMutableBufferPointer { checkpoints in
+            for k in 0..<Self.checkpointsPerLeaf {
+                let checkpoint = checkpoints.start + at + k * width
+                guard entry.key < checkpoint[0] else { continue }
+                checkpoint[1] &+= UInt64(bitPattern: sign)
+                _ = layout.addEntry(entry, values, toAll: checkpoint + 2, sign: sign, precise: true)
+            }
+        }
+    }
+
+    /// Where a leaf's checkpoints start, the array grown to hold them.
+    @inline(__always) private func checkpointsStart(growingToHold leaf: Int32) -> Int {
+        let size = Self.checkpointsPerLeaf * checkpointWidth
+        let needed = (Int(leaf) + 1) * size
+        if checkpoints.count < needed {
+            checkpoints.append(contentsOf: repeatElement(0, count: needed - checkpoints.count))
+        }
+        return Int(leaf) * size
+    }
+
     func split(_ leaf: Int32, at half: Int, count: Int, into sibling: Int32) {
         guard entryWidth > 0 else { return }
         growStored(toHold: max(leaf, sibling))
@@ -159,6 +208,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         guard width > 0 else { return }
         prepared.withUnsafeBufferPointer { values in
             withRow(of: node, isLeaf: isLeaf) { row in add(entry, values.start, to: row) }
+            if isLeaf { moveCheckpoints(entry, of: node, values: values.start, sign: 1) }
         }
     }
 
@@ -174,6 +224,9 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
 
     func removed(_ entry: IndexEntry, from node: Int32, height: Int, in tree: MortonTree) {
         guard width > 0 else { return }
+        if height == 0 {
+            lastRemoved.withUnsafeBufferPointer { moveCheckpoints(entry, of: node, values: $0.start, sign: -1) }
+        }
         let (keptAll, keptCategory) = lastRemoved.withUnsafeBufferPointer { values in
             withRow(of: node, isLeaf: height == 0) { row in
                 let keptAll = layout.addEntry(entry, values.start, toAll: row, sign: -1, precise: true)
@@ -193,12 +246,14 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         // One pass over what lies below: each entry into its two blocks, or each child's whole row.
         let layout = layout
         if height == 0 {
-            let entries = tree.leaves[Int(node)].entries
+            let (entries, entryWidth) = (tree.leaves[Int(node)].entries, entryWidth)
+            let checkpointsAt = keepsCheckpoints ? checkpointsStart(growingToHold: node) : nil
             stored.withUnsafeBufferPointer { stored in
-                withRow(of: node, isLeaf: true) { row in
-                    layout.clearRow(row)
-                    for (position, entry) in entries.enumerated() {
-                        add(entry, stored.start + storedAt(position, of: node), to: row)
+                checkpoints.withUnsafeMutableBufferPointer { checkpoints in
+                    withRow(of: node, isLeaf: true) { row in
+                        Self.fill(
+                            row, checkpoints: checkpointsAt.map { checkpoints.start + $0 }, layout: layout,
+                            entries: entries, values: stored.start + storedAt(0, of: node), entryWidth: entryWidth)
                     }
                 }
             }
@@ -262,6 +317,9 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         // Reserved to the word: these rows are most of an aggregated index's memory, and growing by doubling would
         // briefly hold half as much again.
         leafRows = ContiguousArray(repeating: 0, count: max(1, tree.leaves.count * width))
+        checkpoints = ContiguousArray(
+            repeating: 0,
+            count: max(1, keepsCheckpoints ? tree.leaves.count * Self.checkpointsPerLeaf * checkpointWidth : 0))
         branchRows = []
         branchRows.reserveCapacity(tree.branches.count * width)
         for _ in 0..<tree.branches.count { branchRows.append(contentsOf: emptyRow) }
@@ -285,35 +343,71 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
     private func buildLeaves(_ tree: MortonTree) {
         guard width > 0 || input != nil else { return }
         let (layout, input, leaves) = (layout, input, tree.leaves)
-        let (width, entryWidth, window) = (width, entryWidth, Self.window)
+        let (width, entryWidth, window, keepsCheckpoints) = (width, entryWidth, Self.window, keepsCheckpoints)
+        let checkpointsSize = Self.checkpointsPerLeaf * checkpointWidth
         stored.withUnsafeMutableBufferPointer { stored in
             leafRows.withUnsafeMutableBufferPointer { rows in
-                // Chunks of leaves write disjoint windows and rows of buffers that outlive `concurrentPerform`.
-                nonisolated(unsafe) let storedBase = stored.start
-                nonisolated(unsafe) let rowsBase = rows.start
-                let chunks = min(max(leaves.count / 1_024, 1), 16)
-                DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-                    for leaf in (leaves.count * chunk / chunks)..<(leaves.count * (chunk + 1) / chunks) {
-                        let entries = leaves[leaf].entries
-                        let base = storedBase + leaf * window * entryWidth
-                        if let input {
-                            for (position, entry) in entries.enumerated() {
-                                input.write(slot: Int(entry.slot), into: base + position * entryWidth)
+                checkpoints.withUnsafeMutableBufferPointer { checkpoints in
+                    // Chunks of leaves write disjoint windows, rows and checkpoints of buffers that outlive
+                    // `concurrentPerform`.
+                    nonisolated(unsafe) let storedBase = stored.start
+                    nonisolated(unsafe) let rowsBase = rows.start
+                    nonisolated(unsafe) let checkpointsBase = keepsCheckpoints ? checkpoints.start : nil
+                    let chunks = min(max(leaves.count / 1_024, 1), 16)
+                    DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                        for leaf in (leaves.count * chunk / chunks)..<(leaves.count * (chunk + 1) / chunks) {
+                            let entries = leaves[leaf].entries
+                            let base = storedBase + leaf * window * entryWidth
+                            if let input {
+                                for (position, entry) in entries.enumerated() {
+                                    input.write(slot: Int(entry.slot), into: base + position * entryWidth)
+                                }
                             }
-                        }
-                        guard width > 0 else { continue }
-                        let row = rowsBase + leaf * width
-                        layout.clearRow(row)
-                        for (position, entry) in entries.enumerated() {
-                            let values = UnsafePointer(base + position * entryWidth)
-                            _ = layout.addEntry(entry, values, toAll: row, precise: true)
-                            if let block = layout.categoryBlock(of: entry) {
-                                _ = layout.addEntry(entry, values, toCategory: row + block, precise: true)
-                            }
+                            guard width > 0 else { continue }
+                            Self.fill(
+                                rowsBase + leaf * width,
+                                checkpoints: checkpointsBase.map { $0 + leaf * checkpointsSize }, layout: layout,
+                                entries: entries, values: base, entryWidth: entryWidth)
                         }
                     }
                 }
             }
+        }
+    }
+
+    /// Computes a leaf's row from its entries and what they store (from `values` on), and its checkpoints when given:
+    /// each bound at an entry 16, 32 or 48 (`UInt64.max` past the end), with the block of all of the entries below it,
+    /// copied from the row as it fills.
+    private static func fill(
+        _ row: UnsafeMutablePointer<UInt64>, checkpoints: UnsafeMutablePointer<UInt64>?, layout: RowLayout,
+        entries: ContiguousArray<IndexEntry>, values: UnsafePointer<Double>, entryWidth: Int
+    ) {
+        let (allWidth, width) = (layout.all.width, 2 + layout.all.width)
+        if let checkpoints {
+            for k in 0..<checkpointsPerLeaf {
+                let end = (k + 1) * checkpointStride
+                let bound = end < entries.count ? entries[end].key : .max
+                checkpoints[k * width] = bound
+                // Entries of one key lie on one side of a bound.
+                checkpoints[k * width + 1] = UInt64(entries.lowerBound(of: bound))
+            }
+        }
+        layout.clearRow(row)
+        var next = 0
+        for (position, entry) in entries.enumerated() {
+            while let checkpoints, next < checkpointsPerLeaf, checkpoints[next * width + 1] == UInt64(position) {
+                (checkpoints + next * width + 2).update(from: row, count: allWidth)
+                next += 1
+            }
+            let entryValues = values + position * entryWidth
+            _ = layout.addEntry(entry, entryValues, toAll: row, precise: true)
+            if let block = layout.categoryBlock(of: entry) {
+                _ = layout.addEntry(entry, entryValues, toCategory: row + block, precise: true)
+            }
+        }
+        while let checkpoints, next < checkpointsPerLeaf {
+            (checkpoints + next * width + 2).update(from: row, count: allWidth)
+            next += 1
         }
     }
 

@@ -9,19 +9,28 @@ protocol RowVisitor {
     mutating func node(_ row: UnsafePointer<UInt64>, range: Int)
     /// An entry in range `range`, and what it stores.
     mutating func entry(_ entry: IndexEntry, _ values: UnsafePointer<Double>, range: Int)
-    /// Takes a leaf that straddles `candidates` of `ranges` in a way of its own, from its row and fewer visits; false
-    /// to have its entries handed over one by one.
-    mutating func leaf(
-        _ entries: UnsafeBufferPointer<IndexEntry>, values: UnsafePointer<Double>, entryWidth: Int,
-        row: UnsafePointer<UInt64>, ranges: UnsafeBufferPointer<ClosedRange<UInt64>>, candidates: Range<Int>
-    ) -> Bool
+    /// Takes a leaf that straddles `candidates` of `ranges` in a way of its own, from its row, its checkpoints (when
+    /// the rows keep them, ``NodeRows/checkpoints``) and fewer visits; false to have its entries handed over one by
+    /// one.
+    mutating func leaf(_ leaf: LeafView, ranges: UnsafeBufferPointer<ClosedRange<UInt64>>, candidates: Range<Int>)
+        -> Bool
 }
 
 extension RowVisitor {
-    mutating func leaf(
-        _ entries: UnsafeBufferPointer<IndexEntry>, values: UnsafePointer<Double>, entryWidth: Int,
-        row: UnsafePointer<UInt64>, ranges: UnsafeBufferPointer<ClosedRange<UInt64>>, candidates: Range<Int>
-    ) -> Bool { false }
+    mutating func leaf(_ leaf: LeafView, ranges: UnsafeBufferPointer<ClosedRange<UInt64>>, candidates: Range<Int>)
+        -> Bool
+    { false }
+}
+
+/// What a walk knows of a leaf: its entries, what they store, its row and its checkpoints.
+struct LeafView {
+    let entries: UnsafeBufferPointer<IndexEntry>
+    /// What the entries store, `entryWidth` doubles each.
+    let values: UnsafePointer<Double>
+    let entryWidth: Int
+    let row: UnsafePointer<UInt64>
+    /// The leaf's checkpoints (``NodeRows/checkpoints``); `nil` when the rows keep none.
+    let checkpoints: UnsafePointer<UInt64>?
 }
 
 extension NodeRows {
@@ -35,12 +44,16 @@ extension NodeRows {
             branchRows.withUnsafeBufferPointer { branchRows in
                 stored.withUnsafeBufferPointer { stored in
                     ranges.withUnsafeBufferPointer { ranges in
-                        var walk = Walk(
-                            leaves: tree.leaves, ranges: ranges, leafRows: leafRows.baseAddress,
-                            branchRows: branchRows.baseAddress, stored: stored.start, width: width,
-                            entryWidth: entryWidth, visitor: visitor)
-                        tree.descend(ranges: ranges, &walk)
-                        visitor = walk.visitor
+                        checkpoints.withUnsafeBufferPointer { checkpoints in
+                            var walk = Walk(
+                                leaves: tree.leaves, ranges: ranges, leafRows: leafRows.baseAddress,
+                                branchRows: branchRows.baseAddress, stored: stored.start,
+                                checkpoints: keepsCheckpoints ? checkpoints.baseAddress : nil, width: width,
+                                entryWidth: entryWidth, checkpointsSize: NodeRows.checkpointsPerLeaf * checkpointWidth,
+                                visitor: visitor)
+                            tree.descend(ranges: ranges, &walk)
+                            visitor = walk.visitor
+                        }
                     }
                 }
             }
@@ -54,8 +67,10 @@ extension NodeRows {
         let leafRows: UnsafePointer<UInt64>?
         let branchRows: UnsafePointer<UInt64>?
         let stored: UnsafePointer<Double>
+        let checkpoints: UnsafePointer<UInt64>?
         let width: Int
         let entryWidth: Int
+        let checkpointsSize: Int
         var visitor: Visitor
 
         mutating func whole(_ node: Int32, height: Int, range: Int) -> Bool {
@@ -69,7 +84,9 @@ extension NodeRows {
                 let base = stored + Int(leaf) * NodeRows.window * entryWidth
                 if let leafRows,
                     visitor.leaf(
-                        entries, values: base, entryWidth: entryWidth, row: leafRows + Int(leaf) * width,
+                        LeafView(
+                            entries: entries, values: base, entryWidth: entryWidth, row: leafRows + Int(leaf) * width,
+                            checkpoints: checkpoints.map { $0 + Int(leaf) * checkpointsSize }),
                         ranges: ranges, candidates: candidates)
                 {
                     return
@@ -123,16 +140,19 @@ struct AggregateRowsVisitor: RowVisitor {
         _ = layout.addEntry(entry, values, toAll: rows + targets[range] * layout.all.width, precise: false)
     }
 
-    /// A leaf that straddles ranges, when answers have no minima or maxima: its longest run in a range is the leaf's
-    /// row less every entry outside the run, so only those are visited (as the clustering pass's fold does), about a
-    /// quarter of a leaf instead of all of it; or, when the ranges hold fewer entries than lie outside that run, the
-    /// entries in them alone.
-    mutating func leaf(
-        _ entries: UnsafeBufferPointer<IndexEntry>, values: UnsafePointer<Double>, entryWidth: Int,
-        row: UnsafePointer<UInt64>, ranges: UnsafeBufferPointer<ClosedRange<UInt64>>, candidates: Range<Int>
-    ) -> Bool {
+    /// A leaf that straddles ranges, when answers have no minima or maxima.
+    ///
+    /// Without a category filter, each range's run of the leaf comes from the leaf's checkpoints: the prefix totals at
+    /// its end less those at its start, a handful of entries each (``addRun(_:of:checkpoints:into:)``). Otherwise its
+    /// longest run is the leaf's row less every entry outside the run, so only those are visited (as the clustering
+    /// pass's fold does), about a quarter of a leaf instead of all of it; or, when the ranges hold fewer entries than
+    /// lie outside that run, the entries in them alone.
+    mutating func leaf(_ leaf: LeafView, ranges: UnsafeBufferPointer<ClosedRange<UInt64>>, candidates: Range<Int>)
+        -> Bool
+    {
         let all = layout.all
         guard all.mins == 0, all.maxes == 0, candidates.allSatisfy({ takesNodes(in: $0) }) else { return false }
+        let (entries, values, entryWidth, row) = (leaf.entries, leaf.values, leaf.entryWidth, leaf.row)
         // Each candidate's run of the leaf: a few steps at either end, then a binary search (runs are short in a fine
         // grid, long in a coarse one).
         func firstPosition(from start: Int, notBelow key: UInt64) -> Int {
@@ -140,14 +160,28 @@ struct AggregateRowsVisitor: RowVisitor {
             while position < entries.count && position < start + 8 && entries[position].key < key { position += 1 }
             return position == start + 8 ? entries[position...].lowerBound(of: key) : position
         }
+        func runEnd(of range: Int, from start: Int) -> Int {
+            ranges[range].upperBound == .max
+                ? entries.count : firstPosition(from: start, notBelow: ranges[range].upperBound + 1)
+        }
+        if categories == nil, let checkpoints = leaf.checkpoints {
+            var start = 0
+            for range in candidates {
+                start = firstPosition(from: start, notBelow: ranges[range].lowerBound)
+                let end = runEnd(of: range, from: start)
+                if start < end {
+                    addRun(start..<end, of: leaf, checkpoints: checkpoints, into: rows + targets[range] * all.width)
+                }
+                start = end
+            }
+            return true
+        }
         var longest = (range: -1, start: 0, end: 0)
         var inRanges = 0
         var start = 0
         for range in candidates {
             start = firstPosition(from: start, notBelow: ranges[range].lowerBound)
-            let end =
-                ranges[range].upperBound == .max
-                ? entries.count : firstPosition(from: start, notBelow: ranges[range].upperBound + 1)
+            let end = runEnd(of: range, from: start)
             if end - start > longest.end - longest.start { longest = (range, start, end) }
             inRanges += end - start
             start = end
@@ -190,6 +224,51 @@ struct AggregateRowsVisitor: RowVisitor {
             RowLayout.subtract(all, others, from: target)
             return true
         }
+    }
+
+    /// Adds the entries of a run of a leaf to an answer's row from the leaf's prefix totals: those at the run's end
+    /// less those at its start, each the nearest checkpoint (or none, or the whole leaf's row) and the entries
+    /// between; or the run's entries themselves, when they are fewer.
+    /// - Complexity: O(1): about 8 entries at each end, for checkpoints 16 entries apart.
+    private func addRun(
+        _ run: Range<Int>, of leaf: LeafView, checkpoints: UnsafePointer<UInt64>,
+        into target: UnsafeMutablePointer<UInt64>
+    ) {
+        let all = layout.all
+        let (count, width) = (leaf.entries.count, 2 + all.width)
+        // The prefix nearest a position: of no entry, up to a checkpoint, or the whole leaf; with its totals.
+        func anchor(_ position: Int) -> (end: Int, totals: UnsafePointer<UInt64>?) {
+            var best = (end: count, totals: UnsafePointer?(leaf.row))
+            if position < count - position { best = (0, nil) }
+            for k in 0..<NodeRows.checkpointsPerLeaf {
+                let checkpoint = checkpoints + k * width
+                let end = Int(checkpoint[1])
+                if abs(position - end) < abs(position - best.end) { best = (end, checkpoint + 2) }
+            }
+            return best
+        }
+        func add(_ positions: Range<Int>, sign: Int64) {
+            for position in positions {
+                _ = layout.addEntry(
+                    leaf.entries[position], leaf.values + position * leaf.entryWidth, toAll: target, sign: sign,
+                    precise: false)
+            }
+        }
+        let (first, last) = (anchor(run.lowerBound), anchor(run.upperBound))
+        // A block of totals costs about two entries.
+        let fromAnchors =
+            abs(run.lowerBound - first.end) + abs(run.upperBound - last.end) + (first.totals == nil ? 0 : 2)
+            + (last.totals == nil ? 0 : 2)
+        guard fromAnchors < run.count else {
+            add(run, sign: 1)
+            return
+        }
+        if let totals = last.totals { RowLayout.merge(all, totals, into: all, target, precise: false) }
+        if let totals = first.totals { RowLayout.subtract(all, totals, from: target) }
+        add(last.end..<max(last.end, run.upperBound), sign: 1)
+        add(run.upperBound..<max(run.upperBound, last.end), sign: -1)
+        add(first.end..<max(first.end, run.lowerBound), sign: -1)
+        add(run.lowerBound..<max(run.lowerBound, first.end), sign: 1)
     }
 }
 

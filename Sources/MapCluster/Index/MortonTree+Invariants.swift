@@ -27,6 +27,8 @@ extension MortonTree {
             rebuilt.stored = rows.stored
             rebuilt.build(self)
             precondition(rows.matches(rebuilt, in: self), "the nodes' aggregate rows differ from their recomputation")
+            precondition(
+                rows.checkpointsMatchEntries(of: self), "a leaf's checkpoints differ from its entries below them")
         }
         for column in aggregates?.custom ?? [] {
             precondition(
@@ -100,7 +102,7 @@ extension ClusterIndex {
 }
 
 extension NodeRows {
-    /// Whether the rows of every node of the tree, and the coarse cells' rows, equal another's: integers, extremes and
+    /// Whether the rows of every node of the tree and the coarse cells' rows equal another's: integers, extremes and
     /// keys exactly, pairs to their value within a relative 1e-12.
     func matches(_ other: NodeRows, in tree: MortonTree) -> Bool {
         guard tree.count > 0 else { return true }
@@ -119,25 +121,60 @@ extension NodeRows {
         }
     }
 
-    private func rowsMatch(_ mine: ContiguousArray<UInt64>, _ theirs: ContiguousArray<UInt64>, at row: Int) -> Bool {
-        func blockMatches(_ block: RowLayout.Block, at start: Int) -> Bool {
-            for i in 0..<block.width {
-                let (a, b) = (mine[start + i], theirs[start + i])
-                let pair = i - block.pairsAt
-                guard pair >= 0 && pair < 2 * block.pairs else {
-                    if a != b { return false }
-                    continue
+    /// Whether each leaf's checkpoints count the entries below their bounds, and add them up as a recomputation does.
+    func checkpointsMatchEntries(of tree: MortonTree) -> Bool {
+        guard keepsCheckpoints, tree.count > 0 else { return true }
+        let (width, allWidth) = (checkpointWidth, layout.all.width)
+        var leaves: [Int32] = []
+        func collect(_ node: Int32, height: Int) {
+            guard height > 0 else { return leaves.append(node) }
+            for child in tree.branches[Int(node)].children { collect(child, height: height - 1) }
+        }
+        collect(tree.root, height: tree.height)
+        return leaves.allSatisfy { leaf in
+            let entries = tree.leaves[Int(leaf)].entries
+            return (0..<Self.checkpointsPerLeaf).allSatisfy { k in
+                let at = (Int(leaf) * Self.checkpointsPerLeaf + k) * width
+                let below = entries.lowerBound(of: checkpoints[at])
+                guard checkpoints[at + 1] == UInt64(below) else { return false }
+                var recomputed = ContiguousArray<UInt64>(repeating: 0, count: allWidth)
+                recomputed.withUnsafeMutableBufferPointer { block in
+                    stored.withUnsafeBufferPointer { stored in
+                        for position in 0..<below {
+                            _ = layout.addEntry(
+                                entries[position], stored.start + storedAt(position, of: leaf), toAll: block.start,
+                                precise: true)
+                        }
+                    }
                 }
-                guard pair % 2 == 0 else { continue }
-                let value = mine.withUnsafeBufferPointer { RowLayout.pairValue($0.start + start + i) }
-                let other = theirs.withUnsafeBufferPointer { RowLayout.pairValue($0.start + start + i) }
-                if !(abs(value - other) <= 1e-12 * max(abs(value), abs(other))) { return false }
+                let kept = ContiguousArray(checkpoints[(at + 2)..<(at + 2 + allWidth)])
+                return blockMatches(layout.all, kept, recomputed, at: 0)
             }
-            return true
         }
-        guard blockMatches(layout.all, at: row) else { return false }
+    }
+
+    private func rowsMatch(_ mine: ContiguousArray<UInt64>, _ theirs: ContiguousArray<UInt64>, at row: Int) -> Bool {
+        guard blockMatches(layout.all, mine, theirs, at: row) else { return false }
         return (0..<layout.categoryCount).allSatisfy {
-            blockMatches(layout.category, at: row + layout.categoryBlock($0))
+            blockMatches(layout.category, mine, theirs, at: row + layout.categoryBlock($0))
         }
+    }
+
+    private func blockMatches(
+        _ block: RowLayout.Block, _ mine: ContiguousArray<UInt64>, _ theirs: ContiguousArray<UInt64>, at start: Int
+    ) -> Bool {
+        for i in 0..<block.width {
+            let (a, b) = (mine[start + i], theirs[start + i])
+            let pair = i - block.pairsAt
+            guard pair >= 0 && pair < 2 * block.pairs else {
+                if a != b { return false }
+                continue
+            }
+            guard pair % 2 == 0 else { continue }
+            let value = mine.withUnsafeBufferPointer { RowLayout.pairValue($0.start + start + i) }
+            let other = theirs.withUnsafeBufferPointer { RowLayout.pairValue($0.start + start + i) }
+            if !(abs(value - other) <= 1e-12 * max(abs(value), abs(other))) { return false }
+        }
+        return true
     }
 }
