@@ -138,8 +138,7 @@ public struct ClusterTiles: Sendable {
         let zoom = Self.clusteringZoom(ofTileZoom: tileZoom)
         let clustering = clustering.selecting(categories: categories)
         guard let markers else {
-            let clusters = clustering.clusters(in: area, zoom: zoom)
-            let aggregates = clustering.aggregates(ofOwn: clusters)
+            let (clusters, aggregates) = clustering.clustersWithAggregates(in: area, zoom: zoom)
             return clusters.enumerated().map { offset, cluster in
                 Item(
                     point: cluster.coordinate.mapPoint,

@@ -113,9 +113,8 @@ struct ClusterCommand: ParsableCommand {
         let index = try input.index(of: points)
         let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: zoom))
         let clustering = try Clustering(index, options: options)
-        let clusters = clustering.clusters(in: viewport)
+        let (clusters, aggregates) = clustering.clustersWithAggregates(in: viewport)
         let weighted = index.schema?.isWeighted == true
-        let aggregates = clustering.aggregates(ofOwn: clusters)
         let rows = clusters.enumerated().map { position, cluster in
             // A single element is its record: its id and name need no member lookup.
             var row = ClusterRow(

@@ -151,6 +151,47 @@ extension ClusterIndex {
                 walking: tree, with: ClusteringPass(tree: tree, rules: rules), in: region, zoom: zoom, taking: filter,
                 stop: stop)
         else { return nil }
+        return clusters(of: drafts, zoom: zoom, options: options, rules: rules, stamp: stamp, stop: stop)
+    }
+
+    /// ``makeClusters(in:zoom:options:stamp:taking:stop:)`` of all elements, with each cluster's aggregates (`nil`
+    /// for an index that keeps none), asked of the drafts: each knows its members' keys, and a single element its
+    /// slot, which a cluster would have to look up.
+    @inlinable
+    func makeClustersWithAggregates(
+        in region: CellRegion, zoom: Double, options: ClusterOptions<Element>, stamp: ClusteringStamp
+    ) -> (clusters: [Cluster<Element>], aggregates: ClusterAggregateTable?) {
+        let rules = clusteringRules(options)
+        let drafts =
+            ClusteringPass.drafts(
+                walking: tree, with: ClusteringPass(tree: tree, rules: rules), in: region, zoom: zoom, taking: .all,
+                stop: nil) ?? []
+        // An empty view (what a map far from any element asks, often): no answer to make.
+        guard !drafts.isEmpty else { return ([], tree.emptyAggregates) }
+        let clusters = clusters(of: drafts, zoom: zoom, options: options, rules: rules, stamp: stamp, stop: nil) ?? []
+        guard tree.keepsAggregates else { return (clusters, nil) }
+        let clusterable = options.shouldCluster != nil
+        let store = store
+        let requests = drafts.map { draft -> AggregateRequest in
+            switch draft.identity {
+            case .cell(let tight):
+                .cell(tight, madeIn: draft.cell, count: draft.count, clusterable: clusterable)
+            case .location(let location):
+                .location(location, taking: draft.filter, count: draft.count)
+            case .element(let slot):
+                .element(slot: slot, key: store[Int(slot)].key)
+            }
+        }
+        return (clusters, tree.aggregates(requests, rules: rules, filters: [rules.categories]))
+    }
+
+    /// The clusters of a pass's drafts; `nil` if `stop` said so, asked between calls of a ``ClusterPosition/custom(_:)``
+    /// position.
+    @inlinable
+    func clusters(
+        of drafts: [ClusterDraft], zoom: Double, options: ClusterOptions<Element>, rules: ClusteringRules,
+        stamp: ClusteringStamp, stop: (() -> Bool)?
+    ) -> [Cluster<Element>]? {
         guard !drafts.isEmpty else { return [] }
         let store = store
         var result: [Cluster<Element>] = []

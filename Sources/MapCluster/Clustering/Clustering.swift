@@ -88,6 +88,36 @@ public struct Clustering<Element: Hashable & Sendable>: Sendable {
         return clusters(in: CellRegion(viewport, zoom: zoom, options: options), zoom: zoom, stoppingIf: nil) ?? []
     }
 
+    /// The clusters of a viewport, as ``clusters(in:)`` gives them, with what each adds up to: `aggregates[i]` is
+    /// `clusters[i]`'s, or `nil` for an index without an ``AggregateSchema``.
+    ///
+    ///     let (clusters, aggregates) = clustering.clustersWithAggregates(in: viewport)
+    ///     for (cluster, sums) in zip(clusters, aggregates ?? []) { … }
+    ///
+    /// One call instead of ``clusters(in:)`` and then ``aggregates(of:)``: the clusters are this clustering's own, so
+    /// none is checked, and a single element's aggregates need no lookup of the element.
+    /// - Complexity: That of ``clusters(in:)``, and O(*F* log *n*) a cluster for its aggregates.
+    @inlinable
+    public func clustersWithAggregates(in viewport: Viewport)
+        -> (clusters: [Cluster<Element>], aggregates: ClusterAggregateTable?)
+    {
+        guard !viewport.isEmpty else { return ([], index.tree.emptyAggregates) }
+        let zoom = viewport.zoom
+        return index.makeClustersWithAggregates(
+            in: CellRegion(viewport, zoom: zoom, options: options), zoom: zoom, options: options, stamp: stamp)
+    }
+
+    /// ``clusters(in:zoom:)`` with what each cluster adds up to, as ``clustersWithAggregates(in:)`` gives them: a
+    /// bounding-box query (a tile and its buffer) with its aggregates.
+    @inlinable
+    public func clustersWithAggregates(in rect: MapRect, zoom: Double)
+        -> (clusters: [Cluster<Element>], aggregates: ClusterAggregateTable?)
+    {
+        guard rect.size.width > 0, rect.size.height > 0, zoom.isFinite else { return ([], index.tree.emptyAggregates) }
+        let region = CellRegion(level: options.gridLevel(forZoom: zoom), covering: rect)
+        return index.makeClustersWithAggregates(in: region, zoom: zoom, options: options, stamp: stamp)
+    }
+
     /// The clusters of the grid cells a rectangle touches at a zoom, without a margin: a bounding-box query, as
     /// supercluster's `getClusters(bbox, zoom)` asks it (a tile and its buffer, say).
     ///

@@ -387,7 +387,7 @@ final class MergeLayout<Element: Hashable & Sendable>: Sendable {
         }
         var items: [Item] = []
         var places: [MarkerPlace] = []
-        for (cell, block) in ordered {
+        for (_, block) in ordered {
             for (offset, marker) in block.merge.markers.enumerated()
             where Self.contains(rect, marker.point)
                 || block.holds(marker, where: { region.contains($0.cell) })

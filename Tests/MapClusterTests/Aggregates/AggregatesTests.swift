@@ -86,6 +86,9 @@ struct AggregatesTests {
             // Asked in one batch, and in reverse with each cluster twice (the batch's walk must not care).
             let aggregates = try index.clustering(options).aggregates(of: clusters) ?? []
             #expect(aggregates.count == clusters.count)
+            // One call gives the same clusters and aggregates as the two.
+            let together = index.clustering(options).clustersWithAggregates(in: viewport)
+            #expect(together.clusters == clusters && together.aggregates == aggregates, "zoom \(zoom)")
             let doubled = try index.clustering(options).aggregates(of: (clusters + clusters).reversed()) ?? []
             #expect(Array(doubled.reversed().prefix(clusters.count)) == Array(aggregates))
             for (cluster, aggregates) in zip(clusters, aggregates) {
@@ -353,7 +356,46 @@ struct AggregatesTests {
         let index = ClusterIndex([(1, Coordinate.checked(0, 0)), (2, .checked(0, 0.001))])
         let clusters = index.clustering().clusters(in: Viewport(rect: .world, size: testScreen))
         #expect(try index.clustering().aggregates(of: clusters) == nil)
+        let together = index.clustering().clustersWithAggregates(in: Viewport(rect: .world, size: testScreen))
+        #expect(together.clusters == clusters && together.aggregates == nil)
         #expect(index.schema == nil)
+    }
+
+    /// ``Clustering/clustersWithAggregates(in:)`` answers as ``Clustering/clusters(in:)`` and then
+    /// ``Clustering/aggregates(of:)`` do, whatever the options make of the clusters: a predicate's opted-out elements
+    /// and clusterable members, too few members to cluster, custom positions, category filters, bounding boxes.
+    @Test(arguments: [DataShape.uniform, .clustered, .oneLocation])
+    func oneCallAnswersAsClustersAndThenTheirAggregates(shape: DataShape) throws {
+        var rng = SplitMix64(seed: 303)
+        let points = Dictionary(uniqueKeysWithValues: (0..<2_000).map { ($0, Self.randomPoint(shape, using: &rng)) })
+        let index = try Self.bulkIndex(points)
+        var variants: [ClusterOptions<Int>] = []
+        for variant in 0..<5 {
+            var options = ClusterOptions<Int>()
+            switch variant {
+            case 0: options.shouldCluster = { $0 % 3 != 0 }
+            case 1: options.minCountForClustering = 4
+            case 2: options.position = .custom { $0.coordinate }
+            case 3: options.categories = ["EU", "AS", "AN"]
+            default: options.position = .weightedCenterOfMass
+            }
+            variants.append(options)
+        }
+        for options in variants {
+            let clustering = try Clustering(index, options: options)
+            for zoom in stride(from: 0.0, through: 16, by: 2) {
+                let center = shape.coordinate(using: &rng)
+                let viewport = Viewport(center: center, zoom: zoom, size: testScreen)
+                let clusters = clustering.clusters(in: viewport)
+                let together = clustering.clustersWithAggregates(in: viewport)
+                #expect(together.clusters == clusters, "zoom \(zoom)")
+                #expect(together.aggregates == (try clustering.aggregates(of: clusters)), "zoom \(zoom)")
+                let box = viewport.rect
+                let boxed = clustering.clustersWithAggregates(in: box, zoom: zoom)
+                #expect(boxed.clusters == clustering.clusters(in: box, zoom: zoom))
+                #expect(boxed.aggregates == (try clustering.aggregates(of: boxed.clusters)))
+            }
+        }
     }
 
     @Test func plainInsertsOfNewElementsGetTheDefaultValues() throws {

@@ -108,7 +108,9 @@ struct LeafCheckpointTests {
                 #expect(aggregates.weight == members.reduce(0) { $0 + $1.weight }, "integers add up exactly")
                 let values = members.compactMap(\.value)
                 #expect(aggregates.number("value_sum") == (values.isEmpty ? nil : values.reduce(0, +)))
-                #expect(aggregates.number("value_mean") == (values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)))
+                #expect(
+                    aggregates.number("value_mean")
+                        == (values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)))
             }
         }
     }

@@ -141,9 +141,7 @@ struct Workload {
                             preconditionFailure("the benchmark's values are valid: \(error)")
                         }
                         index.remove(contentsOf: (round * 10_000)..<((round + 1) * 10_000))
-                        let clustering = Clustering(index)
-                        let clusters = clustering.clusters(in: viewport)
-                        blackHole((clusters, clustering.aggregates(ofOwn: clusters)))
+                        blackHole(Clustering(index).clustersWithAggregates(in: viewport))
                         round += 1
                     })
             },
@@ -215,8 +213,8 @@ struct Workload {
             let world = Viewport(rect: .world, size: ViewSize(showing: .world, atZoom: 2))
             let clustering = Clustering(index)
             return Iteration {
-                let clusters = clustering.clusters(in: world)
-                blackHole((clusters, aggregated ? clustering.aggregates(ofOwn: clusters) : nil))
+                blackHole(
+                    aggregated ? clustering.clustersWithAggregates(in: world) : (clustering.clusters(in: world), nil))
             }
         }
     }
@@ -232,8 +230,7 @@ struct Workload {
             let clustering = Self.clustering(index, options)
             return Iteration {
                 // The clusters and what they add up to: what a map with aggregates draws.
-                let clusters = clustering.clusters(in: viewport)
-                blackHole((clusters, clustering.aggregates(ofOwn: clusters)))
+                blackHole(clustering.clustersWithAggregates(in: viewport))
             }
         }
     }

@@ -219,16 +219,17 @@ let queries: [(name: String, bbox: (west: Double, south: Double, east: Double, n
         + views.map { ("view z\($0.zoom)", ($0.west, $0.south, $0.east, $0.north), $0.zoom) }
 
 var sink = 0.0
-/// One query as a map asks it: the clusters, and with --aggregates each one's sum and category counts read (added to
-/// `sink`, so that the reads are kept).
+/// One query as a map asks it: the clusters, and with --aggregates, in the same call, each one's sum and category
+/// counts, read (added to `sink`, so that the reads are kept).
 ///
 /// Not isolated to the main actor, as top-level code is: each call would check at run time that it runs there, a cost
 /// of this file's form that an app's query doesn't pay.
-func ask(_ viewport: Viewport, of clustering: Clustering<Int>, aggregated: Bool, sink: inout Double) throws
+func ask(_ viewport: Viewport, of clustering: Clustering<Int>, aggregated: Bool, sink: inout Double)
     -> [Cluster<Int>]
 {
-    let clusters = clustering.clusters(in: viewport)
-    if aggregated, let aggregates = try clustering.aggregates(of: clusters) {
+    guard aggregated else { return clustering.clusters(in: viewport) }
+    let (clusters, aggregates) = clustering.clustersWithAggregates(in: viewport)
+    if let aggregates {
         for cluster in aggregates {
             sink += cluster.number("v_sum") ?? 0
             for categoryCount in cluster.categoryCounts { sink += Double(categoryCount) }
@@ -247,20 +248,20 @@ for query in queries where onlyQuery == nil || query.name == onlyQuery {
     let rect = try MapRect(
         west: query.bbox.west, south: query.bbox.south, east: query.bbox.east, north: query.bbox.north)
     let viewport = Viewport(rect: rect, size: ViewSize(showing: rect, atZoom: Double(query.zoom)))
-    let clusters = try ask(viewport, of: clustering, aggregated: aggregated, sink: &sink)
+    let clusters = ask(viewport, of: clustering, aggregated: aggregated, sink: &sink)
     if aggregated, query.zoom == 0, let aggregates = try clustering.aggregates(of: clusters) {
         // The world at zoom 0 holds every point once: its sum and its count of c0 are the data's, in every harness.
         let sum = aggregates.reduce(0.0) { $0 + ($1.number("v_sum") ?? 0) }
         check = ["v": (sum * 10).rounded() / 10, "c0": aggregates.reduce(0) { $0 + $1.count(ofCategory: "c0") }]
     }
     started = milliseconds()
-    keep(try ask(viewport, of: clustering, aggregated: aggregated, sink: &sink))
+    keep(ask(viewport, of: clustering, aggregated: aggregated, sink: &sink))
     // Enough calls a batch for 20 ms of it, so that the clock's grain doesn't show.
     let calls = max(1, min(100_000, Int((20 / max(milliseconds() - started, 1e-4)).rounded(.up))))
     var perCall: [Double] = []
     for _ in 0..<queryRuns {
         started = milliseconds()
-        for _ in 0..<calls { keep(try ask(viewport, of: clustering, aggregated: aggregated, sink: &sink)) }
+        for _ in 0..<calls { keep(ask(viewport, of: clustering, aggregated: aggregated, sink: &sink)) }
         perCall.append((milliseconds() - started) / Double(calls))
     }
     let groups = clusters.filter(\.isCluster).count
