@@ -445,7 +445,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         guard width > 0, coarse != nil else { return }
         let deepest = CoarseCells.deepestLevel
         let levels = deferredCoarse == nil ? 0...deepest : deepest...deepest
-        deferredCoarse?.changed(MortonKey.cellCode(entry.key, level: deepest), stale: false)
+        deferredCoarse?.changed(MortonKey.cellCode(entry.key, level: deepest), stale: StaleBlocks())
         prepared.withUnsafeBufferPointer { values in
             coarse?.withUnsafeMutableBufferPointer { rows in
                 for level in levels {
@@ -467,22 +467,25 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         for level in levels.reversed() {
             let code = MortonKey.cellCode(entry.key, level: level)
             let index = CoarseCells.index(level: level, code: code)
-            let kept = lastRemoved.withUnsafeBufferPointer { values in
+            let stale = lastRemoved.withUnsafeBufferPointer { values in
                 coarse?.withUnsafeMutableBufferPointer { rows in
                     let row = rows.start + index * width
-                    let keptAll = layout.addEntry(entry, values.start, toAll: row, sign: -1, precise: true)
-                    guard let block = layout.categoryBlock(of: entry) else { return keptAll }
-                    let keptCategory = layout.addEntry(
-                        entry, values.start, toCategory: row + block, sign: -1, precise: true)
-                    return keptAll && keptCategory
-                } ?? true
+                    var stale = StaleBlocks()
+                    stale.all = !layout.addEntry(entry, values.start, toAll: row, sign: -1, precise: true)
+                    if let block = layout.categoryBlock(of: entry),
+                        !layout.addEntry(entry, values.start, toCategory: row + block, sign: -1, precise: true)
+                    {
+                        stale.categories = 1 << (entry.category - 1)
+                    }
+                    return stale
+                } ?? StaleBlocks()
             }
             if deferredCoarse != nil {
-                // Its row again, if it must be, with the other cells of the batch's in one walk at its end.
-                deferredCoarse?.changed(code, stale: !kept)
+                // Its stale blocks again, with those of the batch's other cells in one walk at its end.
+                deferredCoarse?.changed(code, stale: stale)
                 return
             }
-            guard !kept else { continue }
+            guard !stale.isEmpty else { continue }
             // A minimum, maximum or key the entry attained: the cell's row again.
             coarse?.withUnsafeMutableBufferPointer { rows in
                 let row = rows.start + index * width
@@ -518,20 +521,24 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         guard width > 0, coarse != nil, !batch.changedCodes.isEmpty else { return }
         let deepest = CoarseCells.deepestLevel
         let (width, layout) = (width, layout)
-        let stale = batch.changedCodes.filter { batch.state[Int($0)] == DeferredCoarse.stale }.sorted()
+        let stale = batch.changedCodes.filter { !batch.stale[Int($0)].isEmpty }.sorted()
+        let blocks = stale.map { batch.stale[Int($0)] }
         var fresh = ContiguousArray<UInt64>()
         if !stale.isEmpty {
             fresh.reserveCapacity(stale.count * width)
             for _ in stale { fresh.append(contentsOf: emptyRow) }
             fresh.withUnsafeMutableBufferPointer { fresh in
-                var builder = RowBuilder(layout: layout, rows: fresh.start)
+                // Only the stale blocks: a removal makes one category's block stale far more often than the others.
+                var builder = RowBuilder(layout: layout, rows: fresh.start, blocks: blocks)
                 walk(ranges: stale.map { GridCell(level: deepest, code: $0).keyRange }, tree: tree, &builder)
             }
         }
         coarse?.withUnsafeMutableBufferPointer { rows in
             for (position, code) in stale.enumerated() {
                 let row = rows.start + CoarseCells.index(level: deepest, code: code) * width
-                for i in 0..<width { row[i] = fresh[position * width + i] }
+                layout.forEachBlock(of: blocks[position]) { at, block in
+                    for i in at..<(at + block.width) { row[i] = fresh[position * width + i] }
+                }
             }
             var codes = batch.changedCodes
             for level in (0..<deepest).reversed() {
@@ -552,48 +559,78 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         }
     }
 
-    /// Adds up the rows of the ranges a walk visits, precisely: what coarse cells are built from.
+    /// Adds up the rows of the ranges a walk visits, precisely: what coarse cells are built from; with `blocks`, only
+    /// those of each range.
     private struct RowBuilder: RowVisitor {
         let layout: RowLayout
         var rows: UnsafeMutablePointer<UInt64>!
+        var blocks: [StaleBlocks]?
 
         func takesNodes(in range: Int) -> Bool { true }
 
         mutating func node(_ row: UnsafePointer<UInt64>, range: Int) {
-            layout.mergeRow(row, into: rows + range * layout.width)
+            let target = rows + range * layout.width
+            guard let blocks else { return layout.mergeRow(row, into: target) }
+            layout.forEachBlock(of: blocks[range]) { at, block in
+                RowLayout.merge(block, row + at, into: block, target + at, precise: true)
+            }
         }
 
         mutating func entry(_ entry: IndexEntry, _ values: UnsafePointer<Double>, range: Int) {
             let row = rows + range * layout.width
-            _ = layout.addEntry(entry, values, toAll: row, precise: true)
-            if let block = layout.categoryBlock(of: entry) {
+            if blocks?[range].all ?? true { _ = layout.addEntry(entry, values, toAll: row, precise: true) }
+            if let block = layout.categoryBlock(of: entry),
+                blocks.map({ $0[range].categories & (1 << (entry.category - 1)) != 0 }) ?? true
+            {
                 _ = layout.addEntry(entry, values, toCategory: row + block, precise: true)
             }
         }
     }
 }
 
+/// Which blocks of a row must be added up again: a removal took out a minimum, maximum or key they attained.
+struct StaleBlocks: Sendable {
+    /// The block of all.
+    var all = false
+    /// The categories' blocks, a bit each by position.
+    var categories: UInt64 = 0
+
+    var isEmpty: Bool { !all && categories == 0 }
+
+    mutating func formUnion(_ other: StaleBlocks) {
+        all = all || other.all
+        categories |= other.categories
+    }
+}
+
+extension RowLayout {
+    /// Calls `body` with where each block of `blocks` starts in a row, and its shape.
+    @inline(__always) func forEachBlock(of blocks: StaleBlocks, _ body: (Int, Block) -> Void) {
+        if blocks.all { body(0, all) }
+        var bits = blocks.categories
+        while bits != 0 {
+            let position = bits.trailingZeroBitCount
+            bits &= bits &- 1
+            body(categoryBlock(position), category)
+        }
+    }
+}
+
 /// The deepest coarse cells a batch has changed while it defers the levels above (``NodeRows/deferCoarse()``).
 struct DeferredCoarse: Sendable {
-    static let unchanged: UInt8 = 0
-    static let changed: UInt8 = 1
-    /// Changed, and its row must be added up again from the tree: a removal took out a minimum, maximum or key it
-    /// attained.
-    static let stale: UInt8 = 2
-
-    /// Each deepest cell's state, by Morton code.
-    var state = [UInt8](repeating: unchanged, count: 1 << (2 * CoarseCells.deepestLevel))
+    /// Whether each deepest cell has changed, by Morton code.
+    var isChanged = [Bool](repeating: false, count: 1 << (2 * CoarseCells.deepestLevel))
+    /// The blocks of each deepest cell's row that must be added up again from the tree, by Morton code.
+    var stale = [StaleBlocks](repeating: StaleBlocks(), count: 1 << (2 * CoarseCells.deepestLevel))
     /// The codes of the changed cells, each once, in the order of their first change.
     var changedCodes: [UInt64] = []
 
-    mutating func changed(_ code: UInt64, stale isStale: Bool) {
-        let old = state[Int(code)]
-        if old == Self.unchanged { changedCodes.append(code) }
-        if isStale || old == Self.stale {
-            state[Int(code)] = Self.stale
-        } else {
-            state[Int(code)] = Self.changed
+    mutating func changed(_ code: UInt64, stale blocks: StaleBlocks) {
+        if !isChanged[Int(code)] {
+            isChanged[Int(code)] = true
+            changedCodes.append(code)
         }
+        stale[Int(code)].formUnion(blocks)
     }
 }
 
