@@ -94,8 +94,8 @@ public struct Clustering<Element: Hashable & Sendable>: Sendable {
     ///     let (clusters, aggregates) = clustering.clustersWithAggregates(in: viewport)
     ///     for (cluster, sums) in zip(clusters, aggregates ?? []) { … }
     ///
-    /// One call instead of ``clusters(in:)`` and then ``aggregates(of:)``: the clusters are this clustering's own, so
-    /// none is checked, and a single element's aggregates need no lookup of the element.
+    /// One call instead of ``clusters(in:)`` and then ``aggregates(of:)->ClusterAggregateTable?``: the clusters are
+    /// this clustering's own, so none is checked, and a single element's aggregates need no lookup of the element.
     /// - Complexity: That of ``clusters(in:)``, and O(*F* log *n*) a cluster for its aggregates.
     @inlinable
     public func clustersWithAggregates(in viewport: Viewport)

@@ -25,7 +25,7 @@ struct AggregatesTests {
     }()
 
     /// One element's values, the brute-force model's copy.
-    struct Point: Equatable {
+    struct Point: Equatable, ModelPoint {
         var coordinate: Coordinate
         var weight: Double
         var category: Int?
@@ -154,17 +154,9 @@ struct AggregatesTests {
                 points[nextID] = point
                 nextID += 1
             case 2:
-                guard let victim = points.keys.randomElement(using: &rng) else { continue }
-                let removed = index.remove(victim)
-                #expect(removed)
-                points[victim] = nil
+                index.removeRandomElement(of: &points, using: &rng)
             case 3:
-                // A move keeps the element's values.
-                guard let mover = points.keys.randomElement(using: &rng) else { continue }
-                let coordinate = shape.coordinate(using: &rng)
-                let moved = index.move(mover, to: coordinate)
-                #expect(moved)
-                points[mover]?.coordinate = coordinate
+                index.moveRandomElement(of: &points, within: shape, using: &rng)
             default:
                 // New values in place, or somewhere else.
                 guard let changed = points.keys.randomElement(using: &rng) else { continue }
@@ -535,5 +527,32 @@ struct AggregatesTests {
             let bounds = try index.clustering().bounds(of: cluster)
             #expect(members.allSatisfy { bounds.insetBy(dx: -1, dy: -1).contains($0.coordinate.mapPoint) })
         }
+    }
+}
+
+/// An element of a brute-force model that random edits move.
+protocol ModelPoint {
+    var coordinate: Coordinate { get set }
+}
+
+extension ClusterIndex where Element == Int {
+    /// Removes a random element of `points` from the index and from `points`.
+    mutating func removeRandomElement(of points: inout [Int: some ModelPoint], using rng: inout SplitMix64) {
+        guard let victim = points.keys.randomElement(using: &rng) else { return }
+        let removed = remove(victim)
+        #expect(removed)
+        points[victim] = nil
+    }
+
+    /// Moves a random element of `points` to a random place of `shape`, in the index and in `points`; it keeps its
+    /// values.
+    mutating func moveRandomElement(
+        of points: inout [Int: some ModelPoint], within shape: DataShape, using rng: inout SplitMix64
+    ) {
+        guard let mover = points.keys.randomElement(using: &rng) else { return }
+        let coordinate = shape.coordinate(using: &rng)
+        let moved = move(mover, to: coordinate)
+        #expect(moved)
+        points[mover]?.coordinate = coordinate
     }
 }

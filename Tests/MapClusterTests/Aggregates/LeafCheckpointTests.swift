@@ -16,7 +16,7 @@ struct LeafCheckpointTests {
     }()
 
     /// One element's values, the brute-force model's copy.
-    struct Point {
+    struct Point: ModelPoint {
         var coordinate: Coordinate
         var weight: Double
         var category: Int?
@@ -58,17 +58,9 @@ struct LeafCheckpointTests {
                 points[nextID] = point
                 nextID += 1
             case grow, grow + 1:
-                guard let victim = points.keys.randomElement(using: &rng) else { continue }
-                let removed = index.remove(victim)
-                #expect(removed)
-                points[victim] = nil
+                index.removeRandomElement(of: &points, using: &rng)
             case grow + 2:
-                // A move keeps the element's values.
-                guard let mover = points.keys.randomElement(using: &rng) else { continue }
-                let coordinate = shape.coordinate(using: &rng)
-                let moved = index.move(mover, to: coordinate)
-                #expect(moved)
-                points[mover]?.coordinate = coordinate
+                index.moveRandomElement(of: &points, within: shape, using: &rng)
             default:
                 guard let changed = points.keys.randomElement(using: &rng), let old = points[changed] else { continue }
                 var point = Point.random(shape, using: &rng)
