@@ -100,3 +100,28 @@ extension MortonTree {
         return categories
     }
 }
+
+extension MortonTree {
+    /// The aggregates of clusters under `rules`, each of the entries its category filter selects (one filter for all,
+    /// or one per request); `nil` when the tree keeps none.
+    ///
+    /// Asked of the tree, which the caller lends, rather than of a pass that would hold a copy of it.
+    @usableFromInline
+    func aggregates(_ requests: [AggregateRequest], rules: ClusteringRules, filters: [CategorySet?])
+        -> ClusterAggregateTable?
+    {
+        guard let aggregates else { return nil }
+        guard filters.count > 1 else {
+            let filter = filters.first ?? rules.categories
+            return aggregates.answer(
+                requests, rules: filter == rules.categories ? rules : rules.selecting(filter), tree: self)
+        }
+        // Clusters of different filters are clusterings of their own: each asked of its own, then put in order.
+        var byFilter: [CategorySet?: [Int]] = [:]
+        for (position, filter) in filters.enumerated() { byFilter[filter, default: []].append(position) }
+        let parts = byFilter.compactMap { filter, positions in
+            self.aggregates(positions.map { requests[$0] }, rules: rules, filters: [filter]).map { (positions, $0) }
+        }
+        return ClusterAggregateTable(gathering: parts, count: requests.count)
+    }
+}
