@@ -59,7 +59,11 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
     /// How many checkpoints a leaf keeps, at entries 16, 32 and 48 when its row is computed.
     static var checkpointsPerLeaf: Int { MortonTree.leafCapacity / checkpointStride - 1 }
     /// Words per checkpoint: its bound key, its entry count, its block of all.
-    var checkpointWidth: Int { 2 + layout.all.width }
+    var checkpointWidth: Int { Self.checkpointWidth(layout) }
+
+    /// Words per checkpoint of rows of `layout`: its bound key (word 0), how many entries lie below it (word 1), their
+    /// block of all (from word 2).
+    static func checkpointWidth(_ layout: RowLayout) -> Int { 2 + layout.all.width }
 
     /// Whether the rows keep checkpoints: when the block of all has no minimum or maximum.
     let keepsCheckpoints: Bool
@@ -224,11 +228,9 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
 
     func removed(_ entry: IndexEntry, from node: Int32, height: Int, in tree: MortonTree) {
         guard width > 0 else { return }
-        if height == 0 {
-            lastRemoved.withUnsafeBufferPointer { moveCheckpoints(entry, of: node, values: $0.start, sign: -1) }
-        }
         let (keptAll, keptCategory) = lastRemoved.withUnsafeBufferPointer { values in
-            withRow(of: node, isLeaf: height == 0) { row in
+            if height == 0 { moveCheckpoints(entry, of: node, values: values.start, sign: -1) }
+            return withRow(of: node, isLeaf: height == 0) { row in
                 let keptAll = layout.addEntry(entry, values.start, toAll: row, sign: -1, precise: true)
                 guard let block = layout.categoryBlock(of: entry) else { return (keptAll, true) }
                 return (
@@ -382,7 +384,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         _ row: UnsafeMutablePointer<UInt64>, checkpoints: UnsafeMutablePointer<UInt64>?, layout: RowLayout,
         entries: ContiguousArray<IndexEntry>, values: UnsafePointer<Double>, entryWidth: Int
     ) {
-        let (allWidth, width) = (layout.all.width, 2 + layout.all.width)
+        let (allWidth, width) = (layout.all.width, checkpointWidth(layout))
         if let checkpoints {
             for k in 0..<checkpointsPerLeaf {
                 let end = (k + 1) * checkpointStride

@@ -235,7 +235,7 @@ struct AggregateRowsVisitor: RowVisitor {
         into target: UnsafeMutablePointer<UInt64>
     ) {
         let all = layout.all
-        let (count, width) = (leaf.entries.count, 2 + all.width)
+        let (count, width) = (leaf.entries.count, NodeRows.checkpointWidth(layout))
         // The prefix nearest a position: of no entry, up to a checkpoint, or the whole leaf; with its totals.
         func anchor(_ position: Int) -> (end: Int, totals: UnsafePointer<UInt64>?) {
             var best = (end: count, totals: UnsafePointer?(leaf.row))

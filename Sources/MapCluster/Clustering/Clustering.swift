@@ -113,8 +113,7 @@ public struct Clustering<Element: Hashable & Sendable>: Sendable {
     public func clustersWithAggregates(in rect: MapRect, zoom: Double)
         -> (clusters: [Cluster<Element>], aggregates: ClusterAggregateTable?)
     {
-        guard rect.size.width > 0, rect.size.height > 0, zoom.isFinite else { return ([], index.tree.emptyAggregates) }
-        let region = CellRegion(level: options.gridLevel(forZoom: zoom), covering: rect)
+        guard let region = region(of: rect, zoom: zoom) else { return ([], index.tree.emptyAggregates) }
         return index.makeClustersWithAggregates(in: region, zoom: zoom, options: options, stamp: stamp)
     }
 
@@ -125,9 +124,16 @@ public struct Clustering<Element: Hashable & Sendable>: Sendable {
     ///
     /// - Returns: The clusters, in Z order of their cells; none for an empty rectangle.
     public func clusters(in rect: MapRect, zoom: Double) -> [Cluster<Element>] {
-        guard rect.size.width > 0, rect.size.height > 0, zoom.isFinite else { return [] }
-        let region = CellRegion(level: options.gridLevel(forZoom: zoom), covering: rect)
+        guard let region = region(of: rect, zoom: zoom) else { return [] }
         return clusters(in: region, zoom: zoom, stoppingIf: nil) ?? []
+    }
+
+    /// The grid cells a bounding-box query considers: those a rectangle touches at a zoom; `nil` for an empty
+    /// rectangle or a zoom that is no number.
+    @usableFromInline
+    func region(of rect: MapRect, zoom: Double) -> CellRegion? {
+        guard rect.size.width > 0, rect.size.height > 0, zoom.isFinite else { return nil }
+        return CellRegion(level: options.gridLevel(forZoom: zoom), covering: rect)
     }
 
     /// The clusters of a region of grid cells at a zoom, or `nil` if `stop` answered true: it is asked every

@@ -27,8 +27,6 @@ extension MortonTree {
             rebuilt.stored = rows.stored
             rebuilt.build(self)
             precondition(rows.matches(rebuilt, in: self), "the nodes' aggregate rows differ from their recomputation")
-            precondition(
-                rows.checkpointsMatchEntries(of: self), "a leaf's checkpoints differ from its entries below them")
         }
         for column in aggregates?.custom ?? [] {
             precondition(
@@ -45,6 +43,9 @@ extension MortonTree {
             for i in entries.indices.dropFirst() {
                 precondition(entries[i - 1].key <= entries[i].key, "a leaf's keys are in order")
             }
+            precondition(
+                aggregates?.rows.checkpointsMatchEntries(of: node, entries) ?? true,
+                "a leaf's checkpoints differ from its entries below them")
             return Summary(nonEmpty: entries)
         }
         let branch = branches[Int(node)]
@@ -121,35 +122,26 @@ extension NodeRows {
         }
     }
 
-    /// Whether each leaf's checkpoints count the entries below their bounds, and add them up as a recomputation does.
-    func checkpointsMatchEntries(of tree: MortonTree) -> Bool {
-        guard keepsCheckpoints, tree.count > 0 else { return true }
+    /// Whether a leaf's checkpoints count its entries below their bounds, and add them up as a recomputation does.
+    func checkpointsMatchEntries(of leaf: Int32, _ entries: ContiguousArray<IndexEntry>) -> Bool {
+        guard keepsCheckpoints else { return true }
         let (width, allWidth) = (checkpointWidth, layout.all.width)
-        var leaves: [Int32] = []
-        func collect(_ node: Int32, height: Int) {
-            guard height > 0 else { return leaves.append(node) }
-            for child in tree.branches[Int(node)].children { collect(child, height: height - 1) }
-        }
-        collect(tree.root, height: tree.height)
-        return leaves.allSatisfy { leaf in
-            let entries = tree.leaves[Int(leaf)].entries
-            return (0..<Self.checkpointsPerLeaf).allSatisfy { k in
-                let at = (Int(leaf) * Self.checkpointsPerLeaf + k) * width
-                let below = entries.lowerBound(of: checkpoints[at])
-                guard checkpoints[at + 1] == UInt64(below) else { return false }
-                var recomputed = ContiguousArray<UInt64>(repeating: 0, count: allWidth)
-                recomputed.withUnsafeMutableBufferPointer { block in
-                    stored.withUnsafeBufferPointer { stored in
-                        for position in 0..<below {
-                            _ = layout.addEntry(
-                                entries[position], stored.start + storedAt(position, of: leaf), toAll: block.start,
-                                precise: true)
-                        }
+        return (0..<Self.checkpointsPerLeaf).allSatisfy { k in
+            let at = (Int(leaf) * Self.checkpointsPerLeaf + k) * width
+            let below = entries.lowerBound(of: checkpoints[at])
+            guard checkpoints[at + 1] == UInt64(below) else { return false }
+            var recomputed = ContiguousArray<UInt64>(repeating: 0, count: allWidth)
+            recomputed.withUnsafeMutableBufferPointer { block in
+                stored.withUnsafeBufferPointer { stored in
+                    for position in 0..<below {
+                        _ = layout.addEntry(
+                            entries[position], stored.start + storedAt(position, of: leaf), toAll: block.start,
+                            precise: true)
                     }
                 }
-                let kept = ContiguousArray(checkpoints[(at + 2)..<(at + 2 + allWidth)])
-                return blockMatches(layout.all, kept, recomputed, at: 0)
             }
+            let kept = ContiguousArray(checkpoints[(at + 2)..<(at + 2 + allWidth)])
+            return blockMatches(layout.all, kept, recomputed, at: 0)
         }
     }
 
