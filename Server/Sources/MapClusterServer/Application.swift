@@ -46,7 +46,7 @@ package func runServer(
                 service: loading, successTerminationBehavior: .ignore,
                 failureTerminationBehavior: .gracefullyShutdownGroup))
     }
-    if let points { services.append(.init(service: ChangeStreamsStop(points: points))) }
+    if let points { services.append(.init(service: ChangeStreamsStop(points: points, logger: logger))) }
     var configuration = ServiceGroupConfiguration(
         services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
     configuration.maximumGracefulShutdownDuration = serverStopLimit
@@ -56,10 +56,14 @@ package func runServer(
 /// Ends a live server's change streams once the server is asked to stop.
 private struct ChangeStreamsStop: Service {
     let points: ServedPoints
+    let logger: Logger
 
     func run() async throws {
         try? await gracefulShutdown()
-        await points.live?.stop()
+        guard let live = points.live else { return }
+        logger.info("stopping: ending the change streams")
+        await live.stop()
+        logger.info("stopping: the change streams ended; finishing the requests under way")
     }
 }
 

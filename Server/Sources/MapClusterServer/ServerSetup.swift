@@ -119,17 +119,22 @@ package struct MapServer<Application: ApplicationProtocol>: Sendable {
         do {
             try await runServer(application, points: points, loading: loading, logger: logger)
         } catch {
-            await stopLive()
+            await stopLive(logger: logger)
             throw error
         }
-        await stopLive()
+        await stopLive(logger: logger)
     }
 
     /// Stops a live server's writer (committing or refusing what it was given) and closes its store.
-    private func stopLive() async {
+    ///
+    /// Each step is logged, so that a stop that takes long says where it waits.
+    private func stopLive(logger: Logger) async {
         guard let live else { return }
+        logger.info("stopping: the server stopped; committing the edits under way")
         await live.writer.stop()
+        logger.info("stopping: closing \(live.writer.store.description)")
         await live.writer.store.close()
+        logger.info("stopped")
     }
 }
 

@@ -66,7 +66,11 @@
             description = "PostgreSQL \(user)@\(host):\(port)/\(database)"
             let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
             self.client = client
-            running = Task { await client.run() }
+            // Detached, so that it doesn't inherit the task-locals of whoever opens the store: inside a server's service
+            // group, those carry its graceful shutdown, which would stop the client at SIGTERM, before the writer has
+            // committed the edits under way or finished a catch-up (a lease then waited forever). The store's owner
+            // stops it, with ``close()``.
+            running = Task.detached { await client.run() }
             do {
                 try await client.withTransaction(logger: logger) { db in
                     // Two servers starting at once would race to create the tables.

@@ -79,6 +79,19 @@ struct LiveServerTests {
         #expect(result["rounds"] as? Int == 2)
     }
 
+    /// The same stop over PostgreSQL: an edit the server took before SIGTERM is committed, not failed by a store
+    /// client that stopped with the server (it did, when the client inherited the server's graceful shutdown: a
+    /// catch-up under way then waited forever, and the stop with it).
+    @Test(.enabled(if: postgresEnabled, postgresNeeds), .tags(.postgres), .tier(.postgres))
+    func aServerOverPostgreSQLAskedToStopCommitsTheEditsItTook() async throws {
+        try #require(Self.postgresBuilt, "MAPCLUSTER_REQUIRE_POSTGRES=1, but built without the PostgreSQL trait")
+        let url = try #require(Self.postgres, "MAPCLUSTER_REQUIRE_POSTGRES=1, but no MAPCLUSTER_POSTGRES_URL")
+        let result = try await Self.check([
+            "stop", CommandLineTests.executable.path, "--rounds", "4", "--postgres", url,
+        ])
+        #expect(result["rounds"] as? Int == 4)
+    }
+
     @Test func changesReachSubscribersAndASlowOneIsToldToResync() async throws {
         let result = try await Self.check(["changes", CommandLineTests.executable.path])
         #expect(result["slow_subscriber_resynced"] as? Bool == true)

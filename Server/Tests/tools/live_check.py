@@ -4,7 +4,7 @@
     live_check.py crash BINARY --store sqlite|postgres [--batches 50000] [--kills 10] [--postgres URL]
     live_check.py two-servers BINARY --postgres URL
     live_check.py changes BINARY
-    live_check.py stop BINARY [--rounds 10]
+    live_check.py stop BINARY [--rounds 10] [--postgres URL]
 
 `crash`: writers send single-point edits (and a few of two points) while the server is killed with SIGKILL at random
 moments and started again; at the end every acknowledged edit is in the store and in the index, with its values, and
@@ -15,15 +15,18 @@ and their clusters agree.
 resync, while writes go on.
 `stop`: SIGTERM to a server with 20 change streams open over the world at zooms 0-5, half of them never read, after
 15 edits of 1,000 points (or while they are sent, every other round): it exits with status 0 within 10 s; every stream read gets a last event and is
-closed, every stream not read is closed, and every edit is acknowledged or refused.
+closed, every stream not read is closed, and every edit is acknowledged or refused (with `--postgres`, over a database
+of that server: refused only at the door, as the server stops, never for a store that stopped first).
 Prints one JSON line of figures; exits non-zero with a message on the first failure.
 """
 import argparse
+import atexit
 import http.client
 import json
 import os
 import random
 import re
+import shutil
 import signal
 import socket
 import sqlite3
@@ -55,6 +58,8 @@ class Server:
         if self.token_file:
             arguments += ["--writable", "--token-file", self.token_file]
         self.process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # A check that fails leaves no server behind (holding its database, for one).
+        atexit.register(lambda process=self.process: process.poll() is None and process.kill())
         # Both pipes are read to their ends in threads, so that the server never blocks on a full one and a server
         # that hangs at start can't hang this script: it waits for the address line, the exit, or 120 s.
         self.output, self.errors = [], []
@@ -83,8 +88,16 @@ class Server:
         try:
             self.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
+            # The server logs each step of its stop: the last lines say where it waited; its threads' stacks, where gdb
+            # is installed, whether one is blocked.
+            stacks = ""
+            if shutil.which("gdb"):
+                stacks = subprocess.run(
+                    ["gdb", "-p", str(self.process.pid), "-batch", "-ex", "thread apply all bt 30"],
+                    capture_output=True, text=True, timeout=120).stdout
             self.kill()
-            fail("the server did not stop within 30 s of SIGTERM")
+            fail("the server did not stop within 30 s of SIGTERM; its log ends:\n" + "".join(self.errors[-15:])
+                 + ("\nits threads:\n" + stacks[-12000:] if stacks else ""))
 
 
 def request(port, method, path, body=None, timeout=30, token=TOKEN):
@@ -427,7 +440,9 @@ def stop(arguments):
     rng = random.Random(arguments.seed)
     stops = []
     for round_number in range(arguments.rounds):
-        server = Server(arguments.binary, "memory", token_file=token_file).start()
+        # Over PostgreSQL, a fresh database each round: the store must outlive the stop's requests, not just answer.
+        store = PostgresStore(arguments.postgres, "mapcluster_stop").location if arguments.postgres else "memory"
+        server = Server(arguments.binary, store, token_file=token_file).start()
         readers, idle = [], []
         for n in range(20):
             connection = socket.socket()
@@ -441,7 +456,7 @@ def stop(arguments):
             else:
                 readers.append(StreamReader(connection))
         wait_for(lambda: all("ready" in r.events for r in readers), "ready event on every stream read", 60)
-        answers = []
+        answers, refusals = [], []
 
         def send_edits(first, count):
             for n in range(first, first + count):
@@ -449,7 +464,9 @@ def stop(arguments):
                 unique = list({p["id"]: p for p in points}.values())
                 body = json.dumps({"type": "FeatureCollection", "features": unique})
                 try:
-                    status, _ = request(server.port, "POST", "/api/points", body)
+                    status, answer = request(server.port, "POST", "/api/points", body)
+                    if status != 200:
+                        refusals.append(answer.decode(errors="replace"))
                 except (OSError, http.client.HTTPException):
                     status = None  # refused: the connection closed before an answer
                 answers.append(status)
@@ -475,6 +492,10 @@ def stop(arguments):
         wrong = [a for a in answers if a not in (200, 503, None)]
         if wrong or len(answers) != 15:
             fail("round %d: edits answered %s; each must be acknowledged (200) or refused" % (round_number, answers))
+        # Refused at the door, never failed by a store that stopped before the edits it took were committed.
+        failed = [answer for answer in refusals if "server is stopping" not in answer]
+        if failed:
+            fail("round %d: an edit under way at SIGTERM was not committed: %s" % (round_number, failed[0][:300]))
         for reader in readers:
             reader.thread.join(10)
             if reader.events[-1:] != ["end"] or not reader.closed:
@@ -545,6 +566,7 @@ def main():
     four.add_argument("--rounds", type=int, default=10)
     four.add_argument("--limit", type=float, default=10, help="the seconds a stop may take")
     four.add_argument("--seed", type=int, default=24)
+    four.add_argument("--postgres", help="a PostgreSQL server's URL: the points live in a database of it")
     arguments = parser.parse_args()
     {"crash": crash, "two-servers": two_servers, "changes": changes, "stop": stop}[arguments.command](arguments)
 
