@@ -298,7 +298,9 @@ extension NodeAggregates {
                 let row = answerRows.start + index * width
                 RowLayout.clear(all, at: row)
                 if let cell = requests[index].coarseCell,
-                    rows.addCoarseAggregates(level: cell.level, code: cell.code, categories: categories, into: row)
+                    tree.coarseCells?.addAggregates(
+                        level: cell.level, code: cell.code, categories: categories, into: row)
+                        ?? false
                 {
                     continue
                 }

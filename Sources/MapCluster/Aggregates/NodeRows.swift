@@ -1,6 +1,6 @@
 import Dispatch
 
-/// The rows of a tree's nodes and of its coarse cells (``RowLayout``), and what each entry stores for them, kept
+/// The rows of a tree's nodes (``RowLayout``), and what each entry stores for them, kept
 /// current through every change of the tree.
 ///
 /// A node's row lives at `node * width` in the array of its kind (leaves, branches), so a node keeps its row wherever it
@@ -38,15 +38,10 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
     ///
     /// Kept only when the block of all is sums (``keepsCheckpoints``): a minimum or maximum can't be taken out.
     @exclusivity(unchecked) var checkpoints: ContiguousArray<UInt64> = []
-    /// The rows of the coarse cells, when the tree keeps them: by ``CoarseCells/index(level:code:)``.
-    @exclusivity(unchecked) var coarse: ContiguousArray<UInt64>?
     /// What the next inserted entry stores.
     @exclusivity(unchecked) var prepared: ContiguousArray<Double>
     /// What the last removed entry stored.
     @exclusivity(unchecked) var lastRemoved: ContiguousArray<Double>
-    /// The deepest coarse cells a batch has changed, while it defers the levels above (``deferCoarse()``); `nil`
-    /// outside a batch.
-    @exclusivity(unchecked) var deferredCoarse: DeferredCoarse?
     /// A bulk load's values by slot, until ``build(_:)`` lays them out.
     @exclusivity(unchecked) var input: BulkValues?
     /// What an element without values stores: weight 1, no value.
@@ -87,11 +82,9 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         copy.branchRows = branchRows
         copy.stored = stored
         copy.checkpoints = checkpoints
-        copy.coarse = coarse
         copy.prepared = prepared
         copy.lastRemoved = lastRemoved
         copy.input = input
-        copy.deferredCoarse = deferredCoarse
         return copy
     }
 
@@ -336,8 +329,6 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
             }
             build(tree.root, height: tree.height)
         }
-        coarse = nil
-        if tree.coarseCells != nil { buildCoarse(tree) }
     }
 
     /// Lays out what each entry of a bulk load stores and computes every leaf's row, on all cores: each leaf writes its
@@ -411,228 +402,6 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
             (checkpoints + next * width + 2).update(from: row, count: allWidth)
             next += 1
         }
-    }
-
-    // MARK: Coarse cells
-
-    /// Computes the rows of every coarse cell: the cells of the deepest level in one walk of the tree, those above from
-    /// their four children.
-    func buildCoarse(_ tree: MortonTree) {
-        guard width > 0 else { return }
-        let deepest = CoarseCells.deepestLevel
-        var rows = ContiguousArray<UInt64>()
-        rows.reserveCapacity(CoarseCells.cellCount * width)
-        for _ in 0..<CoarseCells.cellCount { rows.append(contentsOf: emptyRow) }
-        let ranges = (0..<(UInt64(1) << (2 * UInt64(deepest)))).map { GridCell(level: deepest, code: $0).keyRange }
-        rows.withUnsafeMutableBufferPointer { rows in
-            var builder = RowBuilder(
-                layout: layout, rows: rows.start + CoarseCells.index(level: deepest, code: 0) * width)
-            walk(ranges: ranges, tree: tree, &builder)
-            for level in (0..<deepest).reversed() {
-                for code in 0..<(UInt64(1) << (2 * UInt64(level))) {
-                    let parent = rows.start + CoarseCells.index(level: level, code: code) * width
-                    for child in 0..<UInt64(4) {
-                        let index = CoarseCells.index(level: level + 1, code: 4 * code + child)
-                        layout.mergeRow(rows.start + index * width, into: parent)
-                    }
-                }
-            }
-        }
-        coarse = rows
-    }
-
-    /// Adds an entry just inserted (it stores what is prepared) to its coarse cells: to the deepest one alone while a
-    /// batch defers the levels above.
-    func coarseInserted(_ entry: IndexEntry) {
-        guard width > 0, coarse != nil else { return }
-        let deepest = CoarseCells.deepestLevel
-        let levels = deferredCoarse == nil ? 0...deepest : deepest...deepest
-        deferredCoarse?.changed(MortonKey.cellCode(entry.key, level: deepest), stale: StaleBlocks())
-        prepared.withUnsafeBufferPointer { values in
-            coarse?.withUnsafeMutableBufferPointer { rows in
-                for level in levels {
-                    let index = CoarseCells.index(level: level, code: MortonKey.cellCode(entry.key, level: level))
-                    add(entry, values.start, to: rows.start + index * width)
-                }
-            }
-        }
-    }
-
-    /// Takes an entry just removed from `tree` (it stored what was last removed) out of its coarse cells: out of the
-    /// deepest one alone while a batch defers the levels above.
-    func coarseRemoved(_ entry: IndexEntry, from tree: MortonTree) {
-        guard width > 0, coarse != nil else { return }
-        let deepest = CoarseCells.deepestLevel
-        let levels = deferredCoarse == nil ? 0...deepest : deepest...deepest
-        // From the deepest level up, so that a cell whose row must be recomputed adds up its four children, which are
-        // current; only the deepest level asks the tree.
-        for level in levels.reversed() {
-            let code = MortonKey.cellCode(entry.key, level: level)
-            let index = CoarseCells.index(level: level, code: code)
-            let stale = lastRemoved.withUnsafeBufferPointer { values in
-                coarse?.withUnsafeMutableBufferPointer { rows in
-                    let row = rows.start + index * width
-                    var stale = StaleBlocks()
-                    stale.all = !layout.addEntry(entry, values.start, toAll: row, sign: -1, precise: true)
-                    if let block = layout.categoryBlock(of: entry),
-                        !layout.addEntry(entry, values.start, toCategory: row + block, sign: -1, precise: true)
-                    {
-                        stale.categories = 1 << (entry.category - 1)
-                    }
-                    return stale
-                } ?? StaleBlocks()
-            }
-            if deferredCoarse != nil {
-                // Its stale blocks again, with those of the batch's other cells in one walk at its end.
-                deferredCoarse?.changed(code, stale: stale)
-                return
-            }
-            guard !stale.isEmpty else { continue }
-            // A minimum, maximum or key the entry attained: the cell's row again.
-            coarse?.withUnsafeMutableBufferPointer { rows in
-                let row = rows.start + index * width
-                layout.clearRow(row)
-                if level < CoarseCells.deepestLevel {
-                    for child in 0..<UInt64(4) {
-                        let childIndex = CoarseCells.index(level: level + 1, code: 4 * code + child)
-                        layout.mergeRow(rows.start + childIndex * width, into: row)
-                    }
-                } else {
-                    var builder = RowBuilder(layout: layout, rows: row)
-                    walk(ranges: [GridCell(level: level, code: code).keyRange], tree: tree, &builder)
-                }
-            }
-        }
-    }
-
-    /// Makes the changes that follow update only the deepest level of the coarse cells' rows.
-    ///
-    /// ``finishDeferredCoarse(_:)`` then brings each cell above up to date once, from its four children, instead of
-    /// once per change under it. The tree must own these rows (``NodeAggregates/makeUnique()``).
-    func deferCoarse() {
-        if deferredCoarse == nil { deferredCoarse = DeferredCoarse() }
-    }
-
-    /// Brings the coarse cells a deferring batch left behind up to date: the deepest ones a removal left with a
-    /// minimum, maximum or key it attained, in one walk of `tree`; then, level by level, every cell above one the
-    /// batch changed, from its four children.
-    /// - Complexity: O(*c* log *n*) for the *c* deepest cells the batch changed.
-    func finishDeferredCoarse(_ tree: MortonTree) {
-        guard let batch = deferredCoarse else { return }
-        deferredCoarse = nil
-        guard width > 0, coarse != nil, !batch.changedCodes.isEmpty else { return }
-        let deepest = CoarseCells.deepestLevel
-        let (width, layout) = (width, layout)
-        let stale = batch.changedCodes.filter { !batch.stale[Int($0)].isEmpty }.sorted()
-        let blocks = stale.map { batch.stale[Int($0)] }
-        var fresh = ContiguousArray<UInt64>()
-        if !stale.isEmpty {
-            fresh.reserveCapacity(stale.count * width)
-            for _ in stale { fresh.append(contentsOf: emptyRow) }
-            fresh.withUnsafeMutableBufferPointer { fresh in
-                // Only the stale blocks: a removal makes one category's block stale far more often than the others.
-                var builder = RowBuilder(layout: layout, rows: fresh.start, blocks: blocks)
-                walk(ranges: stale.map { GridCell(level: deepest, code: $0).keyRange }, tree: tree, &builder)
-            }
-        }
-        coarse?.withUnsafeMutableBufferPointer { rows in
-            for (position, code) in stale.enumerated() {
-                let row = rows.start + CoarseCells.index(level: deepest, code: code) * width
-                layout.forEachBlock(of: blocks[position]) { at, block in
-                    for i in at..<(at + block.width) { row[i] = fresh[position * width + i] }
-                }
-            }
-            var codes = batch.changedCodes
-            for level in (0..<deepest).reversed() {
-                // The parents of the level below's changed cells, each once.
-                var parents = codes.map { $0 >> 2 }
-                parents.sort()
-                codes = []
-                for code in parents where codes.last != code { codes.append(code) }
-                for code in codes {
-                    let parent = rows.start + CoarseCells.index(level: level, code: code) * width
-                    layout.clearRow(parent)
-                    for child in 0..<UInt64(4) {
-                        let index = CoarseCells.index(level: level + 1, code: 4 * code + child)
-                        layout.mergeRow(rows.start + index * width, into: parent)
-                    }
-                }
-            }
-        }
-    }
-
-    /// Adds up the rows of the ranges a walk visits, precisely: what coarse cells are built from; with `blocks`, only
-    /// those of each range.
-    private struct RowBuilder: RowVisitor {
-        let layout: RowLayout
-        var rows: UnsafeMutablePointer<UInt64>!
-        var blocks: [StaleBlocks]?
-
-        func takesNodes(in range: Int) -> Bool { true }
-
-        mutating func node(_ row: UnsafePointer<UInt64>, range: Int) {
-            let target = rows + range * layout.width
-            guard let blocks else { return layout.mergeRow(row, into: target) }
-            layout.forEachBlock(of: blocks[range]) { at, block in
-                RowLayout.merge(block, row + at, into: block, target + at, precise: true)
-            }
-        }
-
-        mutating func entry(_ entry: IndexEntry, _ values: UnsafePointer<Double>, range: Int) {
-            let row = rows + range * layout.width
-            if blocks?[range].all ?? true { _ = layout.addEntry(entry, values, toAll: row, precise: true) }
-            if let block = layout.categoryBlock(of: entry),
-                blocks.map({ $0[range].categories & (1 << (entry.category - 1)) != 0 }) ?? true
-            {
-                _ = layout.addEntry(entry, values, toCategory: row + block, precise: true)
-            }
-        }
-    }
-}
-
-/// Which blocks of a row must be added up again: a removal took out a minimum, maximum or key they attained.
-struct StaleBlocks: Sendable {
-    /// The block of all.
-    var all = false
-    /// The categories' blocks, a bit each by position.
-    var categories: UInt64 = 0
-
-    var isEmpty: Bool { !all && categories == 0 }
-
-    mutating func formUnion(_ other: StaleBlocks) {
-        all = all || other.all
-        categories |= other.categories
-    }
-}
-
-extension RowLayout {
-    /// Calls `body` with where each block of `blocks` starts in a row, and its shape.
-    @inline(__always) func forEachBlock(of blocks: StaleBlocks, _ body: (Int, Block) -> Void) {
-        if blocks.all { body(0, all) }
-        var bits = blocks.categories
-        while bits != 0 {
-            let position = bits.trailingZeroBitCount
-            bits &= bits &- 1
-            body(categoryBlock(position), category)
-        }
-    }
-}
-
-/// The deepest coarse cells a batch has changed while it defers the levels above (``NodeRows/deferCoarse()``).
-struct DeferredCoarse: Sendable {
-    /// Whether each deepest cell has changed, by Morton code.
-    var isChanged = [Bool](repeating: false, count: 1 << (2 * CoarseCells.deepestLevel))
-    /// The blocks of each deepest cell's row that must be added up again from the tree, by Morton code.
-    var stale = [StaleBlocks](repeating: StaleBlocks(), count: 1 << (2 * CoarseCells.deepestLevel))
-    /// The codes of the changed cells, each once, in the order of their first change.
-    var changedCodes: [UInt64] = []
-
-    mutating func changed(_ code: UInt64, stale blocks: StaleBlocks) {
-        if !isChanged[Int(code)] {
-            isChanged[Int(code)] = true
-            changedCodes.append(code)
-        }
-        stale[Int(code)].formUnion(blocks)
     }
 }
 

@@ -405,29 +405,4 @@ extension NodeRows {
         walk(ranges: ranges, tree: tree, &visitor)
         return visitor.totals
     }
-
-    /// The totals of the members of `categories` in a coarse cell, when the tree keeps coarse rows.
-    func coarseCategoryTotals(level: Int, code: UInt64, categories: CategorySet) -> CategoryTotals? {
-        guard let coarse else { return nil }
-        return coarse.withUnsafeBufferPointer { rows in
-            var totals = CategoryTotals()
-            totals.add(
-                rows.start + CoarseCells.index(level: level, code: code) * width, categories: categories,
-                layout: layout)
-            return totals
-        }
-    }
-
-    /// Adds the aggregates of a coarse cell to an answer's row; false when the tree keeps no coarse rows.
-    func addCoarseAggregates(
-        level: Int, code: UInt64, categories: CategorySet?, into row: UnsafeMutablePointer<UInt64>
-    ) -> Bool {
-        guard let coarse else { return false }
-        coarse.withUnsafeBufferPointer { rows in
-            layout.addNode(
-                rows.start + CoarseCells.index(level: level, code: code) * width, categories: categories,
-                into: row)
-        }
-        return true
-    }
 }

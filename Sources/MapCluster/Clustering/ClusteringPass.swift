@@ -54,11 +54,11 @@ struct ClusteringPass {
     /// The drafts of a pass with a category filter or a weighted position, which come in steps.
     private func finishedDrafts(in region: CellRegion, receiver: inout Receiver) -> [ClusterDraft]? {
         if let categories = rules.categories, rules.placement != .weightedCenterOfMass,
-            region.level <= CoarseCells.deepestLevel, let rows = tree.aggregates?.rows, rows.coarse != nil
+            region.level <= CoarseCells.deepestLevel, let coarse = tree.coarseCells, coarse.rows != nil
         {
             // A filtered world map: each coarse cell's selected categories come with the cell, in the same pass.
             var selection = CoarseSelection(
-                rows: rows, categories: categories, level: region.level, receiver: receiver)
+                coarse: coarse, categories: categories, level: region.level, receiver: receiver)
             tree.forEachCell(in: region, into: &selection)
             return selection.receiver.stopped ? nil : selection.receiver.drafts
         }
@@ -90,9 +90,9 @@ struct ClusteringPass {
     {
         guard let rows = tree.aggregates?.rows else { return [] }
         let totals: [CategoryTotals]
-        if level <= CoarseCells.deepestLevel, rows.coarse != nil {
+        if level <= CoarseCells.deepestLevel, let coarse = tree.coarseCells, coarse.rows != nil {
             totals = cells.map {
-                rows.coarseCategoryTotals(level: level, code: $0.code, categories: categories) ?? CategoryTotals()
+                coarse.categoryTotals(level: level, code: $0.code, categories: categories) ?? CategoryTotals()
             }
         } else {
             totals = rows.categoryTotals(
@@ -105,13 +105,13 @@ struct ClusteringPass {
     /// Hands a receiver each cell with the totals of its members of some categories, read from the coarse cells' rows;
     /// a cell with none of them is left out.
     private struct CoarseSelection<Inner: CellReceiver>: CellReceiver {
-        let rows: NodeRows
+        let coarse: CoarseCells
         let categories: CategorySet
         let level: Int
         var receiver: Inner
 
         mutating func take(_ code: UInt64, _ totals: CellTotals) {
-            guard let selected = rows.coarseCategoryTotals(level: level, code: code, categories: categories),
+            guard let selected = coarse.categoryTotals(level: level, code: code, categories: categories),
                 selected.count > 0
             else { return }
             receiver.take(code, selected.cellTotals)

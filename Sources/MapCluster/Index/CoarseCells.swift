@@ -1,12 +1,16 @@
-/// The totals of every cell of the coarsest grid levels, kept up to date by each insert and removal, so that a query at
-/// one of these levels reads its cells instead of walking the tree: what a world map asks for.
+/// Every cell of the coarsest grid levels, with its members' totals and, when the tree keeps aggregates, their row
+/// (``RowLayout``), kept up to date by each insert and removal, so that a query at one of these levels reads its cells
+/// instead of walking the tree: what a world map asks for.
 ///
-/// Levels 0 through ``deepestLevel`` hold 5,461 cells in all, stored densely by Morton code: about half a megabyte,
-/// whatever the tree holds, so a tree keeps them only from ``keptFrom`` entries on (and drops them below half of that,
-/// so that a tree whose size hovers there does not build them again and again).
+/// Levels 0 through ``deepestLevel`` hold 5,461 cells in all, stored densely by Morton code: about half a megabyte
+/// (and a row each), whatever the tree holds, so a tree keeps them only from ``keptFrom`` entries on (and drops them
+/// below half of that, so that a tree whose size hovers there does not build them again and again).
 ///
-/// An insert updates one cell a level in O(1). A removal does too, unless the entry was the first or last of its cell
-/// in key order: the cell's keys and same-location test are then asked of the tree, in O(log *n*).
+/// One rule keeps a cell current. An insert adds the entry to its cell at each level, in O(1). A removal takes it out
+/// the same way, unless it was the first or last of its cell in key order (the keys and the same-location test) or
+/// attained a minimum or maximum of its row (a block of it, ``StaleBlocks``): then the cell is added up again, at the
+/// deepest level from the tree, above from its four children, which are current. A batch changes the deepest level
+/// alone and brings every cell above one it changed up to date once, at its end (``beginBatch()``).
 struct CoarseCells: Sendable {
     /// The deepest level kept: 4,096 cells, 5.6° across at the equator (a world map at zoom 3 to 4).
     static var deepestLevel: Int { 6 }
@@ -14,36 +18,52 @@ struct CoarseCells: Sendable {
     /// How many entries a tree holds before it keeps coarse cells.
     static var keptFrom: Int { 65_536 }
 
-    /// Every cell of levels 0...deepestLevel: those of level *l* from (4^*l* − 1) / 3 on, by Morton code; `nil` for
-    /// an empty cell.
+    /// Every cell's totals, by ``index(level:code:)``; `nil` for an empty cell.
     private var cells: ContiguousArray<CellTotals?>
+    /// Every cell's row, ``RowLayout/width`` words from `index(level:code:)` rows on; `nil` without aggregates.
+    private(set) var rows: ContiguousArray<UInt64>?
+    /// The layout of `rows` (in ``NodeAggregates/Fixed``): by reference, so that a copy of the cells (a query's)
+    /// retains one object, not the layout's arrays; `nil` without aggregates.
+    private let fixed: NodeAggregates.Fixed?
+    /// The layout of `rows`, when the tree keeps aggregates.
+    private var layout: RowLayout? { fixed?.layout }
+    /// The deepest cells a batch has changed, while it defers the levels above; `nil` outside a batch.
+    private(set) var deferred: DeferredCells?
 
-    /// Where the cells of a level start in `cells`.
+    /// Where the cells of a level start: those of level *l* from (4^*l* − 1) / 3 on, by Morton code.
     @inline(__always) private static func offset(ofLevel level: Int) -> Int { ((1 << (2 * level)) - 1) / 3 }
 
     /// How many cells the kept levels hold.
     static var cellCount: Int { offset(ofLevel: deepestLevel + 1) }
 
-    /// Where a cell of a kept level lies among all of them (and its row among the aggregates' coarse rows).
+    /// Where a cell of a kept level lies among all of them.
     @inline(__always) static func index(level: Int, code: UInt64) -> Int { offset(ofLevel: level) + Int(code) }
 
-    /// The cells of a tree, from one fold of its deepest kept level; the levels above add up their four children.
+    /// The cells of a tree: the deepest level's totals from one fold and their rows from one walk; the levels above add
+    /// up their four children.
     /// - Complexity: O(*c* log *n*) for the *c* non-empty cells of the deepest level.
     init(of tree: MortonTree) {
+        let deepest = Self.deepestLevel
         var receiver = Filler(
-            cells: ContiguousArray(repeating: nil, count: Self.offset(ofLevel: Self.deepestLevel + 1)),
-            offset: Self.offset(ofLevel: Self.deepestLevel))
-        tree.forEachCell(in: CellRegion(level: Self.deepestLevel), into: &receiver, usingCoarseCells: false)
+            cells: ContiguousArray(repeating: nil, count: Self.cellCount), offset: Self.offset(ofLevel: deepest))
+        tree.forEachCell(in: CellRegion(level: deepest), into: &receiver, usingCoarseCells: false)
         cells = receiver.cells
-        for level in (0..<Self.deepestLevel).reversed() {
-            let (parents, children) = (Self.offset(ofLevel: level), Self.offset(ofLevel: level + 1))
-            for code in 0..<(1 << (2 * level)) {
-                var totals: CellTotals?
-                for child in 0..<4 {
-                    if let part = cells[children + 4 * code + child] { totals.append(part) }
-                }
-                cells[parents + code] = totals
+        let nodeRows = tree.aggregates.flatMap { $0.rows.width > 0 ? $0.rows : nil }
+        fixed = nodeRows == nil ? nil : tree.aggregates?.fixed
+        if let nodeRows {
+            var rows = ContiguousArray<UInt64>()
+            rows.reserveCapacity(Self.cellCount * nodeRows.width)
+            for _ in 0..<Self.cellCount { rows.append(contentsOf: nodeRows.emptyRow) }
+            let codes = (0..<(UInt64(1) << (2 * UInt64(deepest))))
+            rows.withUnsafeMutableBufferPointer { rows in
+                var builder = RowBuilder(
+                    layout: nodeRows.layout, rows: rows.start + Self.index(level: deepest, code: 0) * nodeRows.width)
+                nodeRows.walk(ranges: codes.map { GridCell(level: deepest, code: $0).keyRange }, tree: tree, &builder)
             }
+            self.rows = rows
+        }
+        for level in (0..<deepest).reversed() {
+            for code in 0..<(UInt64(1) << (2 * UInt64(level))) { addUpChildren(level: level, code: code) }
         }
     }
 
@@ -59,46 +79,195 @@ struct CoarseCells: Sendable {
         }
     }
 
-    /// Counts an entry just inserted into the tree.
-    mutating func insert(_ entry: IndexEntry) {
+    // MARK: Changes
+
+    /// Counts an entry just inserted into the tree, which stores `values` (the rows' prepared values, when the tree
+    /// keeps aggregates): at every level, or at the deepest one alone in a batch.
+    mutating func insert(_ entry: IndexEntry, values: UnsafePointer<Double>?) {
         let latitude = Summary.fixedPoint(entry.coordinate.latitude)
         let longitude = Summary.fixedPoint(entry.coordinate.wrappedLongitude)
-        cells.withUnsafeMutableBufferPointer { cells in
-            for level in 0...Self.deepestLevel {
-                let index = Self.offset(ofLevel: level) + Int(MortonKey.cellCode(entry.key, level: level))
-                if cells[index] == nil {
-                    var totals = CellTotals(entry)
-                    totals.firstSlot = nil
-                    cells[index] = totals
-                } else {
-                    cells[index]?.insert(entry, latitude: latitude, longitude: longitude)
+        let levels = deferred == nil ? 0...Self.deepestLevel : Self.deepestLevel...Self.deepestLevel
+        deferred?.changed(MortonKey.cellCode(entry.key, level: Self.deepestLevel), stale: StaleBlocks())
+        for level in levels {
+            let index = Self.index(level: level, code: MortonKey.cellCode(entry.key, level: level))
+            if cells[index] == nil {
+                var totals = CellTotals(entry)
+                totals.firstSlot = nil
+                cells[index] = totals
+            } else {
+                cells[index]?.insert(entry, latitude: latitude, longitude: longitude)
+            }
+            if let layout, let values {
+                withRow(index) { row in
+                    _ = layout.addEntry(entry, values, toAll: row, precise: true)
+                    if let block = layout.categoryBlock(of: entry) {
+                        _ = layout.addEntry(entry, values, toCategory: row + block, precise: true)
+                    }
                 }
             }
         }
     }
 
-    /// Takes out an entry just removed from `tree`.
-    mutating func remove(_ entry: IndexEntry, from tree: MortonTree) {
+    /// Takes out an entry just removed from `tree`, which stored `values` (the rows' last removed values, when the tree
+    /// keeps aggregates): from the deepest level up, so that a cell added up again from its children adds up current
+    /// ones; at the deepest level alone in a batch.
+    mutating func remove(_ entry: IndexEntry, values: UnsafePointer<Double>?, from tree: MortonTree) {
         let latitude = Summary.fixedPoint(entry.coordinate.latitude)
         let longitude = Summary.fixedPoint(entry.coordinate.wrappedLongitude)
-        cells.withUnsafeMutableBufferPointer { cells in
-            for level in 0...Self.deepestLevel {
-                let code = MortonKey.cellCode(entry.key, level: level)
-                let index = Self.offset(ofLevel: level) + Int(code)
-                guard let totals = cells[index] else { preconditionFailure("a removed entry's coarse cells hold it") }
-                if totals.count == 1 {
-                    cells[index] = nil
-                } else if entry.key == totals.firstKey || entry.key == totals.lastKey {
-                    // The first or last member may have gone: the tree has the keys and the same-location test.
-                    cells[index] = tree.summary(in: GridCell(level: level, code: code).keyRange).map(CellTotals.init)
-                } else {
-                    cells[index]?.count -= 1
-                    cells[index]?.latitudeSum &-= latitude
-                    cells[index]?.longitudeSum &-= longitude
+        for level in (0...Self.deepestLevel).reversed() {
+            let code = MortonKey.cellCode(entry.key, level: level)
+            let index = Self.index(level: level, code: code)
+            guard let totals = cells[index] else { preconditionFailure("a removed entry's coarse cells hold it") }
+            guard totals.count > 1 else {
+                // The cell's last member: nothing to add up, and a row of no member.
+                cells[index] = nil
+                if let layout { withRow(index) { layout.clearRow($0) } }
+                if deferred != nil {
+                    deferred?.changed(code, stale: StaleBlocks())
+                    return
+                }
+                continue
+            }
+            var stale = StaleBlocks(keys: entry.key == totals.firstKey || entry.key == totals.lastKey)
+            cells[index]?.count -= 1
+            cells[index]?.latitudeSum &-= latitude
+            cells[index]?.longitudeSum &-= longitude
+            if let layout, let values {
+                withRow(index) { row in
+                    stale.all = !layout.addEntry(entry, values, toAll: row, sign: -1, precise: true)
+                    if let block = layout.categoryBlock(of: entry),
+                        !layout.addEntry(entry, values, toCategory: row + block, sign: -1, precise: true)
+                    {
+                        stale.categories = 1 << (entry.category - 1)
+                    }
+                }
+            }
+            if deferred != nil {
+                // Added up again with the batch's other stale cells, in one walk at its end.
+                deferred?.changed(code, stale: stale)
+                return
+            }
+            guard !stale.isEmpty else { continue }
+            if level < Self.deepestLevel {
+                addUpChildren(level: level, code: code)
+            } else {
+                addUp(deepest: [code], stale: [stale], from: tree)
+            }
+        }
+    }
+
+    /// Makes the changes that follow update only the deepest level, until ``finishBatch(_:)`` brings each cell above
+    /// one they changed up to date once, from its four children, instead of once per change under it.
+    mutating func beginBatch() {
+        if deferred == nil { deferred = DeferredCells() }
+    }
+
+    /// Brings the cells a batch left behind up to date: the deepest ones a removal left stale, in one walk of `tree`;
+    /// then, level by level, every cell above one the batch changed, from its four children.
+    /// - Complexity: O(*c* log *n*) for the *c* deepest cells the batch changed.
+    mutating func finishBatch(_ tree: MortonTree) {
+        guard let batch = deferred else { return }
+        deferred = nil
+        // The stale ones that still hold members: an emptied cell's totals are nil and its row clear.
+        let stale = batch.changedCodes.filter {
+            !batch.stale[Int($0)].isEmpty && cells[Self.index(level: Self.deepestLevel, code: $0)] != nil
+        }.sorted()
+        addUp(deepest: stale, stale: stale.map { batch.stale[Int($0)] }, from: tree)
+        var codes = batch.changedCodes
+        for level in (0..<Self.deepestLevel).reversed() {
+            // The parents of the level below's changed cells, each once.
+            var parents = codes.map { $0 >> 2 }
+            parents.sort()
+            codes = []
+            for code in parents where codes.last != code { codes.append(code) }
+            for code in codes { addUpChildren(level: level, code: code) }
+        }
+    }
+
+    /// Adds up the stale parts of non-empty cells of the deepest level (in key order) again from `tree`: the totals
+    /// from its summary of each, the rows' stale blocks in one walk.
+    private mutating func addUp(deepest codes: [UInt64], stale: [StaleBlocks], from tree: MortonTree) {
+        guard !codes.isEmpty else { return }
+        let level = Self.deepestLevel
+        for (code, blocks) in zip(codes, stale) where blocks.keys {
+            cells[Self.index(level: level, code: code)] = tree.summary(in: GridCell(level: level, code: code).keyRange)
+                .map(CellTotals.init)
+        }
+        let rowStale = stale.map { StaleBlocks(all: $0.all, categories: $0.categories) }
+        guard let layout, let nodeRows = tree.aggregates?.rows, rowStale.contains(where: { !$0.isEmpty }) else {
+            return
+        }
+        let width = layout.width
+        var fresh = ContiguousArray<UInt64>()
+        fresh.reserveCapacity(codes.count * width)
+        for _ in codes { fresh.append(contentsOf: nodeRows.emptyRow) }
+        fresh.withUnsafeMutableBufferPointer { fresh in
+            // Only the stale blocks: a removal makes one category's block stale far more often than the others.
+            var builder = RowBuilder(layout: layout, rows: fresh.start, blocks: rowStale)
+            nodeRows.walk(ranges: codes.map { GridCell(level: level, code: $0).keyRange }, tree: tree, &builder)
+            for (position, code) in codes.enumerated() {
+                withRow(Self.index(level: level, code: code)) { row in
+                    layout.forEachBlock(of: rowStale[position]) { at, block in
+                        for i in at..<(at + block.width) { row[i] = fresh[position * width + i] }
+                    }
                 }
             }
         }
     }
+
+    /// Adds up a cell of a level above the deepest from its four children, totals and row.
+    private mutating func addUpChildren(level: Int, code: UInt64) {
+        var totals: CellTotals?
+        for child in 0..<UInt64(4) {
+            if let part = cells[Self.index(level: level + 1, code: 4 * code + child)] { totals.append(part) }
+        }
+        cells[Self.index(level: level, code: code)] = totals
+        guard let layout else { return }
+        let width = layout.width
+        rows?.withUnsafeMutableBufferPointer { rows in
+            let parent = rows.start + Self.index(level: level, code: code) * width
+            layout.clearRow(parent)
+            for child in 0..<UInt64(4) {
+                layout.mergeRow(rows.start + Self.index(level: level + 1, code: 4 * code + child) * width, into: parent)
+            }
+        }
+    }
+
+    /// Calls `body` with the row of the cell at `index`.
+    @inline(__always) private mutating func withRow(_ index: Int, _ body: (UnsafeMutablePointer<UInt64>) -> Void) {
+        guard let width = layout?.width else { return }
+        rows?.withUnsafeMutableBufferPointer { rows in body(rows.start + index * width) }
+    }
+
+    /// Adds up the rows of the ranges a walk visits, precisely: what the cells' rows are built from; with `blocks`, only
+    /// those of each range.
+    private struct RowBuilder: RowVisitor {
+        let layout: RowLayout
+        var rows: UnsafeMutablePointer<UInt64>!
+        var blocks: [StaleBlocks]?
+
+        func takesNodes(in range: Int) -> Bool { true }
+
+        mutating func node(_ row: UnsafePointer<UInt64>, range: Int) {
+            let target = rows + range * layout.width
+            guard let blocks else { return layout.mergeRow(row, into: target) }
+            layout.forEachBlock(of: blocks[range]) { at, block in
+                RowLayout.merge(block, row + at, into: block, target + at, precise: true)
+            }
+        }
+
+        mutating func entry(_ entry: IndexEntry, _ values: UnsafePointer<Double>, range: Int) {
+            let row = rows + range * layout.width
+            if blocks?[range].all ?? true { _ = layout.addEntry(entry, values, toAll: row, precise: true) }
+            if let block = layout.categoryBlock(of: entry),
+                blocks.map({ $0[range].categories & (1 << (entry.category - 1)) != 0 }) ?? true
+            {
+                _ = layout.addEntry(entry, values, toCategory: row + block, precise: true)
+            }
+        }
+    }
+
+    // MARK: Reading
 
     /// Hands `receiver` the non-empty cells of a region at a kept level, in key order.
     /// - Complexity: O(*s*) for the *s* cells of the region's span of Morton codes: at most 4,096.
@@ -111,15 +280,104 @@ struct CoarseCells: Sendable {
         }
     }
 
-    /// Whether two sets of coarse cells say the same, for the tree's invariant check.
+    /// The totals of the members of `categories` in a cell of a kept level; `nil` when the tree keeps no aggregates.
+    func categoryTotals(level: Int, code: UInt64, categories: CategorySet) -> CategoryTotals? {
+        guard let fixed else { return nil }
+        return rows?.withUnsafeBufferPointer { rows in
+            var totals = CategoryTotals()
+            totals.add(
+                rows.start + Self.index(level: level, code: code) * fixed.layout.width, categories: categories,
+                layout: fixed.layout)
+            return totals
+        }
+    }
+
+    /// Adds the aggregates of a cell of a kept level to an answer's row; false when the tree keeps no aggregates.
+    func addAggregates(
+        level: Int, code: UInt64, categories: CategorySet?, into target: UnsafeMutablePointer<UInt64>
+    ) -> Bool {
+        guard let fixed else { return false }
+        rows?.withUnsafeBufferPointer { rows in
+            fixed.layout.addNode(
+                rows.start + Self.index(level: level, code: code) * fixed.layout.width, categories: categories,
+                into: target)
+        }
+        return true
+    }
+
+    /// Whether two sets of coarse cells say the same, for the tree's invariant check: the totals exactly (a location
+    /// only when the members share one), the rows as ``RowLayout/rowMatches(_:_:)`` compares them.
     func matches(_ other: CoarseCells) -> Bool {
-        cells.count == other.cells.count
-            && zip(cells, other.cells).allSatisfy { a, b in
-                switch (a, b) {
-                case (nil, nil): true
-                case (let a?, let b?): a.matches(b)
-                default: false
+        guard deferred == nil, other.deferred == nil, cells.count == other.cells.count else { return false }
+        let totalsMatch = zip(cells, other.cells).allSatisfy { a, b in
+            switch (a, b) {
+            case (nil, nil): true
+            case (let a?, let b?): a.matches(b)
+            default: false
+            }
+        }
+        guard totalsMatch else { return false }
+        switch (rows, other.rows, layout) {
+        case (nil, nil, _): return true
+        case (let mine?, let theirs?, let layout?):
+            return mine.withUnsafeBufferPointer { mine in
+                theirs.withUnsafeBufferPointer { theirs in
+                    (0..<Self.cellCount).allSatisfy {
+                        layout.rowMatches(mine.start + $0 * layout.width, theirs.start + $0 * layout.width)
+                    }
                 }
             }
+        default: return false
+        }
+    }
+}
+
+/// Which parts of a cell's or node's values must be added up again: a removal took out a minimum, maximum or key they
+/// attained.
+struct StaleBlocks: Sendable {
+    /// The block of all of the row.
+    var all = false
+    /// The categories' blocks of the row, a bit each by position.
+    var categories: UInt64 = 0
+    /// A coarse cell's totals' first and last keys and same-location test.
+    var keys = false
+
+    var isEmpty: Bool { !all && categories == 0 && !keys }
+
+    mutating func formUnion(_ other: StaleBlocks) {
+        all = all || other.all
+        categories |= other.categories
+        keys = keys || other.keys
+    }
+}
+
+extension RowLayout {
+    /// Calls `body` with where each block of `blocks` starts in a row, and its shape.
+    @inline(__always) func forEachBlock(of blocks: StaleBlocks, _ body: (Int, Block) -> Void) {
+        if blocks.all { body(0, all) }
+        var bits = blocks.categories
+        while bits != 0 {
+            let position = bits.trailingZeroBitCount
+            bits &= bits &- 1
+            body(categoryBlock(position), category)
+        }
+    }
+}
+
+/// The deepest coarse cells a batch has changed while it defers the levels above (``CoarseCells/beginBatch()``).
+struct DeferredCells: Sendable {
+    /// Whether each deepest cell has changed, by Morton code.
+    var isChanged = [Bool](repeating: false, count: 1 << (2 * CoarseCells.deepestLevel))
+    /// What of each deepest cell must be added up again from the tree, by Morton code.
+    var stale = [StaleBlocks](repeating: StaleBlocks(), count: 1 << (2 * CoarseCells.deepestLevel))
+    /// The codes of the changed cells, each once, in the order of their first change.
+    var changedCodes: [UInt64] = []
+
+    mutating func changed(_ code: UInt64, stale blocks: StaleBlocks) {
+        if !isChanged[Int(code)] {
+            isChanged[Int(code)] = true
+            changedCodes.append(code)
+        }
+        stale[Int(code)].formUnion(blocks)
     }
 }

@@ -22,8 +22,9 @@ extension MortonTree {
     func forEachCell<Receiver: CellReceiver>(
         in region: CellRegion, into receiver: inout Receiver, usingCoarseCells: Bool = true
     ) {
-        if usingCoarseCells, region.level <= CoarseCells.deepestLevel, let coarseCells {
-            coarseCells.forEachCell(in: region, into: &receiver)
+        // Read in place: a copy of the cells would retain their arrays.
+        if usingCoarseCells, region.level <= CoarseCells.deepestLevel, coarseCells != nil {
+            coarseCells?.forEachCell(in: region, into: &receiver)
             return
         }
         guard let rootSummary else { return }

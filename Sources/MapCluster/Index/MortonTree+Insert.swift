@@ -13,11 +13,13 @@ extension MortonTree {
         }
         rootSummary = rootSummary?.inserting(entry) ?? Summary(entry)
         if coarseCells != nil {
-            coarseCells?.insert(entry)
-            aggregates?.rows.coarseInserted(entry)
+            if let rows = aggregates?.rows {
+                rows.prepared.withUnsafeBufferPointer { coarseCells?.insert(entry, values: $0.baseAddress) }
+            } else {
+                coarseCells?.insert(entry, values: nil)
+            }
         } else if count >= CoarseCells.keptFrom {
             coarseCells = CoarseCells(of: self)
-            aggregates?.rows.buildCoarse(self)
         }
     }
 
@@ -91,18 +93,19 @@ extension MortonTree {
 }
 
 extension MortonTree {
-    /// Starts a batch of changes: until ``finishBatch()``, the coarse cells' aggregate rows change only at their deepest
-    /// level, and the levels above are brought up to date once at the end (``NodeRows/deferCoarse()``).
+    /// Starts a batch of changes: until ``finishBatch()``, the coarse cells change only at their deepest level, and the
+    /// levels above are brought up to date once at the end (``CoarseCells/beginBatch()``).
     @usableFromInline
     mutating func beginBatch() {
-        guard aggregates != nil else { return }
-        aggregates?.makeUnique()
-        aggregates?.rows.deferCoarse()
+        coarseCells?.beginBatch()
     }
 
     /// Ends a batch that ``beginBatch()`` started.
     @usableFromInline
     mutating func finishBatch() {
-        aggregates?.rows.finishDeferredCoarse(self)
+        // Moved out while it changes, so that it stays uniquely referenced.
+        guard var coarseCells = coarseCells.take() else { return }
+        coarseCells.finishBatch(self)
+        self.coarseCells = coarseCells
     }
 }

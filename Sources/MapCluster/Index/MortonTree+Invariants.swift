@@ -20,7 +20,6 @@ extension MortonTree {
             precondition(count < CoarseCells.keptFrom, "a large tree keeps coarse cells")
         }
         if let rows = aggregates?.rows {
-            precondition(rows.deferredCoarse == nil, "a batch ended with the coarse rows above its cells out of date")
             // Integers, extremes and keys exactly, pairs to their value: equal to a recomputation whatever order the
             // changes came in.
             let rebuilt = NodeRows(layout: rows.layout)
@@ -113,13 +112,7 @@ extension NodeRows {
             guard height > 0 else { return true }
             return tree.branches[Int(node)].children.allSatisfy { nodeMatches($0, height: height - 1) }
         }
-        guard nodeMatches(tree.root, height: tree.height) else { return false }
-        switch (coarse, other.coarse) {
-        case (nil, nil): return true
-        case (let mine?, let theirs?):
-            return (0..<CoarseCells.cellCount).allSatisfy { rowsMatch(mine, theirs, at: $0 * width) }
-        default: return false
-        }
+        return nodeMatches(tree.root, height: tree.height)
     }
 
     /// Whether a leaf's checkpoints count its entries below their bounds, and add them up as a recomputation does.
@@ -141,30 +134,39 @@ extension NodeRows {
                 }
             }
             let kept = ContiguousArray(checkpoints[(at + 2)..<(at + 2 + allWidth)])
-            return blockMatches(layout.all, kept, recomputed, at: 0)
+            return kept.withUnsafeBufferPointer { kept in
+                recomputed.withUnsafeBufferPointer { RowLayout.blockMatches(layout.all, kept.start, $0.start) }
+            }
         }
     }
 
     private func rowsMatch(_ mine: ContiguousArray<UInt64>, _ theirs: ContiguousArray<UInt64>, at row: Int) -> Bool {
-        guard blockMatches(layout.all, mine, theirs, at: row) else { return false }
-        return (0..<layout.categoryCount).allSatisfy {
-            blockMatches(layout.category, mine, theirs, at: row + layout.categoryBlock($0))
+        mine.withUnsafeBufferPointer { mine in
+            theirs.withUnsafeBufferPointer { theirs in layout.rowMatches(mine.start + row, theirs.start + row) }
         }
     }
+}
 
-    private func blockMatches(
-        _ block: RowLayout.Block, _ mine: ContiguousArray<UInt64>, _ theirs: ContiguousArray<UInt64>, at start: Int
-    ) -> Bool {
+extension RowLayout {
+    /// Whether two rows say the same: integers, extremes and keys exactly, pairs to their value within a relative
+    /// 1e-12 (for the invariant checks).
+    func rowMatches(_ mine: UnsafePointer<UInt64>, _ theirs: UnsafePointer<UInt64>) -> Bool {
+        Self.blockMatches(all, mine, theirs)
+            && (0..<categoryCount).allSatisfy {
+                Self.blockMatches(category, mine + categoryBlock($0), theirs + categoryBlock($0))
+            }
+    }
+
+    /// Whether two blocks of one shape say the same, as ``rowMatches(_:_:)`` compares them.
+    static func blockMatches(_ block: Block, _ mine: UnsafePointer<UInt64>, _ theirs: UnsafePointer<UInt64>) -> Bool {
         for i in 0..<block.width {
-            let (a, b) = (mine[start + i], theirs[start + i])
             let pair = i - block.pairsAt
             guard pair >= 0 && pair < 2 * block.pairs else {
-                if a != b { return false }
+                if mine[i] != theirs[i] { return false }
                 continue
             }
             guard pair % 2 == 0 else { continue }
-            let value = mine.withUnsafeBufferPointer { RowLayout.pairValue($0.start + start + i) }
-            let other = theirs.withUnsafeBufferPointer { RowLayout.pairValue($0.start + start + i) }
+            let (value, other) = (pairValue(mine + i), pairValue(theirs + i))
             if !(abs(value - other) <= 1e-12 * max(abs(value), abs(other))) { return false }
         }
         return true

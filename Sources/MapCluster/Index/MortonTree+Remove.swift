@@ -15,15 +15,17 @@ extension MortonTree {
             root = only
             height -= 1
         }
-        if var coarseCells {
-            // Moved out while it changes, so that it stays uniquely referenced.
-            self.coarseCells = nil
+        // Moved out while it changes, so that it stays uniquely referenced, and not copied (a copy retains its arrays).
+        if var coarseCells = coarseCells.take() {
             if count >= CoarseCells.keptFrom / 2 {
-                coarseCells.remove(removed, from: self)
+                if let rows = aggregates?.rows {
+                    rows.lastRemoved.withUnsafeBufferPointer {
+                        coarseCells.remove(removed, values: $0.baseAddress, from: self)
+                    }
+                } else {
+                    coarseCells.remove(removed, values: nil, from: self)
+                }
                 self.coarseCells = coarseCells
-                aggregates?.rows.coarseRemoved(removed, from: self)
-            } else {
-                aggregates?.rows.coarse = nil
             }
         }
         return removed

@@ -37,8 +37,8 @@ struct MortonTree: Sendable {
     var height = 0
     /// The summary of the whole tree; `nil` when it is empty.
     var rootSummary: Summary?
-    /// The totals of the coarsest levels' cells, in a tree of ``CoarseCells/keptFrom`` entries or more (see
-    /// ``updateCoarseCells(inserting:)``).
+    /// The totals and aggregate rows of the coarsest levels' cells, in a tree of ``CoarseCells/keptFrom`` entries or
+    /// more.
     var coarseCells: CoarseCells?
     /// The aggregates of an ``AggregateSchema``, kept for every node; `nil` (the default) keeps none and costs nothing.
     var aggregates: NodeAggregates?
@@ -104,6 +104,8 @@ struct MortonTree: Sendable {
     mutating func attach(_ aggregates: NodeAggregates) {
         aggregates.build(self)
         self.aggregates = aggregates
+        // Again, with the cells' rows.
+        if coarseCells != nil { coarseCells = CoarseCells(of: self) }
     }
 
     /// Makes the next inserted entry store the default aggregate values (a new element), or what the last removed one

@@ -70,6 +70,47 @@ struct CoarseCellsTests {
         Self.expectWorldClustersMatch(index, truth, zooms: [0, 2, 4])
     }
 
+    /// A batch changes the deepest level alone and brings the levels above up to date at its end: its removals of a
+    /// cell's first or last member, of every member of a cell, and its moves leave the cells as a recomputation.
+    @Test func batchesLeaveTheCellsAsARecomputation() {
+        var rng = SplitMix64(seed: 31)
+        let initial = DataShape.clustered.coordinates(count: Self.size, seed: 37)
+        var index = ClusterIndex(initial.enumerated().map { ($0.offset, $0.element) })
+        var truth = BruteForce(
+            points: Dictionary(uniqueKeysWithValues: initial.enumerated().map { ($0.offset, $0.element) }))
+        for round in 0..<4 {
+            // Every member of a few deepest cells, the world's first and last members, and a random thousand.
+            var victims: Set<Int> = []
+            var emptied = 0
+            while emptied < 3 {
+                let someone = truth.points.randomElement(using: &rng)!.value
+                let cell = GridCell(containing: someone.mapPoint, level: CoarseCells.deepestLevel)
+                // A cell of a few hundred at most: the clustered shape's densest hold tens of thousands.
+                let members = index.members(of: cell, limit: 301)
+                guard members.count <= 300 else { continue }
+                victims.formUnion(members.map(\.element))
+                emptied += 1
+            }
+            let world = GridCell(level: 0, x: 0, y: 0)
+            victims.formUnion(index.members(of: world, limit: 2).map(\.element))
+            victims.formUnion(index.members(of: world, offset: index.count - 2).map(\.element))
+            victims.formUnion(truth.points.keys.shuffled(using: &rng).prefix(1_000))
+            index.remove(contentsOf: Array(victims))
+            for victim in victims { truth.points[victim] = nil }
+            index._checkInvariants()
+            // Moves and arrivals, some of them into the emptied cells.
+            let moved = truth.points.keys.shuffled(using: &rng).prefix(500).map {
+                ($0, DataShape.clustered.coordinate(using: &rng))
+            }
+            let arrivals = (0..<500).map { (Self.size + round * 1_000 + $0, initial.randomElement(using: &rng)!) }
+            index.insert(contentsOf: moved + arrivals)
+            for (id, coordinate) in moved + arrivals { truth.points[id] = coordinate }
+            index._checkInvariants()
+        }
+        #expect(index.tree.coarseCells != nil)
+        Self.expectWorldClustersMatch(index, truth, zooms: [0, 2, 4])
+    }
+
     /// The clusters of a world map at `zoom`, by id, with their counts and coordinates.
     static func worldClusters(_ index: ClusterIndex<Int>, zoom: Double) -> [ClusterID<Int>: Coordinate] {
         let viewport = Viewport(rect: .world, size: ViewSize(showing: .world, atZoom: zoom))
