@@ -154,28 +154,36 @@ func summary(_ samples: [Double]) -> [String: Any] {
 // MARK: - The run
 
 var started = milliseconds()
-let points =
-    distribution == "cities"
-    ? readCSV(value("--csv") ?? "") : generated(Int(value("--n") ?? "100000") ?? 0, distribution)
-let count = points.count
-let dataFingerprint = fingerprint(points)
-let input = points.enumerated().map { i, point in
-    guard let coordinate = try? Coordinate(latitude: point.latitude, longitude: point.longitude) else {
-        fail("point \(i) is no coordinate: \(point)")
+// The input once, as the index's elements, as an app holds its points (and the Python harness its one array): the
+// generated pairs are let go once fingerprinted.
+let (input, dataFingerprint) = {
+    let points =
+        distribution == "cities"
+        ? readCSV(value("--csv") ?? "") : generated(Int(value("--n") ?? "100000") ?? 0, distribution)
+    let input = points.enumerated().map { i, point in
+        guard let coordinate = try? Coordinate(latitude: point.latitude, longitude: point.longitude) else {
+            fail("point \(i) is no coordinate: \(point)")
+        }
+        return (i, coordinate)
     }
-    return (i, coordinate)
-}
+    return (input, fingerprint(points))
+}()
+let count = input.count
 let generationMs = milliseconds() - started
 
 // With --aggregates, point i is of category c((7i + i/8) mod 8) and carries the value ((i·2654435761) mod 2^32) mod
 // 1000 / 10, which every cluster sums.
 let categoryNames = (0..<8).map { "c\($0)" }
 let schema = try AggregateSchema(categories: categoryNames, reductions: [.sum("v")])
-let values = ElementValueColumns(
-    categories: (0..<count).map { categoryNames[($0 &* 7 &+ ($0 >> 3)) % 8] },
-    reductions: [.numbers((0..<count).map { Double(UInt32(truncatingIfNeeded: $0 &* 2_654_435_761) % 1000) / 10 })])
+// Only with --aggregates: a plain run holds no columns it doesn't use.
+let values =
+    aggregated
+    ? ElementValueColumns(
+        categories: (0..<count).map { categoryNames[($0 &* 7 &+ ($0 >> 3)) % 8] },
+        reductions: [.numbers((0..<count).map { Double(UInt32(truncatingIfNeeded: $0 &* 2_654_435_761) % 1000) / 10 })])
+    : nil
 func build() throws -> ClusterIndex<Int> {
-    aggregated ? try ClusterIndex(input, values: values, schema: schema) : ClusterIndex(input)
+    if let values { try ClusterIndex(input, values: values, schema: schema) } else { ClusterIndex(input) }
 }
 
 let residentBefore = residentMB()
