@@ -306,11 +306,22 @@ extension NodeAggregates {
                 }
                 if requests[index].count > 0 { walked.append(index) }
             }
-            for wave in Self.waves(of: walked, in: requests) {
+            func walk(_ targets: [Int]) {
                 var visitor = AggregateRowsVisitor(
-                    layout: layout, rules: rules, rows: answerRows.start,
-                    targets: wave.map { $0.first }, matches: wave.map { requests[$0.first].match })
-                rows.walk(ranges: wave.map { requests[$0.first].range }, tree: tree, &visitor)
+                    layout: layout, rules: rules, rows: answerRows.start, targets: targets,
+                    matches: targets.map { requests[$0].match })
+                rows.walk(ranges: targets.map { requests[$0].range }, tree: tree, &visitor)
+            }
+            // The clusters of one query, in key order and disjoint: one walk, and no waves to make (a small view's
+            // fixed cost).
+            if walked.indices.dropFirst().allSatisfy({
+                requests[walked[$0 - 1]].range.upperBound < requests[walked[$0]].range.lowerBound
+            }) {
+                walk(walked)
+                return
+            }
+            for wave in Self.waves(of: walked, in: requests) {
+                walk(wave.map(\.first))
                 for (first, duplicates) in wave {
                     for duplicate in duplicates {
                         for i in 0..<width { answerRows[duplicate * width + i] = answerRows[first * width + i] }

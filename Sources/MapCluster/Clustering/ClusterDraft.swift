@@ -182,7 +182,8 @@ extension ClusterIndex {
                 .element(slot: slot, key: store[Int(slot)].key)
             }
         }
-        return (clusters, tree.aggregates(requests, rules: rules, filters: [rules.categories]))
+        // No filters: the rules' own, without an array to make.
+        return (clusters, tree.aggregates(requests, rules: rules, filters: []))
     }
 
     /// The clusters of a pass's drafts; `nil` if `stop` said so, asked between calls of a ``ClusterPosition/custom(_:)``

@@ -103,7 +103,7 @@ extension MortonTree {
 
 extension MortonTree {
     /// The aggregates of clusters under `rules`, each of the entries its category filter selects (one filter for all,
-    /// or one per request); `nil` when the tree keeps none.
+    /// one per request, or none for the rules' own); `nil` when the tree keeps none.
     ///
     /// Asked of the tree, which the caller lends, rather than of a pass that would hold a copy of it.
     @usableFromInline
