@@ -1,7 +1,7 @@
 import Dispatch
 
-/// The rows of a tree's nodes (``RowLayout``), and what each entry stores for them, kept
-/// current through every change of the tree.
+/// The rows of a tree's nodes (``RowLayout``), and what each entry stores for them, kept current through every change
+/// of the tree (the coarse cells keep their own rows, ``CoarseCells``).
 ///
 /// A node's row lives at `node * width` in the array of its kind (leaves, branches), so a node keeps its row wherever it
 /// sits in its parent. What each entry stores lies in leaf order beside the leaf's entries, `entryWidth` doubles an

@@ -13,11 +13,7 @@ extension MortonTree {
         }
         rootSummary = rootSummary?.inserting(entry) ?? Summary(entry)
         if coarseCells != nil {
-            if let rows = aggregates?.rows {
-                rows.prepared.withUnsafeBufferPointer { coarseCells?.insert(entry, values: $0.baseAddress) }
-            } else {
-                coarseCells?.insert(entry, values: nil)
-            }
+            coarseCells?.insert(entry, rows: aggregates?.rows)
         } else if count >= CoarseCells.keptFrom {
             coarseCells = CoarseCells(of: self)
         }

@@ -18,13 +18,7 @@ extension MortonTree {
         // Moved out while it changes, so that it stays uniquely referenced, and not copied (a copy retains its arrays).
         if var coarseCells = coarseCells.take() {
             if count >= CoarseCells.keptFrom / 2 {
-                if let rows = aggregates?.rows {
-                    rows.lastRemoved.withUnsafeBufferPointer {
-                        coarseCells.remove(removed, values: $0.baseAddress, from: self)
-                    }
-                } else {
-                    coarseCells.remove(removed, values: nil, from: self)
-                }
+                coarseCells.remove(removed, rows: aggregates?.rows, from: self)
                 self.coarseCells = coarseCells
             }
         }
