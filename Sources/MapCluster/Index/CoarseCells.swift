@@ -176,16 +176,17 @@ struct CoarseCells: Sendable {
 
     /// Brings the cells a batch left behind up to date: the deepest ones a removal left stale, in one walk of `tree`;
     /// then, level by level, every cell above one the batch changed, from its four children.
-    /// - Complexity: O(*c* log *n*) for the *c* deepest cells the batch changed.
+    /// - Complexity: O(*c* log *n*) for the *c* deepest cells the batch changed, and a pass over the 4,096 of them.
     mutating func finishBatch(_ tree: MortonTree) {
         guard let batch = deferred else { return }
         deferred = nil
+        let changed = batch.changedCodes
         // The stale ones that still hold members: an emptied cell's totals are nil and its row clear.
-        let stale = batch.changedCodes.filter {
-            !batch.stale[Int($0)].isEmpty && cells[Self.index(level: Self.deepestLevel, code: $0)] != nil
-        }.sorted()
-        addUp(deepest: stale, stale: stale.map { batch.stale[Int($0)] }, from: tree)
-        var codes = batch.changedCodes
+        let stale = changed.filter {
+            !batch.stale($0).isEmpty && cells[Self.index(level: Self.deepestLevel, code: $0)] != nil
+        }
+        addUp(deepest: stale, stale: stale.map { batch.stale($0) }, from: tree)
+        var codes = changed
         for level in (0..<Self.deepestLevel).reversed() {
             // The parents of the level below's changed cells, each once.
             var parents = codes.map { $0 >> 2 }
@@ -377,19 +378,21 @@ extension RowLayout {
 }
 
 /// The deepest coarse cells a batch has changed while it defers the levels above (``CoarseCells/beginBatch()``).
+///
+/// One array, so that the coarse cells, which every query copies with the tree, stay small.
 struct DeferredCells: Sendable {
-    /// Whether each deepest cell has changed, by Morton code.
-    var isChanged = [Bool](repeating: false, count: 1 << (2 * CoarseCells.deepestLevel))
-    /// What of each deepest cell must be added up again from the tree, by Morton code.
-    var stale = [StaleBlocks](repeating: StaleBlocks(), count: 1 << (2 * CoarseCells.deepestLevel))
-    /// The codes of the changed cells, each once, in the order of their first change.
-    var changedCodes: [UInt64] = []
+    /// Each deepest cell, by Morton code: whether the batch changed it, and what of it must be added up again.
+    private var cells = [(isChanged: Bool, stale: StaleBlocks)](
+        repeating: (false, StaleBlocks()), count: 1 << (2 * CoarseCells.deepestLevel))
+
+    /// The codes of the changed cells, in order.
+    var changedCodes: [UInt64] { cells.indices.filter { cells[$0].isChanged }.map { UInt64($0) } }
+
+    /// What of a cell must be added up again.
+    func stale(_ code: UInt64) -> StaleBlocks { cells[Int(code)].stale }
 
     mutating func changed(_ code: UInt64, stale blocks: StaleBlocks) {
-        if !isChanged[Int(code)] {
-            isChanged[Int(code)] = true
-            changedCodes.append(code)
-        }
-        stale[Int(code)].formUnion(blocks)
+        cells[Int(code)].isChanged = true
+        cells[Int(code)].stale.formUnion(blocks)
     }
 }
