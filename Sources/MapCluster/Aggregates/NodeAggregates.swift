@@ -314,9 +314,7 @@ extension NodeAggregates {
             }
             // The clusters of one query, in key order and disjoint: one walk, and no waves to make (a small view's
             // fixed cost).
-            if walked.indices.dropFirst().allSatisfy({
-                requests[walked[$0 - 1]].range.upperBound < requests[walked[$0]].range.lowerBound
-            }) {
+            if Self.areInKeyOrder(walked, in: requests) {
                 walk(walked)
                 return
             }
@@ -335,15 +333,20 @@ extension NodeAggregates {
                 custom: customAnswers(requests, rules: rules, tree: tree)))
     }
 
+    /// Whether the requests at `indices` have disjoint ranges in key order: one walk takes them all.
+    private static func areInKeyOrder(_ indices: [Int], in requests: [AggregateRequest]) -> Bool {
+        indices.indices.dropFirst().allSatisfy {
+            requests[indices[$0 - 1]].range.upperBound < requests[indices[$0]].range.lowerBound
+        }
+    }
+
     /// The requests to walk, in walks of disjoint ranges in key order: each wave's requests, with the later ones of
     /// the same range and match (the same cluster asked twice) that copy their answer.
     private static func waves(of indices: [Int], in requests: [AggregateRequest]) -> [[(first: Int, duplicates: [Int])]]
     {
         var pending = indices
         // Already in key order for the clusters of one query: sorted only when they are not.
-        if !pending.indices.dropFirst().allSatisfy({
-            requests[pending[$0 - 1]].range.upperBound < requests[pending[$0]].range.lowerBound
-        }) {
+        if !areInKeyOrder(pending, in: requests) {
             pending.sort {
                 (requests[$0].range.lowerBound, requests[$0].range.upperBound)
                     < (requests[$1].range.lowerBound, requests[$1].range.upperBound)

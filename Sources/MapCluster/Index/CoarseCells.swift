@@ -130,27 +130,24 @@ struct CoarseCells: Sendable {
             let code = MortonKey.cellCode(entry.key, level: level)
             let index = Self.index(level: level, code: code)
             guard let totals = cells[index] else { preconditionFailure("a removed entry's coarse cells hold it") }
-            guard totals.count > 1 else {
+            var stale = StaleBlocks()
+            if totals.count == 1 {
                 // The cell's last member: nothing to add up, and a row of no member.
                 cells[index] = nil
                 if let layout { withRow(index) { layout.clearRow($0) } }
-                if deferred != nil {
-                    deferred?.changed(code, stale: StaleBlocks())
-                    return
-                }
-                continue
-            }
-            var stale = StaleBlocks(keys: entry.key == totals.firstKey || entry.key == totals.lastKey)
-            cells[index]?.count -= 1
-            cells[index]?.latitudeSum &-= latitude
-            cells[index]?.longitudeSum &-= longitude
-            if let layout, let values {
-                withRow(index) { row in
-                    stale.all = !layout.addEntry(entry, values, toAll: row, sign: -1, precise: true)
-                    if let block = layout.categoryBlock(of: entry),
-                        !layout.addEntry(entry, values, toCategory: row + block, sign: -1, precise: true)
-                    {
-                        stale.categories = 1 << (entry.category - 1)
+            } else {
+                stale.keys = entry.key == totals.firstKey || entry.key == totals.lastKey
+                cells[index]?.count -= 1
+                cells[index]?.latitudeSum &-= latitude
+                cells[index]?.longitudeSum &-= longitude
+                if let layout, let values {
+                    withRow(index) { row in
+                        stale.all = !layout.addEntry(entry, values, toAll: row, sign: -1, precise: true)
+                        if let block = layout.categoryBlock(of: entry),
+                            !layout.addEntry(entry, values, toCategory: row + block, sign: -1, precise: true)
+                        {
+                            stale.categories = 1 << (entry.category - 1)
+                        }
                     }
                 }
             }

@@ -102,8 +102,8 @@ extension ClusterIndex {
 }
 
 extension NodeRows {
-    /// Whether the rows of every node of the tree and the coarse cells' rows equal another's: integers, extremes and
-    /// keys exactly, pairs to their value within a relative 1e-12.
+    /// Whether the rows of every node of the tree equal another's: integers, extremes and keys exactly, pairs to their
+    /// value within a relative 1e-12 (the coarse cells' rows are compared by ``CoarseCells/matches(_:)``).
     func matches(_ other: NodeRows, in tree: MortonTree) -> Bool {
         guard tree.count > 0 else { return true }
         func nodeMatches(_ node: Int32, height: Int) -> Bool {
@@ -133,9 +133,8 @@ extension NodeRows {
                     }
                 }
             }
-            let kept = ContiguousArray(checkpoints[(at + 2)..<(at + 2 + allWidth)])
-            return kept.withUnsafeBufferPointer { kept in
-                recomputed.withUnsafeBufferPointer { RowLayout.blockMatches(layout.all, kept.start, $0.start) }
+            return checkpoints.withUnsafeBufferPointer { kept in
+                recomputed.withUnsafeBufferPointer { RowLayout.blockMatches(layout.all, kept.start + at + 2, $0.start) }
             }
         }
     }
