@@ -255,6 +255,8 @@ struct AggregateRequest {
     var count: Int
     /// The coarse cell whose members are exactly the cluster's (a cell of a kept level, matching all), if any.
     var coarseCell: GridCell?
+    /// Where a single element's entry lies in the tree asked, when the query that made the request found it.
+    var place: EntryPlace?
 
     /// A cluster of several locations whose members lie in `tight`, made in grid cell `cell`: all of them, or the
     /// clusterable ones.
@@ -272,10 +274,12 @@ struct AggregateRequest {
         return AggregateRequest(range: key...key, match: .location(location, filter), count: count)
     }
 
-    /// One element, in a slot with a key; none when the index no longer holds it.
+    /// One element, in a slot with a key, and where its entry lies when the query found it there; none when the index
+    /// no longer holds it.
     @usableFromInline
-    static func element(slot: UInt32?, key: UInt64) -> AggregateRequest {
-        AggregateRequest(range: key...key, match: .slot(slot ?? 0), count: slot == nil ? 0 : 1)
+    static func element(slot: UInt32?, key: UInt64, place: EntryPlace? = nil) -> AggregateRequest {
+        AggregateRequest(
+            range: key...key, match: .slot(slot ?? 0), count: slot == nil ? 0 : 1, place: slot == nil ? nil : place)
     }
 }
 
@@ -293,6 +297,7 @@ extension NodeAggregates {
         // At least one word, so that the buffer's start is never nil.
         var answerRows = ContiguousArray<UInt64>(repeating: 0, count: max(1, requests.count * width))
         var walked: [Int] = []
+        var singles: [(answer: Int, place: EntryPlace)] = []
         answerRows.withUnsafeMutableBufferPointer { answerRows in
             for index in requests.indices {
                 let row = answerRows.start + index * width
@@ -304,8 +309,14 @@ extension NodeAggregates {
                 {
                     continue
                 }
+                // A single element the query found: its own values, where it lies.
+                if let place = requests[index].place {
+                    singles.append((index, place))
+                    continue
+                }
                 if requests[index].count > 0 { walked.append(index) }
             }
+            if !singles.isEmpty { rows.addEntries(singles, of: tree, categories: categories, into: answerRows.start) }
             func walk(_ targets: [Int]) {
                 var visitor = AggregateRowsVisitor(
                     layout: layout, rules: rules, rows: answerRows.start, targets: targets,

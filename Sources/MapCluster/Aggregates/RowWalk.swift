@@ -109,6 +109,31 @@ extension NodeRows {
 
 // MARK: - Clusters' aggregates
 
+extension NodeRows {
+    /// Adds each single element's entry, at its place in `tree`, to its answer's row (``RowLayout/all``, `rows` holds
+    /// them in order), unless `categories` leaves it out: the aggregates of the singles a query found, without a walk.
+    /// - Complexity: O(1) each.
+    func addEntries(
+        _ singles: [(answer: Int, place: EntryPlace)], of tree: MortonTree, categories: CategorySet?,
+        into rows: UnsafeMutablePointer<UInt64>
+    ) {
+        let layout = layout
+        let width = layout.all.width
+        tree.leaves.withUnsafeBufferPointer { leaves in
+            stored.withUnsafeBufferPointer { stored in
+                for (answer, place) in singles {
+                    let position = Int(place.position)
+                    let entry = leaves[Int(place.leaf)].entries[position]
+                    if let categories, !categories.admits(code: entry.category) { continue }
+                    _ = layout.addEntry(
+                        entry, stored.start + storedAt(position, of: place.leaf), toAll: rows + answer * width,
+                        precise: false)
+                }
+            }
+        }
+    }
+}
+
 /// Adds up the aggregates of each range into a row of the shape of a block of all (``RowLayout/all``): what a
 /// cluster's answer holds.
 ///

@@ -17,12 +17,14 @@ struct ClusterDraft {
     @usableFromInline let isSameLocation: Bool
     @usableFromInline let cell: GridCell
     @usableFromInline let filter: MemberFilter
+    /// Where a single element's entry lies in the tree the draft was made from, when the fold read it from a leaf.
+    @usableFromInline var place: EntryPlace? = nil
 
     /// The same draft at another coordinate.
     func placed(at coordinate: Coordinate) -> ClusterDraft {
         ClusterDraft(
             identity: identity, coordinate: coordinate, count: count, isSameLocation: isSameLocation, cell: cell,
-            filter: filter)
+            filter: filter, place: place)
     }
 }
 
@@ -179,7 +181,7 @@ extension ClusterIndex {
             case .location(let location):
                 .location(location, taking: draft.filter, count: draft.count)
             case .element(let slot):
-                .element(slot: slot, key: store[Int(slot)].key)
+                .element(slot: slot, key: store[Int(slot)].key, place: draft.place)
             }
         }
         // No filters: the rules' own, without an array to make.

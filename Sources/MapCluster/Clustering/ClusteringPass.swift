@@ -247,7 +247,8 @@ struct ClusteringPass {
     private func cluster(of totals: CellTotals, in cell: GridCell, filter: MemberFilter) -> ClusterDraft {
         if totals.isSameLocation {
             return locationCluster(
-                totals.location, count: totals.count, in: cell, filter: filter, first: totals.firstSlot)
+                totals.location, count: totals.count, in: cell, filter: filter, first: totals.firstSlot,
+                place: totals.firstPlace)
         }
         if rules.isOneLocation(totals) { return nearLocationCluster(totals, in: cell, filter: filter) }
         let tight = GridCell.smallest(holding: totals.firstKey, totals.lastKey)
@@ -256,11 +257,14 @@ struct ClusteringPass {
             count: totals.count, isSameLocation: false, cell: cell, filter: .clusterable)
     }
 
-    /// The elements on one location, `count` of them, that `filter` takes; `first` is the first one's slot, if known.
+    /// The elements on one location, `count` of them, that `filter` takes; `first` is the first one's slot, if known,
+    /// and `place` where it lies.
     private func locationCluster(
-        _ location: Coordinate, count: Int, in cell: GridCell, filter: MemberFilter, first: UInt32? = nil
+        _ location: Coordinate, count: Int, in cell: GridCell, filter: MemberFilter, first: UInt32? = nil,
+        place: EntryPlace? = nil
     ) -> ClusterDraft {
-        if count == 1, let only = first ?? firstMember(at: location, filter: filter)?.slot {
+        if let first, count == 1 { return single(first, at: location, in: cell, place: place) }
+        if count == 1, let only = firstMember(at: location, filter: filter)?.slot {
             return single(only, at: location, in: cell)
         }
         return ClusterDraft(
@@ -277,10 +281,12 @@ struct ClusteringPass {
             coordinate: totals.centerOfMass, count: totals.count, isSameLocation: true, cell: cell, filter: filter)
     }
 
-    private func single(_ slot: UInt32, at coordinate: Coordinate, in cell: GridCell) -> ClusterDraft {
+    private func single(_ slot: UInt32, at coordinate: Coordinate, in cell: GridCell, place: EntryPlace? = nil)
+        -> ClusterDraft
+    {
         ClusterDraft(
             identity: .element(slot: slot), coordinate: coordinate, count: 1, isSameLocation: true, cell: cell,
-            filter: .all)
+            filter: .all, place: place)
     }
 
     /// The members of a cell that `filter` takes, one by one, those on one coordinate together.
@@ -293,8 +299,9 @@ struct ClusteringPass {
     ) {
         if let totals, totals.isSameLocation, filter != .optedOut {
             drafts.append(
-                locationCluster(totals.location, count: totals.count, in: cell, filter: filter, first: totals.firstSlot)
-            )
+                locationCluster(
+                    totals.location, count: totals.count, in: cell, filter: filter, first: totals.firstSlot,
+                    place: totals.firstPlace))
             return
         }
         if rules.locationLevel != nil {
@@ -335,7 +342,7 @@ struct ClusteringPass {
         func flush() {
             guard let (_, totals) = group else { return }
             if totals.count == 1, let slot = totals.firstSlot {
-                drafts.append(single(slot, at: totals.location, in: cell))
+                drafts.append(single(slot, at: totals.location, in: cell, place: totals.firstPlace))
             } else if totals.isSameLocation {
                 drafts.append(locationCluster(totals.location, count: totals.count, in: cell, filter: filter))
             } else {

@@ -9,8 +9,26 @@ struct CellTotals: Sendable {
     /// Every member's coordinate when `isSameLocation`; otherwise the first member's, and meaningless.
     var location: Coordinate
     var isSameLocation: Bool
+    /// `firstPlace`'s position, beside the flag so that the totals take no more room (72 bytes) for it.
+    private var firstPosition: UInt8 = 0
     /// The slot of the first member, when the fold saw it; `nil` when the first member came in a subtree's summary.
     var firstSlot: UInt32?
+    /// `firstPlace`'s leaf; -1 for none.
+    private var firstLeaf: Int32 = -1
+
+    /// Where the first member lies, when the fold read it from a leaf.
+    ///
+    /// A single element's aggregates are then read there, without a walk. Never kept past the query (``CoarseCells``
+    /// forgets it).
+    var firstPlace: EntryPlace? {
+        firstLeaf < 0 ? nil : EntryPlace(leaf: firstLeaf, position: Int32(firstPosition))
+    }
+
+    /// Forgets which member is first: for totals kept past the query, which edits may move.
+    mutating func forgetFirst() {
+        firstSlot = nil
+        firstLeaf = -1
+    }
 
     init(
         count: Int, firstKey: UInt64, lastKey: UInt64, latitudeSum: Int64, longitudeSum: Int64, location: Coordinate,
@@ -48,11 +66,13 @@ struct CellTotals: Sendable {
         firstSlot = nil
     }
 
-    /// The totals of entries in key order; `nil` when there are none.
-    init?(entries: some Collection<IndexEntry>) {
-        guard let first = entries.first else { return nil }
+    /// The totals of a run of a leaf's entries in key order, with where the first lies; `nil` when there are none.
+    init?(run: UnsafeBufferPointer<IndexEntry>.SubSequence, ofLeaf leaf: Int32) {
+        guard let first = run.first else { return nil }
         self.init(first)
-        for entry in entries.dropFirst() { add(entry) }
+        firstLeaf = leaf
+        firstPosition = UInt8(truncatingIfNeeded: run.startIndex)
+        for entry in run.dropFirst() { add(entry) }
     }
 
     /// Adds an entry that comes after every member in key order.
@@ -100,9 +120,10 @@ struct CellTotals: Sendable {
     ///
     /// They are the leaf's less `others`, the totals of every entry outside the run: counts and sums subtract exactly;
     /// the keys and the same-location test come from the run itself.
-    static func run(_ run: UnsafeBufferPointer<IndexEntry>.SubSequence, of leaf: Summary, less others: CellTotals?)
-        -> CellTotals
-    {
+    static func run(
+        _ run: UnsafeBufferPointer<IndexEntry>.SubSequence, ofLeaf id: Int32, summary leaf: Summary,
+        less others: CellTotals?
+    ) -> CellTotals {
         var result = CellTotals(leaf)
         if let others {
             result.count &-= others.count
@@ -114,6 +135,8 @@ struct CellTotals: Sendable {
         result.lastKey = last.key
         result.location = first.coordinate
         result.firstSlot = first.slot
+        result.firstLeaf = id
+        result.firstPosition = UInt8(truncatingIfNeeded: run.startIndex)
         if !leaf.isSameLocation {
             result.isSameLocation = first.key == last.key && run.allSatisfy { $0.coordinate == first.coordinate }
         }

@@ -74,7 +74,7 @@ struct CoarseCells: Sendable {
 
         mutating func take(_ code: UInt64, _ totals: CellTotals) {
             var totals = totals
-            totals.firstSlot = nil
+            totals.forgetFirst()
             cells[offset + Int(code)] = totals
         }
     }
@@ -98,7 +98,7 @@ struct CoarseCells: Sendable {
             let index = Self.index(level: level, code: MortonKey.cellCode(entry.key, level: level))
             if cells[index] == nil {
                 var totals = CellTotals(entry)
-                totals.firstSlot = nil
+                totals.forgetFirst()
                 cells[index] = totals
             } else {
                 cells[index]?.insert(entry, latitude: latitude, longitude: longitude)

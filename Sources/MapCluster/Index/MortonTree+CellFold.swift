@@ -99,7 +99,7 @@ private struct CellFold {
     /// leaf split by a cell boundary costs the smaller side only (about a quarter of a leaf on average, instead of all
     /// of it).
     mutating func foldStraddling(
-        _ entries: UnsafeBufferPointer<IndexEntry>, of leaf: Summary, _ receiver: inout some CellReceiver
+        _ entries: UnsafeBufferPointer<IndexEntry>, of leaf: Summary, id: Int32, _ receiver: inout some CellReceiver
     ) {
         let isWhole = keys.contains(leaf.firstKey) && keys.contains(leaf.lastKey)
         // A leaf at the edge of the region's span: only the entries inside the span.
@@ -131,7 +131,7 @@ private struct CellFold {
                 start = end
             }
             guard isAllInside else {
-                foldSparse(span, runEnd: runEnd, &receiver)
+                foldSparse(span, of: id, runEnd: runEnd, &receiver)
                 return
             }
             func runRange(_ run: Int) -> Range<Int> {
@@ -146,14 +146,14 @@ private struct CellFold {
                 let runCode = span[range.lowerBound].key >> shift
                 let totals: CellTotals?
                 if run == longest {
-                    after = CellTotals(entries: span[range.upperBound...])
+                    after = CellTotals(run: span[range.upperBound...], ofLeaf: id)
                     var others = before
                     if let after { others.append(after) }
-                    totals = .run(span[range], of: leaf, less: others)
+                    totals = .run(span[range], ofLeaf: id, summary: leaf, less: others)
                 } else if run == longest + 1 && run == runCount - 1 {
                     totals = after  // the only run after the longest: added up already
                 } else {
-                    totals = CellTotals(entries: span[range])
+                    totals = CellTotals(run: span[range], ofLeaf: id)
                     if run < longest, let totals { before.append(totals) }
                 }
                 if let totals { fold(runCode, isInside: true, { totals }, &receiver) }
@@ -165,7 +165,8 @@ private struct CellFold {
     /// cell inside (``CellRegion/firstCode(from:)``), so that a small region costs the entries in it, not those of
     /// every leaf its span of keys crosses.
     mutating func foldSparse(
-        _ span: UnsafeBufferPointer<IndexEntry>.SubSequence, runEnd: (Int) -> Int, _ receiver: inout some CellReceiver
+        _ span: UnsafeBufferPointer<IndexEntry>.SubSequence, of id: Int32, runEnd: (Int) -> Int,
+        _ receiver: inout some CellReceiver
     ) {
         var start = span.startIndex
         while start < span.endIndex {
@@ -176,7 +177,7 @@ private struct CellFold {
                 continue
             }
             let end = runEnd(start)
-            if let totals = CellTotals(entries: span[start..<end]) {
+            if let totals = CellTotals(run: span[start..<end], ofLeaf: id) {
                 fold(runCode, isInside: true, { totals }, &receiver)
             }
             start = end
@@ -206,7 +207,7 @@ private struct CellFold {
         }
         if height == 0 {
             tree.leaves[Int(node)].entries.withUnsafeBufferPointer { entries in
-                foldStraddling(entries, of: nodeSummary, &receiver)
+                foldStraddling(entries, of: nodeSummary, id: node, &receiver)
             }
             return
         }

@@ -22,6 +22,16 @@ struct IndexEntry: Sendable {
     }
 }
 
+/// Where an entry lies in one version of the tree: its leaf and its position there.
+///
+/// A change to the tree may move the entry, so a place is only read in the tree it was found in (a query's, which no
+/// one changes).
+@usableFromInline
+struct EntryPlace: Equatable, Sendable {
+    var leaf: Int32
+    var position: Int32
+}
+
 /// What the index keeps for every subtree (and computes for any key range) so that a cell's count,
 /// center of mass, bounds and same-location test never visit its members.
 ///

@@ -390,6 +390,81 @@ struct AggregatesTests {
         }
     }
 
+    /// A single element's aggregates in the one call are read where the query found its entry, not by a walk: after
+    /// edits that split, shift and empty leaves, every single of close views answers its own values, as
+    /// ``Clustering/aggregates(of:)`` (a walk) does.
+    @Test(arguments: [DataShape.uniform, .clustered])
+    func singlesInOneCallAnswerTheirOwnValuesAfterEdits(shape: DataShape) throws {
+        var rng = SplitMix64(seed: 311)
+        var points = Dictionary(uniqueKeysWithValues: (0..<3_000).map { ($0, Self.randomPoint(shape, using: &rng)) })
+        var index = try Self.bulkIndex(points)
+        for key in 3_000..<4_500 {
+            let point = Self.randomPoint(shape, using: &rng)
+            try index.insert(key, at: point.coordinate, values: point.values)
+            points[key] = point
+        }
+        for key in stride(from: 0, to: 3_000, by: 3) {
+            let removed = index.remove(key)
+            #expect(removed)
+            points[key] = nil
+        }
+        for key in stride(from: 1, to: 3_000, by: 7) where points[key] != nil {
+            let coordinate = shape.coordinate(using: &rng)
+            let moved = index.move(key, to: coordinate)
+            #expect(moved)
+            points[key]?.coordinate = coordinate
+        }
+        let keys = points.keys.sorted()
+        var singles = 0
+        for categories: Set<String>? in [nil, ["EU", "AS"]] {
+            var options = ClusterOptions<Int>()
+            options.categories = categories
+            let clustering = try Clustering(index, options: options)
+            let selected = categories.map { names in Set(names.compactMap { Self.categories.firstIndex(of: $0) }) }
+            for _ in 0..<40 {
+                let zoom = Double(Int.random(in: 10...16, using: &rng))
+                // Centered on an element, so that no view is empty.
+                let center = try #require(points[keys[Int.random(in: 0..<keys.count, using: &rng)]]).coordinate
+                let viewport = Viewport(center: center, zoom: zoom, size: testScreen)
+                let together = clustering.clustersWithAggregates(in: viewport)
+                let aggregates = try #require(together.aggregates)
+                #expect(aggregates == (try clustering.aggregates(of: together.clusters)), "zoom \(zoom)")
+                for (cluster, answer) in zip(together.clusters, aggregates) {
+                    guard case .element(let key) = cluster.id, let point = points[key] else { continue }
+                    singles += 1
+                    Self.expect(cluster, answer, hasAggregatesOf: [point], selected: selected)
+                }
+            }
+        }
+        #expect(singles >= 50, "close views of single elements: \(singles)")
+    }
+
+    /// Leaves whose entries each lie in a cell of their own, all in view: the fold adds each leaf up as its longest run
+    /// (one entry) and the others, and every single still answers its own values.
+    @Test func singlesOfLeavesInViewAnswerTheirOwnValues() throws {
+        var rng = SplitMix64(seed: 313)
+        // 9 × 9 points 0.0016° apart, about 75 pixels at zoom 16: wider apart than a cell.
+        var points: [Int: Point] = [:]
+        for row in 0..<9 {
+            for column in 0..<9 {
+                var point = Self.randomPoint(.uniform, using: &rng)
+                point.coordinate = .checked(10 + Double(row) * 0.0016, 10 + Double(column) * 0.0016)
+                points[row * 9 + column] = point
+            }
+        }
+        let index = try Self.bulkIndex(points)
+        let clustering = try Clustering(index)
+        let together = clustering.clustersWithAggregates(
+            in: Viewport(center: .checked(10.0064, 10.0064), zoom: 16, size: testScreen))
+        let aggregates = try #require(together.aggregates)
+        #expect(together.clusters.count == points.count && together.clusters.allSatisfy(\.id.isElement))
+        #expect(aggregates == (try clustering.aggregates(of: together.clusters)))
+        for (cluster, answer) in zip(together.clusters, aggregates) {
+            guard case .element(let key) = cluster.id else { continue }
+            Self.expect(cluster, answer, hasAggregatesOf: [try #require(points[key])], selected: nil)
+        }
+    }
+
     @Test func plainInsertsOfNewElementsGetTheDefaultValues() throws {
         var index = ClusterIndex<Int>(schema: Self.schema)
         index.insert(1, at: .checked(10, 10))
