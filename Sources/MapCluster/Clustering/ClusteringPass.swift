@@ -10,8 +10,12 @@
 /// (``MortonTree/forEachCell(in:into:usingCoarseCells:)``), as totals, so a clustered cell costs O(log *n*) whatever it
 /// holds. A ``ClusterOptions/shouldCluster`` predicate is a
 /// filter of the same pass: the cell's clusterable members are added up by visiting them.
+///
+/// An object, made once per query: the fold's receiver calls the pass for every cell, and as a struct of 273 bytes
+/// (the tree and the rules) it was copied onto the stack for each call. In `mapcluster bench`, `viewport-1M-z3` took
+/// 0.0203 ms as a struct and 0.0182 as an object, `viewport-1M-z8` 0.0285 and 0.0256.
 @usableFromInline
-struct ClusteringPass {
+final class ClusteringPass {
     let tree: MortonTree
     let rules: ClusteringRules
 
