@@ -264,7 +264,13 @@ struct AggregateRequest {
     static func cell(_ tight: GridCell, madeIn cell: GridCell, count: Int, clusterable: Bool) -> AggregateRequest {
         AggregateRequest(
             range: tight.keyRange, match: clusterable ? .clusterable : .all, count: count,
-            coarseCell: !clusterable && cell.level <= CoarseCells.deepestLevel ? cell : nil)
+            coarseCell: coarseCell(cell, clusterable: clusterable))
+    }
+
+    /// The coarse cell whose members are exactly those of a cluster made in grid cell `cell`, if any: the cell itself,
+    /// at a kept level, when all its members cluster.
+    static func coarseCell(_ cell: GridCell, clusterable: Bool) -> GridCell? {
+        !clusterable && cell.level <= CoarseCells.deepestLevel ? cell : nil
     }
 
     /// A cluster of the elements on one location that a member filter takes.
@@ -283,65 +289,142 @@ struct AggregateRequest {
     }
 }
 
+/// The clusters an answer adds up, each by the cheapest way: a coarse cell's row, a single element's entry where the
+/// query found it, or a walk of the tree for its request.
+struct AggregatePlan {
+    /// Each cluster's member count, in the answer's order.
+    var counts: ContiguousArray<Int> = []
+    var coarse: [(answer: Int, cell: GridCell)] = []
+    var singles: [(answer: Int, place: EntryPlace)] = []
+    /// The answers walked for, and their requests.
+    var walked: [Int] = []
+    var requests: [AggregateRequest] = []
+    /// Whether the tree's coarse cells keep rows to read.
+    let readsCoarseCells: Bool
+
+    /// A plan for `capacity` clusters of `tree`: borrowed, as an initializer's argument would be a copy of the tree
+    /// (a retain of each of its buffers, and a release after).
+    init(capacity: Int, tree: borrowing MortonTree) {
+        counts.reserveCapacity(capacity)
+        readsCoarseCells = tree.coarseCells?.rows != nil
+    }
+
+    /// Adds a cluster whose members a coarse cell holds exactly, if the tree keeps its row; false otherwise.
+    mutating func addCoarse(_ cell: GridCell, count: Int) -> Bool {
+        guard readsCoarseCells else { return false }
+        coarse.append((counts.count, cell))
+        counts.append(count)
+        return true
+    }
+
+    /// Adds a single element whose entry lies at `place`.
+    mutating func addSingle(at place: EntryPlace) {
+        singles.append((counts.count, place))
+        counts.append(1)
+    }
+
+    /// Adds a cluster as a request: read at once when it can be, else walked for.
+    mutating func add(_ request: AggregateRequest) {
+        if let cell = request.coarseCell, addCoarse(cell, count: request.count) { return }
+        if let place = request.place { return addSingle(at: place) }
+        if request.count > 0 {
+            walked.append(counts.count)
+            requests.append(request)
+        }
+        counts.append(request.count)
+    }
+}
+
 extension NodeAggregates {
     /// The aggregates of each request, in order, for a query under `rules`: their category filter (or none), and the
     /// member filters' predicate.
-    ///
-    /// Coarse cells answer from their rows. The other requests are answered in as few walks of the tree as their
-    /// ranges allow (one, for the clusters of one query): a walk takes disjoint ranges in key order.
     func answer(_ requests: [AggregateRequest], rules: ClusteringRules, tree: MortonTree) -> ClusterAggregateTable {
-        let categories = rules.categories
         guard !requests.isEmpty else { return ClusterAggregateTable(emptyAnswer) }
-        let all = layout.all
-        let width = all.width
-        // At least one word, so that the buffer's start is never nil.
-        var answerRows = ContiguousArray<UInt64>(repeating: 0, count: max(1, requests.count * width))
-        var walked: [Int] = []
-        var singles: [(answer: Int, place: EntryPlace)] = []
-        answerRows.withUnsafeMutableBufferPointer { answerRows in
-            for index in requests.indices {
-                let row = answerRows.start + index * width
-                RowLayout.clear(all, at: row)
-                if let cell = requests[index].coarseCell,
-                    tree.coarseCells?.addAggregates(
-                        level: cell.level, code: cell.code, categories: categories, into: row)
-                        ?? false
+        var plan = AggregatePlan(capacity: requests.count, tree: tree)
+        for request in requests { plan.add(request) }
+        return answer(plan, custom: customAnswers(requests, rules: rules, tree: tree), rules: rules, tree: tree)
+    }
+
+    /// The aggregates of the clusters a query drafted, in order, as ``answer(_:rules:tree:)`` of their requests.
+    ///
+    /// A coarse cell or a single element the query found makes no request. `key` gives a slot's key.
+    func answer(
+        drafts: [ClusterDraft], clusterable: Bool, rules: ClusteringRules, tree: MortonTree, key: (UInt32) -> UInt64
+    ) -> ClusterAggregateTable {
+        guard custom.isEmpty else {
+            return answer(drafts.map { $0.request(clusterable: clusterable, key: key) }, rules: rules, tree: tree)
+        }
+        guard !drafts.isEmpty else { return ClusterAggregateTable(emptyAnswer) }
+        var plan = AggregatePlan(capacity: drafts.count, tree: tree)
+        for draft in drafts {
+            switch draft.identity {
+            case .cell:
+                if let cell = AggregateRequest.coarseCell(draft.cell, clusterable: clusterable),
+                    plan.addCoarse(cell, count: draft.count)
                 {
                     continue
                 }
-                // A single element the query found: its own values, where it lies.
-                if let place = requests[index].place {
-                    singles.append((index, place))
+            case .element:
+                if let place = draft.place {
+                    plan.addSingle(at: place)
                     continue
                 }
-                if requests[index].count > 0 { walked.append(index) }
+            case .location:
+                break
             }
-            if !singles.isEmpty { rows.addEntries(singles, of: tree, categories: categories, into: answerRows.start) }
-            func walk(_ targets: [Int]) {
+            plan.add(draft.request(clusterable: clusterable, key: key))
+        }
+        return answer(plan, custom: [], rules: rules, tree: tree)
+    }
+
+    /// The answer of a plan: coarse cells from their rows, singles from their entries, and the other requests in as
+    /// few walks of the tree as their ranges allow (one, for the clusters of one query): a walk takes disjoint ranges
+    /// in key order.
+    private func answer(
+        _ plan: AggregatePlan, custom: [[any ClusterAggregate]], rules: ClusteringRules, tree: MortonTree
+    ) -> ClusterAggregateTable {
+        let categories = rules.categories
+        let all = layout.all
+        let width = all.width
+        // At least one word, so that the buffer's start is never nil.
+        var answerRows = ContiguousArray<UInt64>(repeating: 0, count: max(1, plan.counts.count * width))
+        answerRows.withUnsafeMutableBufferPointer { answerRows in
+            for index in plan.counts.indices { RowLayout.clear(all, at: answerRows.start + index * width) }
+            if let coarseCells = tree.coarseCells {
+                for (answer, cell) in plan.coarse {
+                    _ = coarseCells.addAggregates(
+                        level: cell.level, code: cell.code, categories: categories,
+                        into: answerRows.start + answer * width)
+                }
+            }
+            if !plan.singles.isEmpty {
+                rows.addEntries(plan.singles, of: tree, categories: categories, into: answerRows.start)
+            }
+            let requests = plan.requests
+            guard !requests.isEmpty else { return }
+            // Requests by their position in `requests`.
+            func walk(_ indices: [Int]) {
                 var visitor = AggregateRowsVisitor(
-                    layout: layout, rules: rules, rows: answerRows.start, targets: targets,
-                    matches: targets.map { requests[$0].match })
-                rows.walk(ranges: targets.map { requests[$0].range }, tree: tree, &visitor)
+                    layout: layout, rules: rules, rows: answerRows.start, targets: indices.map { plan.walked[$0] },
+                    matches: indices.map { requests[$0].match })
+                rows.walk(ranges: indices.map { requests[$0].range }, tree: tree, &visitor)
             }
-            // The clusters of one query, in key order and disjoint: one walk, and no waves to make (a small view's
-            // fixed cost).
-            if Self.areInKeyOrder(walked, in: requests) {
-                walk(walked)
-                return
-            }
+            let walked = Array(requests.indices)
+            // The clusters of one query, in key order and disjoint: one walk, and no waves to make.
+            if Self.areInKeyOrder(walked, in: requests) { return walk(walked) }
             for wave in Self.waves(of: walked, in: requests) {
                 walk(wave.map(\.first))
                 for (first, duplicates) in wave {
+                    let from = plan.walked[first] * width
                     for duplicate in duplicates {
-                        for i in 0..<width { answerRows[duplicate * width + i] = answerRows[first * width + i] }
+                        let to = plan.walked[duplicate] * width
+                        for i in 0..<width { answerRows[to + i] = answerRows[from + i] }
                     }
                 }
             }
         }
         return ClusterAggregateTable(
-            AggregateAnswer(
-                shape: answerShape, counts: ContiguousArray(requests.map(\.count)), rows: answerRows,
-                custom: customAnswers(requests, rules: rules, tree: tree)))
+            AggregateAnswer(shape: answerShape, counts: plan.counts, rows: answerRows, custom: custom))
     }
 
     /// Whether the requests at `indices` have disjoint ranges in key order: one walk takes them all.

@@ -20,6 +20,15 @@ struct ClusterDraft {
     /// Where a single element's entry lies in the tree the draft was made from, when the fold read it from a leaf.
     @usableFromInline var place: EntryPlace? = nil
 
+    /// The request for the aggregates of the draft's members; `key` gives a slot's key.
+    func request(clusterable: Bool, key: (UInt32) -> UInt64) -> AggregateRequest {
+        switch identity {
+        case .cell(let tight): .cell(tight, madeIn: cell, count: count, clusterable: clusterable)
+        case .location(let location): .location(location, taking: filter, count: count)
+        case .element(let slot): .element(slot: slot, key: key(slot), place: place)
+        }
+    }
+
     /// The same draft at another coordinate.
     func placed(at coordinate: Coordinate) -> ClusterDraft {
         ClusterDraft(
@@ -172,20 +181,12 @@ extension ClusterIndex {
         guard !drafts.isEmpty else { return ([], tree.emptyAggregates) }
         let clusters = clusters(of: drafts, zoom: zoom, options: options, rules: rules, stamp: stamp, stop: nil) ?? []
         guard tree.keepsAggregates else { return (clusters, nil) }
-        let clusterable = options.shouldCluster != nil
         let store = store
-        let requests = drafts.map { draft -> AggregateRequest in
-            switch draft.identity {
-            case .cell(let tight):
-                .cell(tight, madeIn: draft.cell, count: draft.count, clusterable: clusterable)
-            case .location(let location):
-                .location(location, taking: draft.filter, count: draft.count)
-            case .element(let slot):
-                .element(slot: slot, key: store[Int(slot)].key, place: draft.place)
-            }
-        }
-        // No filters: the rules' own, without an array to make.
-        return (clusters, tree.aggregates(requests, rules: rules, filters: []))
+        return (
+            clusters,
+            tree.aggregates(
+                of: drafts, clusterable: options.shouldCluster != nil, rules: rules, key: { store[Int($0)].key })
+        )
     }
 
     /// The clusters of a pass's drafts; `nil` if `stop` said so, asked between calls of a ``ClusterPosition/custom(_:)``
