@@ -49,19 +49,27 @@ struct AggregatesTests {
             flags: 1 << UInt32.random(in: 0..<8, using: &rng))
     }
 
-    static func bulkIndex(_ points: [Int: Point]) throws -> ClusterIndex<Int> {
+    /// ``schema`` without the user's reduction: the numeric reductions alone.
+    static let numericSchema: AggregateSchema = {
+        do {
+            return try AggregateSchema(
+                categories: categories, weighted: true,
+                reductions: [.sum("value"), .min("value"), .max("value"), .mean("value")])
+        } catch { fatalError("\(error)") }
+    }()
+
+    /// The points in one bulk load, under ``schema``, or ``numericSchema`` when `numericOnly`.
+    static func bulkIndex(_ points: [Int: Point], numericOnly: Bool = false) throws -> ClusterIndex<Int> {
         let ordered = points.sorted { $0.key < $1.key }
         let values = ordered.map(\.value.value)
+        let numeric: [ReductionValues] = [.numbers(values), .numbers(values), .numbers(values), .numbers(values)]
         return try ClusterIndex(
             ordered.map { ($0.key, $0.value.coordinate) },
             values: ElementValueColumns(
                 weights: ordered.map(\.value.weight),
                 categories: ordered.map { $0.value.category.map { categories[$0] } },
-                reductions: [
-                    .numbers(values), .numbers(values), .numbers(values), .numbers(values),
-                    .values(ordered.map { Flags(bits: $0.value.flags) }),
-                ]),
-            schema: schema)
+                reductions: numericOnly ? numeric : numeric + [.values(ordered.map { Flags(bits: $0.value.flags) })]),
+            schema: numericOnly ? numericSchema : schema)
     }
 
     /// Every cluster of random viewports, filtered and not, against its members' values.
@@ -463,6 +471,61 @@ struct AggregatesTests {
             guard case .element(let key) = cluster.id else { continue }
             Self.expect(cluster, answer, hasAggregatesOf: [try #require(points[key])], selected: nil)
         }
+    }
+
+    /// Without a user's reduction, the one call plans its answer from the drafts (coarse cells' rows, the singles where
+    /// the fold found them, one walk for the rest): it answers as ``Clustering/aggregates(of:)``, which plans from the
+    /// clusters and walks for the singles, at every zoom, filtered or not, after edits; and as the members add up.
+    @Test(.tier(.million)) func oneCallWithoutUserReductionsAnswersAsTheClustersDo() throws {
+        var rng = SplitMix64(seed: 317)
+        var points = Dictionary(
+            uniqueKeysWithValues: (0..<70_000).map { ($0, Self.randomPoint(.clustered, using: &rng)) })
+        var index = try Self.bulkIndex(points, numericOnly: true)
+        for key in 0..<1_000 {
+            let removed = index.remove(key * 7)
+            #expect(removed)
+            points[key * 7] = nil
+            let point = Self.randomPoint(.clustered, using: &rng)
+            try index.insert(
+                100_000 + key, at: point.coordinate,
+                values: ElementValues(
+                    weight: point.weight, category: point.category.map { Self.categories[$0] },
+                    reductions: Array(point.values.reductions.prefix(4))))
+            points[100_000 + key] = point
+        }
+        #expect(index.tree.coarseCells != nil, "world maps read the coarse cells")
+        let keys = points.keys.sorted()
+        var singles = 0
+        for categories: Set<String>? in [nil, ["EU", "AS"]] {
+            var options = ClusterOptions<Int>()
+            options.categories = categories
+            let clustering = try Clustering(index, options: options)
+            let selected = categories.map { names in Set(names.compactMap { Self.categories.firstIndex(of: $0) }) }
+            for zoom in stride(from: 0.0, through: 16, by: 1) {
+                let center = try #require(points[keys[Int.random(in: 0..<keys.count, using: &rng)]]).coordinate
+                let viewport = Viewport(center: center, zoom: zoom, size: testScreen)
+                let together = clustering.clustersWithAggregates(in: viewport)
+                #expect(together.clusters == clustering.clusters(in: viewport), "zoom \(zoom)")
+                let aggregates = try #require(together.aggregates)
+                #expect(aggregates == (try clustering.aggregates(of: together.clusters)), "zoom \(zoom)")
+                for (cluster, answer) in zip(together.clusters, aggregates).prefix(40) {
+                    let members = try clustering.members(of: cluster).compactMap { points[$0] }
+                    if cluster.id.isElement { singles += 1 }
+                    let weight = members.reduce(0) { $0 + $1.weight }
+                    #expect(abs(answer.weight - weight) <= 1e-9 * max(1, weight), "\(cluster.id) weight")
+                    var counts = [Int](repeating: 0, count: Self.categories.count)
+                    for member in members {
+                        if let category = member.category, selected?.contains(category) ?? true {
+                            counts[category] += 1
+                        }
+                    }
+                    #expect(Array(answer.categoryCounts) == counts, "\(cluster.id) category counts")
+                    let values = members.compactMap(\.value)
+                    #expect(answer.number("value_sum") == (values.isEmpty ? nil : values.reduce(0, +)))
+                }
+            }
+        }
+        #expect(singles >= 50, "close views of single elements: \(singles)")
     }
 
     @Test func plainInsertsOfNewElementsGetTheDefaultValues() throws {
