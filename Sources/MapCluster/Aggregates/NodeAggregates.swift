@@ -301,10 +301,14 @@ struct AggregatePlan {
     var requests: [AggregateRequest] = []
     /// Whether the tree's coarse cells keep rows to read.
     let readsCoarseCells: Bool
+    /// How many clusters the plan is for: each list takes room for them all when it takes its first, rather than
+    /// growing five times to a small view's 17.
+    let capacity: Int
 
     /// A plan for `capacity` clusters of `tree`: borrowed, as an initializer's argument would be a copy of the tree
     /// (a retain of each of its buffers, and a release after).
     init(capacity: Int, tree: borrowing MortonTree) {
+        self.capacity = capacity
         counts.reserveCapacity(capacity)
         readsCoarseCells = tree.coarseCells?.rows != nil
     }
@@ -312,6 +316,7 @@ struct AggregatePlan {
     /// Adds a cluster whose members a coarse cell holds exactly, if the tree keeps its row; false otherwise.
     mutating func addCoarse(_ cell: GridCell, count: Int) -> Bool {
         guard readsCoarseCells else { return false }
+        if coarse.isEmpty { coarse.reserveCapacity(capacity) }
         coarse.append((counts.count, cell))
         counts.append(count)
         return true
@@ -319,6 +324,7 @@ struct AggregatePlan {
 
     /// Adds a single element whose entry lies at `place`.
     mutating func addSingle(at place: EntryPlace) {
+        if singles.isEmpty { singles.reserveCapacity(capacity) }
         singles.append((counts.count, place))
         counts.append(1)
     }
@@ -328,6 +334,10 @@ struct AggregatePlan {
         if let cell = request.coarseCell, addCoarse(cell, count: request.count) { return }
         if let place = request.place { return addSingle(at: place) }
         if request.count > 0 {
+            if requests.isEmpty {
+                walked.reserveCapacity(capacity)
+                requests.reserveCapacity(capacity)
+            }
             walked.append(counts.count)
             requests.append(request)
         }
