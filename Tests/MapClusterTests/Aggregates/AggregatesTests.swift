@@ -424,11 +424,7 @@ struct AggregatesTests {
         }
         let keys = points.keys.sorted()
         var singles = 0
-        for categories: Set<String>? in [nil, ["EU", "AS"]] {
-            var options = ClusterOptions<Int>()
-            options.categories = categories
-            let clustering = try Clustering(index, options: options)
-            let selected = categories.map { names in Set(names.compactMap { Self.categories.firstIndex(of: $0) }) }
+        try Self.withEachFilter(index) { clustering, selected in
             for _ in 0..<40 {
                 let zoom = Double(Int.random(in: 10...16, using: &rng))
                 // Centered on an element, so that no view is empty.
@@ -445,6 +441,20 @@ struct AggregatesTests {
             }
         }
         #expect(singles >= 50, "close views of single elements: \(singles)")
+    }
+
+    /// Calls `body` with a clustering of `index`, unfiltered and then showing two categories, and the positions of the
+    /// categories shown (`nil` for all).
+    static func withEachFilter(
+        _ index: ClusterIndex<Int>, _ body: (Clustering<Int>, Set<Int>?) throws -> Void
+    ) throws {
+        for categories: Set<String>? in [nil, ["EU", "AS"]] {
+            var options = ClusterOptions<Int>()
+            options.categories = categories
+            try body(
+                try Clustering(index, options: options),
+                categories.map { names in Set(names.compactMap { Self.categories.firstIndex(of: $0) }) })
+        }
     }
 
     /// Leaves whose entries each lie in a cell of their own, all in view: the fold adds each leaf up as its longest run
@@ -496,11 +506,7 @@ struct AggregatesTests {
         #expect(index.tree.coarseCells != nil, "world maps read the coarse cells")
         let keys = points.keys.sorted()
         var singles = 0
-        for categories: Set<String>? in [nil, ["EU", "AS"]] {
-            var options = ClusterOptions<Int>()
-            options.categories = categories
-            let clustering = try Clustering(index, options: options)
-            let selected = categories.map { names in Set(names.compactMap { Self.categories.firstIndex(of: $0) }) }
+        try Self.withEachFilter(index) { clustering, selected in
             for zoom in stride(from: 0.0, through: 16, by: 1) {
                 let center = try #require(points[keys[Int.random(in: 0..<keys.count, using: &rng)]]).coordinate
                 let viewport = Viewport(center: center, zoom: zoom, size: testScreen)
