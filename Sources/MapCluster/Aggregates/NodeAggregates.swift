@@ -400,12 +400,11 @@ extension NodeAggregates {
         var answerRows = ContiguousArray<UInt64>(repeating: 0, count: max(1, plan.counts.count * width))
         answerRows.withUnsafeMutableBufferPointer { answerRows in
             for index in plan.counts.indices { RowLayout.clear(all, at: answerRows.start + index * width) }
-            if let coarseCells = tree.coarseCells {
-                for (answer, cell) in plan.coarse {
-                    _ = coarseCells.addAggregates(
-                        level: cell.level, code: cell.code, categories: categories,
-                        into: answerRows.start + answer * width)
-                }
+            // Read in place: binding the coarse cells would copy them, retaining their arrays, even for a view with
+            // none to read.
+            for (answer, cell) in plan.coarse {
+                _ = tree.coarseCells?.addAggregates(
+                    level: cell.level, code: cell.code, categories: categories, into: answerRows.start + answer * width)
             }
             if !plan.singles.isEmpty {
                 rows.addEntries(plan.singles, of: tree, categories: categories, into: answerRows.start)
@@ -419,10 +418,10 @@ extension NodeAggregates {
                     matches: indices.map { requests[$0].match })
                 rows.walk(ranges: indices.map { requests[$0].range }, tree: tree, &visitor)
             }
-            let walked = Array(requests.indices)
+            let positions = Array(requests.indices)
             // The clusters of one query, in key order and disjoint: one walk, and no waves to make.
-            if Self.areInKeyOrder(walked, in: requests) { return walk(walked) }
-            for wave in Self.waves(of: walked, in: requests) {
+            if Self.areInKeyOrder(positions, in: requests) { return walk(positions) }
+            for wave in Self.waves(of: positions, in: requests) {
                 walk(wave.map(\.first))
                 for (first, duplicates) in wave {
                     let from = plan.walked[first] * width
