@@ -305,6 +305,8 @@ public struct Clustering<Element: Hashable & Sendable>: Sendable {
         // The filter all requests share so far (`nil` before the first), or every request's once they differ.
         var shared: CategorySet?? = nil
         var perRequest: [CategorySet?] = []
+        // Where the last single lay: the next one is looked for in its leaf first.
+        var lastPlace: EntryPlace?
         for cluster in clusters {
             let filter: CategorySet?
             switch cluster.id {
@@ -322,9 +324,13 @@ public struct Clustering<Element: Hashable & Sendable>: Sendable {
                 requests.append(.location(location, taking: cluster.filter, count: cluster.count))
             case .element(let element):
                 filter = optionsFilter
-                // An element the index no longer holds (a stale cluster) adds up to nothing.
+                // An element the index no longer holds (a stale cluster) adds up to nothing. One found is read
+                // where its entry lies, with no walk.
                 let slot = index.slots.find(element, in: index.store).slot
-                requests.append(.element(slot: slot, key: slot.map { index.store[Int($0)].key } ?? 0))
+                let key = slot.map { index.store[Int($0)].key } ?? 0
+                let place = slot.flatMap { slot in index.tree.place(ofKey: key, near: lastPlace) { $0.slot == slot } }
+                lastPlace = place ?? lastPlace
+                requests.append(.element(slot: slot, key: key, place: place))
             }
             if !perRequest.isEmpty {
                 perRequest.append(filter)

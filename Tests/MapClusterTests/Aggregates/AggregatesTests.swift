@@ -483,9 +483,92 @@ struct AggregatesTests {
         }
     }
 
+    /// Element clusters that an earlier version of the index made, asked of a later one: each answers the values the
+    /// later index holds for it, wherever its entry now lies (moved, or among new entries of its key, or beside an
+    /// entry of its key that the filter hides), and nothing once it is removed.
+    @Test func elementClustersAskedOfALaterIndexAnswerWhatItHolds() throws {
+        var rng = SplitMix64(seed: 331)
+        // One or two elements on each location: under a filter, one of two often shows alone, its key shared.
+        var points: [Int: Point] = [:]
+        var locations: [[Int]] = []
+        for _ in 0..<2_000 {
+            let coordinate = DataShape.clustered.coordinate(using: &rng)
+            locations.append([])
+            for _ in 0..<Int.random(in: 1...2, using: &rng) {
+                var point = Self.randomPoint(.clustered, using: &rng)
+                point.coordinate = coordinate
+                locations[locations.count - 1].append(points.count)
+                points[points.count] = point
+            }
+        }
+        let earlierPoints = points
+        let earlier = try Self.bulkIndex(points)
+        var index = earlier
+        // By location: all removed, the first moved, a new element added, or all kept.
+        for (number, keys) in locations.enumerated() {
+            switch number % 4 {
+            case 0:
+                for key in keys {
+                    let removed = index.remove(key)
+                    #expect(removed)
+                    points[key] = nil
+                }
+            case 1:
+                let coordinate = DataShape.clustered.coordinate(using: &rng)
+                let moved = index.move(keys[0], to: coordinate)
+                #expect(moved)
+                points[keys[0]]?.coordinate = coordinate
+            case 2:
+                var point = Self.randomPoint(.clustered, using: &rng)
+                point.coordinate = try #require(points[keys[0]]).coordinate
+                try index.insert(10_000 + number, at: point.coordinate, values: point.values)
+                points[10_000 + number] = point
+            default:
+                break
+            }
+        }
+        let keys = earlierPoints.keys.sorted()
+        index._checkInvariants()
+        var answered = (removed: 0, moved: 0, kept: 0, sharingTheirKey: 0)
+        for categories: Set<String>? in [nil, ["EU", "AS"]] {
+            var options = ClusterOptions<Int>()
+            options.categories = categories
+            let selected = categories.map { names in Set(names.compactMap { Self.categories.firstIndex(of: $0) }) }
+            let before = try Clustering(earlier, options: options)
+            let after = try Clustering(index, options: options)
+            for _ in 0..<60 {
+                let center = try #require(earlierPoints[keys[Int.random(in: 0..<keys.count, using: &rng)]]).coordinate
+                let singles = before.clusters(in: Viewport(center: center, zoom: 16, size: testScreen))
+                    .filter(\.id.isElement)
+                let answers = try #require(try after.aggregates(of: singles))
+                #expect(answers.count == singles.count)
+                for (cluster, answer) in zip(singles, answers) {
+                    guard case .element(let key) = cluster.id else { continue }
+                    let now = points[key]
+                    Self.expect(cluster, answer, hasAggregatesOf: now.map { [$0] } ?? [], selected: selected)
+                    #expect(answer.memberCount == (now == nil ? 0 : 1), "\(cluster.id)")
+                    if now == nil {
+                        answered.removed += 1
+                    } else if now?.coordinate != earlierPoints[key]?.coordinate {
+                        answered.moved += 1
+                    } else {
+                        answered.kept += 1
+                    }
+                    let location = earlierPoints[key]?.coordinate
+                    if earlierPoints.values.filter({ $0.coordinate == location }).count > 1 {
+                        answered.sharingTheirKey += 1
+                    }
+                }
+            }
+        }
+        #expect(
+            answered.removed >= 20 && answered.moved >= 20 && answered.kept >= 20 && answered.sharingTheirKey >= 20,
+            "\(answered)")
+    }
+
     /// Without a user's reduction, the one call plans its answer from the drafts (coarse cells' rows, the singles where
     /// the fold found them, one walk for the rest): it answers as ``Clustering/aggregates(of:)``, which plans from the
-    /// clusters and walks for the singles, at every zoom, filtered or not, after edits; and as the members add up.
+    /// clusters and finds each single by its key, at every zoom, filtered or not, after edits; and as the members add up.
     @Test(.tier(.million)) func oneCallWithoutUserReductionsAnswersAsTheClustersDo() throws {
         var rng = SplitMix64(seed: 317)
         var points = Dictionary(
