@@ -23,6 +23,8 @@ public struct Clustering<Element: Hashable & Sendable>: Sendable {
     public let options: ClusterOptions<Element>
     /// What of the options shapes clusters: each cluster made here carries it.
     @usableFromInline let stamp: ClusteringStamp
+    /// The clustering pass over the index's tree with the options' rules, made once for every query.
+    @usableFromInline let pass: ClusteringPass
 
     /// The clustering of `index` with `options`.
     /// - Throws: ``OptionError`` for options that fail ``ClusterOptions/validate()``.
@@ -40,9 +42,7 @@ public struct Clustering<Element: Hashable & Sendable>: Sendable {
 
     /// The clustering of `index` with options the caller has validated.
     package init(validated index: ClusterIndex<Element>, options: ClusterOptions<Element>) {
-        self.index = index
-        self.options = options
-        stamp = ClusteringStamp(options)
+        self.init(index: index, options: options, stamp: ClusteringStamp(options))
     }
 
     /// The same clustering of another state of the index (a later copy, or a snapshot of it).
@@ -65,6 +65,7 @@ public struct Clustering<Element: Hashable & Sendable>: Sendable {
         self.index = index
         self.options = options
         self.stamp = stamp
+        pass = ClusteringPass(tree: index.tree, rules: index.clusteringRules(options))
     }
 
     /// The clusters of a viewport and its margin, on the world-aligned grid: one per grid cell whose
@@ -104,7 +105,8 @@ public struct Clustering<Element: Hashable & Sendable>: Sendable {
         guard !viewport.isEmpty else { return ([], index.tree.emptyAggregates) }
         let zoom = viewport.zoom
         return index.makeClustersWithAggregates(
-            in: CellRegion(viewport, zoom: zoom, options: options), zoom: zoom, options: options, stamp: stamp)
+            in: CellRegion(viewport, zoom: zoom, options: options), zoom: zoom, options: options, stamp: stamp,
+            pass: pass)
     }
 
     /// ``clusters(in:zoom:)`` with what each cluster adds up to, as ``clustersWithAggregates(in:)`` gives them: a
@@ -114,7 +116,7 @@ public struct Clustering<Element: Hashable & Sendable>: Sendable {
         -> (clusters: [Cluster<Element>], aggregates: ClusterAggregateTable?)
     {
         guard let region = region(of: rect, zoom: zoom) else { return ([], index.tree.emptyAggregates) }
-        return index.makeClustersWithAggregates(in: region, zoom: zoom, options: options, stamp: stamp)
+        return index.makeClustersWithAggregates(in: region, zoom: zoom, options: options, stamp: stamp, pass: pass)
     }
 
     /// The clusters of the grid cells a rectangle touches at a zoom, without a margin: a bounding-box query, as
@@ -147,7 +149,7 @@ public struct Clustering<Element: Hashable & Sendable>: Sendable {
     /// ``clusters(in:zoom:stop:)``, with no `stop` to ask when `nil`.
     @inlinable
     func clusters(in region: CellRegion, zoom: Double, stoppingIf stop: (() -> Bool)?) -> [Cluster<Element>]? {
-        index.makeClusters(in: region, zoom: zoom, options: options, stamp: stamp, taking: .all, stop: stop)
+        index.makeClusters(in: region, zoom: zoom, options: options, stamp: stamp, pass: pass, taking: .all, stop: stop)
     }
 
     /// How many cells a clustering pass works through between two questions to its `stop` function.

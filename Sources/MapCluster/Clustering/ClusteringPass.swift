@@ -11,13 +11,15 @@
 /// holds. A ``ClusterOptions/shouldCluster`` predicate is a
 /// filter of the same pass: the cell's clusterable members are added up by visiting them.
 ///
-/// An object, made once per query: the fold's receiver calls the pass for every cell, and as a struct of 273 bytes
-/// (the tree and the rules) it was copied onto the stack for each call. In `mapcluster bench`, `viewport-1M-z3` took
-/// 0.0203 ms as a struct and 0.0182 as an object, `viewport-1M-z8` 0.0285 and 0.0256.
+/// An object, made once per ``Clustering`` and shared by its queries: the fold's receiver calls the pass for every
+/// cell, and as a struct of 273 bytes (the tree and the rules) it was copied onto the stack for each call
+/// (`viewport-1M-z3` in `mapcluster bench` took 0.0203 ms as a struct, 0.0182 as an object made per query). Made per
+/// query, it still copied the tree (a retain of each of its buffers, a release after) and allocated itself; a small
+/// view with aggregates spent a fifth of its time on that.
 @usableFromInline
-final class ClusteringPass {
+final class ClusteringPass: Sendable {
     let tree: MortonTree
-    let rules: ClusteringRules
+    @usableFromInline let rules: ClusteringRules
 
     @usableFromInline
     init(tree: MortonTree, rules: ClusteringRules) {
@@ -35,22 +37,16 @@ final class ClusteringPass {
     /// without work. Nothing is allocated for a region without clusters, and no closure: a small view costs what it
     /// returns.
     ///
-    /// The pass is over `tree`, which the caller lends: the pass moves into the walk's receiver, and the walk reads the
-    /// caller's tree, so that no copy of the tree retains each of its buffers and releases them after, which was a good
-    /// part of what a small view cost.
+    /// The walk reads `tree`, the pass's own, which the caller lends: read through the pass, it would be a copy.
     @usableFromInline
     static func drafts(
-        walking tree: borrowing MortonTree, with pass: consuming ClusteringPass, in region: CellRegion, zoom: Double,
+        walking tree: borrowing MortonTree, with pass: ClusteringPass, in region: CellRegion, zoom: Double,
         taking filter: MemberFilter, stop: (() -> Bool)?
     ) -> [ClusterDraft]? {
         let clusteringIsOn = zoom <= pass.rules.maxZoomLevelForClustering
-        if pass.needsFinishing {
-            var receiver = Receiver(
-                pass: copy pass, level: region.level, clusteringIsOn: clusteringIsOn, filter: filter, stop: stop)
-            return pass.finishedDrafts(in: region, receiver: &receiver)
-        }
         var receiver = Receiver(
-            pass: consume pass, level: region.level, clusteringIsOn: clusteringIsOn, filter: filter, stop: stop)
+            pass: pass, level: region.level, clusteringIsOn: clusteringIsOn, filter: filter, stop: stop)
+        if pass.needsFinishing { return pass.finishedDrafts(in: region, receiver: &receiver) }
         tree.forEachCell(in: region, into: &receiver)
         return receiver.stopped ? nil : receiver.drafts
     }

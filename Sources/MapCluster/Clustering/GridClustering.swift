@@ -53,6 +53,7 @@ struct GridClustering<Element: Hashable & Sendable> {
     /// The clusters of every cell of `region`, at `zoom`, in key order of their cells, of the elements `filter` takes:
     /// all of them, or (for a cluster's children) the clusterable ones.
     func clusters(in region: CellRegion, zoom: Double, taking filter: MemberFilter) -> [Cluster<Element>] {
-        index.makeClusters(in: region, zoom: zoom, options: options, stamp: stamp, taking: filter, stop: nil) ?? []
+        index.makeClusters(
+            in: region, zoom: zoom, options: options, stamp: stamp, pass: pass, taking: filter, stop: nil) ?? []
     }
 }
