@@ -119,6 +119,41 @@ extension GeometryTests {
         }
     }
 
+    /// A code's membership, tested in Morton form, against its cell's row and column: random regions, wrapped or not,
+    /// and codes inside them, beside them and anywhere, down to the deepest level.
+    @Test(arguments: [7, 12, 18, 24, 31, 32])
+    func aRegionHoldsTheCodesOfItsCellsAndNoOthers(level: Int) {
+        var rng = SplitMix64(seed: 900 + UInt64(level))
+        let last = UInt32(truncatingIfNeeded: (UInt64(1) << level) - 1)
+        var (inside, outside) = (0, 0)
+        for _ in 0..<200 {
+            let y0 = UInt32.random(in: 0...last, using: &rng)
+            let y1 = UInt32.random(in: y0...min(last, y0 &+ 40), using: &rng)
+            let x0 = UInt32.random(in: 1...last, using: &rng)
+            let x1 = UInt32.random(in: x0...last, using: &rng)
+            let region =
+                Bool.random(using: &rng)
+                ? CellRegion(level: level, rows: y0...y1, columns: x1...last, wrappedColumns: 0...(x0 - 1))
+                : CellRegion(level: level, rows: y0...y1, columns: x0...x1)
+            for _ in 0..<50 {
+                // Near the region's corners (one cell either side), or anywhere.
+                func near(_ value: UInt32) -> UInt32 {
+                    UInt32(clamping: Int64(value) + Int64.random(in: -1...1, using: &rng)) & last
+                }
+                let x =
+                    Bool.random(using: &rng)
+                    ? near([x0, x1, last, 0].randomElement(using: &rng)!) : .random(in: 0...last, using: &rng)
+                let y =
+                    Bool.random(using: &rng)
+                    ? near([y0, y1].randomElement(using: &rng)!) : .random(in: 0...last, using: &rng)
+                let cell = GridCell(level: level, x: x, y: y)
+                #expect(region.contains(code: cell.code) == region.contains(cell), "level \(level), \(region), \(cell)")
+                if region.contains(cell) { inside += 1 } else { outside += 1 }
+            }
+        }
+        #expect(inside > 1_000 && outside > 1_000, "both kinds of code asked: \(inside) inside, \(outside) outside")
+    }
+
     /// BIGMIN against a scan of every code: for random regions, with and without a wrap across the antimeridian, the
     /// first cell of the region at or after each code of the level.
     @Test(arguments: 1...5)
@@ -138,6 +173,7 @@ extension GeometryTests {
                 : CellRegion(level: level, rows: y0...y1, columns: x0...x1)
             var expected: UInt64?
             for code in (0..<codes).reversed() {
+                #expect(region.contains(code: code) == region.contains(GridCell(level: level, code: code)))
                 if region.contains(code: code) { expected = code }
                 #expect(region.firstCode(from: code) == expected, "level \(level), \(region), from \(code)")
             }
