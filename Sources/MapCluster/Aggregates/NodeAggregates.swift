@@ -296,9 +296,11 @@ struct AggregatePlan {
     var counts: ContiguousArray<Int> = []
     var coarse: [(answer: Int, cell: GridCell)] = []
     var singles: [(answer: Int, place: EntryPlace)] = []
-    /// The answers walked for, and their requests.
+    /// The clusters walked for: each one's answer, the keys its members lie in, and which entries there are members
+    /// (side by side, as the walk takes them).
     var walked: [Int] = []
-    var requests: [AggregateRequest] = []
+    var ranges: [ClosedRange<UInt64>] = []
+    var matches: [AggregateRequest.Match] = []
     /// Whether the tree's coarse cells keep rows to read.
     let readsCoarseCells: Bool
     /// How many clusters the plan is for: each list takes room for them all when it takes its first, rather than
@@ -329,19 +331,26 @@ struct AggregatePlan {
         counts.append(1)
     }
 
+    /// Adds a cluster of `count` members, those of `range` that `match` takes, to be walked for.
+    mutating func addWalked(_ range: ClosedRange<UInt64>, _ match: AggregateRequest.Match, count: Int) {
+        if count > 0 {
+            if walked.isEmpty {
+                walked.reserveCapacity(capacity)
+                ranges.reserveCapacity(capacity)
+                matches.reserveCapacity(capacity)
+            }
+            walked.append(counts.count)
+            ranges.append(range)
+            matches.append(match)
+        }
+        counts.append(count)
+    }
+
     /// Adds a cluster as a request: read at once when it can be, else walked for.
     mutating func add(_ request: AggregateRequest) {
         if let cell = request.coarseCell, addCoarse(cell, count: request.count) { return }
         if let place = request.place { return addSingle(at: place) }
-        if request.count > 0 {
-            if requests.isEmpty {
-                walked.reserveCapacity(capacity)
-                requests.reserveCapacity(capacity)
-            }
-            walked.append(counts.count)
-            requests.append(request)
-        }
-        counts.append(request.count)
+        addWalked(request.range, request.match, count: request.count)
     }
 }
 
@@ -368,12 +377,14 @@ extension NodeAggregates {
         var plan = AggregatePlan(capacity: drafts.count, tree: tree)
         for draft in drafts {
             switch draft.identity {
-            case .cell:
+            case .cell(let tight):
                 if let cell = AggregateRequest.coarseCell(draft.cell, clusterable: clusterable),
                     plan.addCoarse(cell, count: draft.count)
                 {
                     continue
                 }
+                plan.addWalked(tight.keyRange, clusterable ? .clusterable : .all, count: draft.count)
+                continue
             case .element:
                 if let place = draft.place {
                     plan.addSingle(at: place)
@@ -413,20 +424,19 @@ extension NodeAggregates {
             if !plan.singles.isEmpty {
                 rows.addEntries(plan.singles, of: tree, categories: categories, into: answerRows.start)
             }
-            let requests = plan.requests
-            guard !requests.isEmpty else { return }
-            // Requests by their position in `requests`.
-            func walk(_ indices: [Int]) {
+            guard !plan.walked.isEmpty else { return }
+            // The clusters of one query, in key order and disjoint: one walk of the plan's lists as they are.
+            if Self.areInKeyOrder(plan.ranges) {
                 var visitor = AggregateRowsVisitor(
-                    layout: layout, rules: rules, rows: answerRows.start, targets: indices.map { plan.walked[$0] },
-                    matches: indices.map { requests[$0].match })
-                rows.walk(ranges: indices.map { requests[$0].range }, tree: tree, &visitor)
+                    layout: layout, rules: rules, rows: answerRows.start, targets: plan.walked, matches: plan.matches)
+                return rows.walk(ranges: plan.ranges, tree: tree, &visitor)
             }
-            let positions = Array(requests.indices)
-            // The clusters of one query, in key order and disjoint: one walk, and no waves to make.
-            if Self.areInKeyOrder(positions, in: requests) { return walk(positions) }
-            for wave in Self.waves(of: positions, in: requests) {
-                walk(wave.map(\.first))
+            for wave in Self.waves(of: Array(plan.ranges.indices), ranges: plan.ranges, matches: plan.matches) {
+                let firsts = wave.map(\.first)
+                var visitor = AggregateRowsVisitor(
+                    layout: layout, rules: rules, rows: answerRows.start, targets: firsts.map { plan.walked[$0] },
+                    matches: firsts.map { plan.matches[$0] })
+                rows.walk(ranges: firsts.map { plan.ranges[$0] }, tree: tree, &visitor)
                 for (first, duplicates) in wave {
                     let from = plan.walked[first] * width
                     for duplicate in duplicates {
@@ -440,23 +450,22 @@ extension NodeAggregates {
             AggregateAnswer(shape: answerShape, counts: plan.counts, rows: answerRows, custom: custom))
     }
 
-    /// Whether the requests at `indices` have disjoint ranges in key order: one walk takes them all.
-    private static func areInKeyOrder(_ indices: [Int], in requests: [AggregateRequest]) -> Bool {
-        indices.indices.dropFirst().allSatisfy {
-            requests[indices[$0 - 1]].range.upperBound < requests[indices[$0]].range.lowerBound
-        }
+    /// Whether ranges are disjoint and in key order: one walk takes them all.
+    private static func areInKeyOrder(_ ranges: some RandomAccessCollection<ClosedRange<UInt64>>) -> Bool {
+        zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound < $1.lowerBound }
     }
 
-    /// The requests to walk, in walks of disjoint ranges in key order: each wave's requests, with the later ones of
-    /// the same range and match (the same cluster asked twice) that copy their answer.
-    private static func waves(of indices: [Int], in requests: [AggregateRequest]) -> [[(first: Int, duplicates: [Int])]]
-    {
+    /// The clusters to walk for, by their positions in `ranges` and `matches`, in walks of disjoint ranges in key
+    /// order: each wave's clusters, with the later ones of the same range and match (the same cluster asked twice)
+    /// that copy their answer.
+    private static func waves(
+        of indices: [Int], ranges: [ClosedRange<UInt64>], matches: [AggregateRequest.Match]
+    ) -> [[(first: Int, duplicates: [Int])]] {
         var pending = indices
         // Already in key order for the clusters of one query: sorted only when they are not.
-        if !areInKeyOrder(pending, in: requests) {
+        if !areInKeyOrder(pending.lazy.map { ranges[$0] }) {
             pending.sort {
-                (requests[$0].range.lowerBound, requests[$0].range.upperBound)
-                    < (requests[$1].range.lowerBound, requests[$1].range.upperBound)
+                (ranges[$0].lowerBound, ranges[$0].upperBound) < (ranges[$1].lowerBound, ranges[$1].upperBound)
             }
         }
         var waves: [[(first: Int, duplicates: [Int])]] = []
@@ -464,13 +473,12 @@ extension NodeAggregates {
             var wave: [(first: Int, duplicates: [Int])] = []
             var later: [Int] = []
             for index in pending {
-                if let last = wave.last {
-                    let previous = requests[last.first]
-                    if previous.range == requests[index].range && previous.match.isSame(as: requests[index].match) {
+                if let last = wave.last?.first {
+                    if ranges[last] == ranges[index] && matches[last].isSame(as: matches[index]) {
                         wave[wave.count - 1].duplicates.append(index)
                         continue
                     }
-                    if requests[index].range.lowerBound <= previous.range.upperBound {
+                    if ranges[index].lowerBound <= ranges[last].upperBound {
                         later.append(index)
                         continue
                     }
@@ -497,7 +505,7 @@ extension NodeAggregates {
             let all = requests.indices.filter {
                 if case .all = requests[$0].match { requests[$0].count > 0 } else { false }
             }
-            for wave in Self.waves(of: all, in: requests) {
+            for wave in Self.waves(of: all, ranges: requests.map(\.range), matches: requests.map(\.match)) {
                 let answers = custom[column].reductions(
                     ranges: wave.map { requests[$0.first].range }, groups: groups, where: nil, tree: tree)
                 for ((first, duplicates), answer) in zip(wave, answers) {
