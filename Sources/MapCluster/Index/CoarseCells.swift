@@ -103,11 +103,13 @@ struct CoarseCells: Sendable {
             } else {
                 cells[index]?.insert(entry, latitude: latitude, longitude: longitude)
             }
-            if let layout, let values {
+            // Through `fixed`, the class: binding its layout would copy it (a retain of each of its arrays) for every
+            // level of every insert.
+            if let fixed, let values {
                 withRow(index) { row in
-                    _ = layout.addEntry(entry, values, toAll: row, precise: true)
-                    if let block = layout.categoryBlock(of: entry) {
-                        _ = layout.addEntry(entry, values, toCategory: row + block, precise: true)
+                    _ = fixed.layout.addEntry(entry, values, toAll: row, precise: true)
+                    if let block = fixed.layout.categoryBlock(of: entry) {
+                        _ = fixed.layout.addEntry(entry, values, toCategory: row + block, precise: true)
                     }
                 }
             }
@@ -134,17 +136,17 @@ struct CoarseCells: Sendable {
             if totals.count == 1 {
                 // The cell's last member: nothing to add up, and a row of no member.
                 cells[index] = nil
-                if let layout { withRow(index) { layout.clearRow($0) } }
+                if let fixed { withRow(index) { fixed.layout.clearRow($0) } }
             } else {
                 stale.keys = entry.key == totals.firstKey || entry.key == totals.lastKey
                 cells[index]?.count -= 1
                 cells[index]?.latitudeSum &-= latitude
                 cells[index]?.longitudeSum &-= longitude
-                if let layout, let values {
+                if let fixed, let values {
                     withRow(index) { row in
-                        stale.all = !layout.addEntry(entry, values, toAll: row, sign: -1, precise: true)
-                        if let block = layout.categoryBlock(of: entry),
-                            !layout.addEntry(entry, values, toCategory: row + block, sign: -1, precise: true)
+                        stale.all = !fixed.layout.addEntry(entry, values, toAll: row, sign: -1, precise: true)
+                        if let block = fixed.layout.categoryBlock(of: entry),
+                            !fixed.layout.addEntry(entry, values, toCategory: row + block, sign: -1, precise: true)
                         {
                             stale.categories = 1 << (entry.category - 1)
                         }
@@ -232,20 +234,21 @@ struct CoarseCells: Sendable {
             if let part = cells[Self.index(level: level + 1, code: 4 * code + child)] { totals.append(part) }
         }
         cells[Self.index(level: level, code: code)] = totals
-        guard let layout else { return }
-        let width = layout.width
+        guard let fixed else { return }
+        let width = fixed.layout.width
         rows?.withUnsafeMutableBufferPointer { rows in
             let parent = rows.start + Self.index(level: level, code: code) * width
-            layout.clearRow(parent)
+            fixed.layout.clearRow(parent)
             for child in 0..<UInt64(4) {
-                layout.mergeRow(rows.start + Self.index(level: level + 1, code: 4 * code + child) * width, into: parent)
+                fixed.layout.mergeRow(
+                    rows.start + Self.index(level: level + 1, code: 4 * code + child) * width, into: parent)
             }
         }
     }
 
     /// Calls `body` with the row of the cell at `index`.
     @inline(__always) private mutating func withRow(_ index: Int, _ body: (UnsafeMutablePointer<UInt64>) -> Void) {
-        guard let width = layout?.width else { return }
+        guard let width = fixed?.layout.width else { return }
         rows?.withUnsafeMutableBufferPointer { rows in body(rows.start + index * width) }
     }
 
