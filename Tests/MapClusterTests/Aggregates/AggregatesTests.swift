@@ -471,7 +471,7 @@ struct AggregatesTests {
             }
         }
         let index = try Self.bulkIndex(points)
-        let clustering = try Clustering(index)
+        let clustering = Clustering(index)
         let together = clustering.clustersWithAggregates(
             in: Viewport(center: .checked(10.0064, 10.0064), zoom: 16, size: testScreen))
         let aggregates = try #require(together.aggregates)
