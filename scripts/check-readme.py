@@ -33,6 +33,8 @@ import urllib.request
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TEST_COMMAND = "swift test && swift test --package-path Server"
 PEERS_SMOKE = ' --rounds 1 --runs 1 --configs "--n 2000 --dist clustered"'
+# Where the peer benchmark's results go, which the README's chart command reads.
+PEERS_RESULTS = "/tmp/mapcluster-peers-bench/results"
 failures: list[str] = []
 # A block run on a thread of its own (the peer benchmark's) keeps what it says here, printed once it ends.
 output = threading.local()
@@ -105,6 +107,17 @@ def ready(port: int) -> bool:
         return False
 
 
+def peers_smoke_results() -> str:
+    """The folder of the peer benchmark's smoke results, made on first need and removed at exit."""
+    global smoke_results
+    if smoke_results is None:
+        smoke_results = tempfile.TemporaryDirectory(prefix="mapcluster-readme-peers-")
+    return smoke_results.name
+
+
+smoke_results: tempfile.TemporaryDirectory | None = None
+
+
 def run(command: str, where: str) -> subprocess.CompletedProcess:
     say(f"$ {command}")
     started = time.monotonic()
@@ -128,8 +141,16 @@ def check_console_block(start: int, lines: list[str]) -> None:
             else:
                 say(f"$ {command}\n  run by .ci/run's first step, on the fresh clone")
             continue
-        if bare.startswith("Benchmarks/peers/run-all.sh") and os.environ.get("MAPCLUSTER_README_PEERS") != "full":
-            run(bare + PEERS_SMOKE, where)
+        smoke = os.environ.get("MAPCLUSTER_README_PEERS") != "full"
+        if bare.startswith("Benchmarks/peers/run-all.sh") and smoke:
+            # Its results in a folder of their own, so that a full run's file (which the README's chart and table
+            # are drawn from) takes no smoke lines.
+            run(bare + PEERS_SMOKE + f" --out {peers_smoke_results()}", where)
+            continue
+        if bare.startswith("python3 scripts/peers-chart.py") and smoke:
+            # The smoke run's chart, beside its results: the repository's chart stays that of the full run.
+            chart = bare.replace(PEERS_RESULTS, peers_smoke_results())
+            run(re.sub(r"-o\s+\S+", f"-o {peers_smoke_results()}/peers.svg", chart), where)
             continue
         if re.search(r"\bmapcluster serve\b", bare):
             if server is not None:
