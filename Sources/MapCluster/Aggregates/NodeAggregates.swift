@@ -248,6 +248,9 @@ struct AggregateRequest {
         case location(Coordinate, MemberFilter)
         /// The element in this slot.
         case slot(UInt32)
+
+        /// The members of a cluster of a cell: all its entries, or the clusterable ones under a predicate.
+        static func ofCell(clusterable: Bool) -> Match { clusterable ? .clusterable : .all }
     }
 
     var range: ClosedRange<UInt64>
@@ -263,7 +266,7 @@ struct AggregateRequest {
     @usableFromInline
     static func cell(_ tight: GridCell, madeIn cell: GridCell, count: Int, clusterable: Bool) -> AggregateRequest {
         AggregateRequest(
-            range: tight.keyRange, match: clusterable ? .clusterable : .all, count: count,
+            range: tight.keyRange, match: .ofCell(clusterable: clusterable), count: count,
             coarseCell: coarseCell(cell, clusterable: clusterable))
     }
 
@@ -383,7 +386,7 @@ extension NodeAggregates {
                 {
                     continue
                 }
-                plan.addWalked(tight.keyRange, clusterable ? .clusterable : .all, count: draft.count)
+                plan.addWalked(tight.keyRange, .ofCell(clusterable: clusterable), count: draft.count)
                 continue
             case .element:
                 if let place = draft.place {
@@ -410,9 +413,10 @@ extension NodeAggregates {
         // At least one word, so that the buffer's start is never nil. Reserved and then filled:
         // `init(repeating:count:)` calls the standard library's unspecialized allocator, which looks the storage's
         // type up at run time, and that was a twentieth of a small view's time.
+        let words = max(1, plan.counts.count * width)
         var answerRows = ContiguousArray<UInt64>()
-        answerRows.reserveCapacity(max(1, plan.counts.count * width))
-        answerRows.append(contentsOf: repeatElement(0, count: max(1, plan.counts.count * width)))
+        answerRows.reserveCapacity(words)
+        answerRows.append(contentsOf: repeatElement(0, count: words))
         answerRows.withUnsafeMutableBufferPointer { answerRows in
             for index in plan.counts.indices { RowLayout.clear(all, at: answerRows.start + index * width) }
             // Read in place: binding the coarse cells would copy them, retaining their arrays, even for a view with
@@ -500,12 +504,14 @@ extension NodeAggregates {
         let groups = aggregateGroups(
             for: rules.categories, categoryCount: schema.categories.count, hasAllGroup: true)
         let identities = schema.reductions.filter { !Self.isNumeric($0.valueType) }.map { $0.valueType.erasedIdentity }
+        // The requests that match all, in waves: the same for every column.
+        let all = requests.indices.filter {
+            if case .all = requests[$0].match { requests[$0].count > 0 } else { false }
+        }
+        let waves = Self.waves(of: all, ranges: requests.map(\.range), matches: requests.map(\.match))
         return custom.indices.map { column in
             var values = [any ClusterAggregate](repeating: identities[column], count: requests.count)
-            let all = requests.indices.filter {
-                if case .all = requests[$0].match { requests[$0].count > 0 } else { false }
-            }
-            for wave in Self.waves(of: all, ranges: requests.map(\.range), matches: requests.map(\.match)) {
+            for wave in waves {
                 let answers = custom[column].reductions(
                     ranges: wave.map { requests[$0.first].range }, groups: groups, where: nil, tree: tree)
                 for ((first, duplicates), answer) in zip(wave, answers) {
