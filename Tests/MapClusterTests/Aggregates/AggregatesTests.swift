@@ -448,12 +448,16 @@ struct AggregatesTests {
     static func withEachFilter(
         _ index: ClusterIndex<Int>, _ body: (Clustering<Int>, Set<Int>?) throws -> Void
     ) throws {
+        try withEachFilter { options, selected in try body(try Clustering(index, options: options), selected) }
+    }
+
+    /// Calls `body` with options unfiltered and then showing two categories, and the positions of the categories shown
+    /// (`nil` for all).
+    static func withEachFilter(_ body: (ClusterOptions<Int>, Set<Int>?) throws -> Void) throws {
         for categories: Set<String>? in [nil, ["EU", "AS"]] {
             var options = ClusterOptions<Int>()
             options.categories = categories
-            try body(
-                try Clustering(index, options: options),
-                categories.map { names in Set(names.compactMap { Self.categories.firstIndex(of: $0) }) })
+            try body(options, categories.map { names in Set(names.compactMap { Self.categories.firstIndex(of: $0) }) })
         }
     }
 
@@ -528,12 +532,11 @@ struct AggregatesTests {
             }
         }
         let keys = earlierPoints.keys.sorted()
+        // The elements that shared their location, and so their key, in the earlier index.
+        let sharing = Set(locations.filter { $0.count > 1 }.joined())
         index._checkInvariants()
         var answered = (removed: 0, moved: 0, kept: 0, sharingTheirKey: 0)
-        for categories: Set<String>? in [nil, ["EU", "AS"]] {
-            var options = ClusterOptions<Int>()
-            options.categories = categories
-            let selected = categories.map { names in Set(names.compactMap { Self.categories.firstIndex(of: $0) }) }
+        try Self.withEachFilter { options, selected in
             let before = try Clustering(earlier, options: options)
             let after = try Clustering(index, options: options)
             for _ in 0..<60 {
@@ -554,10 +557,7 @@ struct AggregatesTests {
                     } else {
                         answered.kept += 1
                     }
-                    let location = earlierPoints[key]?.coordinate
-                    if earlierPoints.values.filter({ $0.coordinate == location }).count > 1 {
-                        answered.sharingTheirKey += 1
-                    }
+                    if sharing.contains(key) { answered.sharingTheirKey += 1 }
                 }
             }
         }
