@@ -349,6 +349,26 @@ struct AggregatePlan {
         counts.append(count)
     }
 
+    /// Adds the cluster of a draft: read at once when it can be, else walked for.
+    ///
+    /// `clusterable` says the query's clusters are of the clusterable elements; `key` gives a slot's key.
+    mutating func add(_ draft: ClusterDraft, clusterable: Bool, key: (UInt32) -> UInt64) {
+        switch draft.identity {
+        case .cell(let tight):
+            if let cell = AggregateRequest.coarseCell(draft.cell, clusterable: clusterable),
+                addCoarse(cell, count: draft.count)
+            {
+                return
+            }
+            return addWalked(tight.keyRange, .ofCell(clusterable: clusterable), count: draft.count)
+        case .element:
+            if let place = draft.place { return addSingle(at: place) }
+        case .location:
+            break
+        }
+        add(draft.request(clusterable: clusterable, key: key))
+    }
+
     /// Adds a cluster as a request: read at once when it can be, else walked for.
     mutating func add(_ request: AggregateRequest) {
         if let cell = request.coarseCell, addCoarse(cell, count: request.count) { return }
@@ -378,26 +398,7 @@ extension NodeAggregates {
         }
         guard !drafts.isEmpty else { return ClusterAggregateTable(emptyAnswer) }
         var plan = AggregatePlan(capacity: drafts.count, tree: tree)
-        for draft in drafts {
-            switch draft.identity {
-            case .cell(let tight):
-                if let cell = AggregateRequest.coarseCell(draft.cell, clusterable: clusterable),
-                    plan.addCoarse(cell, count: draft.count)
-                {
-                    continue
-                }
-                plan.addWalked(tight.keyRange, .ofCell(clusterable: clusterable), count: draft.count)
-                continue
-            case .element:
-                if let place = draft.place {
-                    plan.addSingle(at: place)
-                    continue
-                }
-            case .location:
-                break
-            }
-            plan.add(draft.request(clusterable: clusterable, key: key))
-        }
+        for draft in drafts { plan.add(draft, clusterable: clusterable, key: key) }
         return answer(plan, custom: [], rules: rules, tree: tree)
     }
 
