@@ -189,49 +189,6 @@ struct NodeAggregates: Sendable {
     }
 }
 
-extension ClusterAggregate {
-    /// A column of this (non-numeric) reduction for an index with `categoryCount` categories.
-    static func column(categoryCount: Int) -> any UserReductionColumn {
-        ReductionColumn<Self>(categoryCount: categoryCount, hasAllGroup: true, defaultStored: .identity)
-    }
-
-    /// The value of no member, type-erased.
-    static var erasedIdentity: any ClusterAggregate { identity }
-}
-
-/// A column of a user's reduction, which answers with its values type-erased.
-final class ReductionColumn<Value: ClusterAggregate>: NodeColumn<Reduced<Value>>, UserReductionColumn,
-    @unchecked Sendable
-{
-    override func copy() -> any AggregateColumn { copyReduction() }
-
-    func copyReduction() -> any UserReductionColumn {
-        let copy = ReductionColumn(categoryCount: categoryCount, hasAllGroup: hasAllGroup, defaultStored: defaultStored)
-        copy.copyState(of: self)
-        return copy
-    }
-
-    func prepare(erased value: any ClusterAggregate) {
-        guard let value = value as? Value else { preconditionFailure("values are validated before they are stored") }
-        prepare(value)
-    }
-
-    func storeInput(_ values: ReductionValues?) {
-        switch values {
-        case nil, .numbers:
-            input = nil
-        case .values(let values):
-            input = { values[$0] as? Value ?? .identity }
-        }
-    }
-
-    func reductions(
-        ranges: [ClosedRange<UInt64>], groups: [Int], where takes: ((IndexEntry) -> Bool)?, tree: MortonTree
-    ) -> [any ClusterAggregate] {
-        merged(ranges: ranges, groups: groups, where: takes, tree: tree).map(\.value)
-    }
-}
-
 // MARK: - Answers
 
 /// One cluster whose aggregates are asked: the keys its members lie in, which of the entries there are its members, and
@@ -502,8 +459,6 @@ extension NodeAggregates {
         -> [[any ClusterAggregate]]
     {
         guard !custom.isEmpty else { return [] }
-        let groups = aggregateGroups(
-            for: rules.categories, categoryCount: schema.categories.count, hasAllGroup: true)
         let identities = schema.reductions.filter { !Self.isNumeric($0.valueType) }.map { $0.valueType.erasedIdentity }
         // The requests that match all, in waves: the same for every column.
         let all = requests.indices.filter {
@@ -514,7 +469,7 @@ extension NodeAggregates {
             var values = [any ClusterAggregate](repeating: identities[column], count: requests.count)
             for wave in waves {
                 let answers = custom[column].reductions(
-                    ranges: wave.map { requests[$0.first].range }, groups: groups, where: nil, tree: tree)
+                    ranges: wave.map { requests[$0.first].range }, categories: rules.categories, where: nil, tree: tree)
                 for ((first, duplicates), answer) in zip(wave, answers) {
                     for index in [first] + duplicates { values[index] = answer }
                 }
@@ -524,7 +479,8 @@ extension NodeAggregates {
                 let match = request.match
                 values[index] =
                     custom[column].reductions(
-                        ranges: [request.range], groups: groups, where: { match.takes($0, rules: rules) }, tree: tree
+                        ranges: [request.range], categories: rules.categories,
+                        where: { match.takes($0, rules: rules) }, tree: tree
                     ).first ?? identities[column]
             }
             return values

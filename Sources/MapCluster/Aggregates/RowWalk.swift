@@ -260,6 +260,15 @@ struct AggregateRowsVisitor: RowVisitor {
         into target: UnsafeMutablePointer<UInt64>
     ) {
         let all = layout.all
+        func add(_ positions: Range<Int>, sign: Int64) {
+            for position in positions {
+                _ = layout.addEntry(
+                    leaf.entries[position], leaf.values + position * leaf.entryWidth, toAll: target, sign: sign,
+                    precise: false)
+            }
+        }
+        // One or two entries cost less than any block of totals: the checkpoints need not be looked at.
+        guard run.count > 2 else { return add(run, sign: 1) }
         let (count, width) = (leaf.entries.count, NodeRows.checkpointWidth(layout))
         // The prefix nearest a position: of no entry, up to a checkpoint, or the whole leaf; with its totals.
         func anchor(_ position: Int) -> (end: Int, totals: UnsafePointer<UInt64>?) {
@@ -271,13 +280,6 @@ struct AggregateRowsVisitor: RowVisitor {
                 if abs(position - end) < abs(position - best.end) { best = (end, checkpoint + 2) }
             }
             return best
-        }
-        func add(_ positions: Range<Int>, sign: Int64) {
-            for position in positions {
-                _ = layout.addEntry(
-                    leaf.entries[position], leaf.values + position * leaf.entryWidth, toAll: target, sign: sign,
-                    precise: false)
-            }
         }
         let (first, last) = (anchor(run.lowerBound), anchor(run.upperBound))
         // A block of totals costs about two entries.

@@ -2,7 +2,7 @@
 /// one range, and the leaves that straddle ranges.
 ///
 /// A protocol rather than closures: the descent is specialized for each receiver. The walks of the aggregates' rows
-/// (``NodeRows/walk(ranges:tree:_:)``) and of a user's reductions (``NodeColumn/reduce(ranges:groups:where:tree:)``)
+/// (``NodeRows/walk(ranges:tree:_:)``) and of a user's reductions (``ReductionColumn/reductions(ranges:categories:where:tree:)``)
 /// share it.
 protocol RangeDescent {
     /// Takes a node whose entries all lie in range `range` as a whole (from what it keeps for them) and returns true;

@@ -10,6 +10,19 @@ struct Flags: ClusterAggregate {
     mutating func merge(_ other: Flags) { bits |= other.bits }
 }
 
+/// A user's reduction that never saturates, unlike ``Flags``: how many members, and the sum of their tags.
+///
+/// A node that keeps a removed member's tally is wrong whatever its other members are.
+struct Tally: ClusterAggregate {
+    var count = 0
+    var tags = 0
+    static var identity: Tally { Tally() }
+    mutating func merge(_ other: Tally) {
+        count += other.count
+        tags += other.tags
+    }
+}
+
 /// Weights, categories and reductions: every cluster's aggregates, filtered or not, equal a recomputation from its
 /// members, after bulk loads and after thousands of edits.
 struct AggregatesTests {
@@ -322,6 +335,65 @@ struct AggregatesTests {
         index.remove(1)
         #expect(try extremes() == (5, 5, 5), "the other 5 is still there")
         index._checkInvariants()
+    }
+
+    /// A user's reduction is kept in its own column, per category and for all: through 3,000 random inserts, moves and
+    /// removals every node's values stay a recomputation's, and every cluster's tally, filtered or not, is its
+    /// members'.
+    @Test(arguments: [DataShape.uniform, .clustered])
+    func aUserReductionFollowsEveryEdit(shape: DataShape) throws {
+        struct Tagged: ModelPoint {
+            var coordinate: Coordinate
+            var category: Int?
+            var tag: Int
+        }
+        let categories = ["a", "b", "c"]
+        let schema = try AggregateSchema(categories: categories, reductions: [Reduction("tally", Tally.self)])
+        var rng = SplitMix64(seed: 331)
+        var index = ClusterIndex<Int>(schema: schema)
+        var points: [Int: Tagged] = [:]
+        func values(_ point: Tagged) -> ElementValues {
+            ElementValues(
+                category: point.category.map { categories[$0] }, reductions: [Tally(count: 1, tags: point.tag)])
+        }
+        for step in 0..<3_000 {
+            switch Int.random(in: 0..<6, using: &rng) {
+            case 0, 1, 2:
+                // One in four without a category.
+                let category = Int.random(in: 0...categories.count, using: &rng)
+                let point = Tagged(
+                    coordinate: shape.coordinate(using: &rng), category: category < categories.count ? category : nil,
+                    tag: Int.random(in: 1...1_000, using: &rng))
+                // A present key moves and takes new values.
+                let key = Int.random(in: 0..<1_000, using: &rng)
+                try index.insert(key, at: point.coordinate, values: values(point))
+                points[key] = point
+            case 3:
+                index.moveRandomElement(of: &points, within: shape, using: &rng)
+            default:
+                index.removeRandomElement(of: &points, using: &rng)
+            }
+            index.tree._checkInvariants()
+            guard step % 500 == 499 else { continue }
+            for selected: Set<Int>? in [nil, [0, 2]] {
+                var options = ClusterOptions<Int>()
+                options.categories = selected.map { Set($0.map { categories[$0] }) }
+                let clustering = try Clustering(index, options: options)
+                let clusters = clustering.clusters(in: Viewport(rect: .world, size: testScreen))
+                let answers = try #require(try clustering.aggregates(of: clusters))
+                for (cluster, answer) in zip(clusters, answers) {
+                    let members = try clustering.members(of: cluster).compactMap { points[$0] }
+                    let counted = members.filter { member in
+                        selected.map { member.category.map($0.contains) ?? false } ?? true
+                    }
+                    let tally = try #require(answer[reduction: "tally"] as? Tally)
+                    #expect(
+                        tally == Tally(count: counted.count, tags: counted.reduce(0) { $0 + $1.tag }),
+                        "step \(step), \(cluster.id)")
+                }
+            }
+        }
+        #expect(points.count > 100)
     }
 
     @Test func severalClustersCombinedAddUpToTheirMembersTogether() throws {
