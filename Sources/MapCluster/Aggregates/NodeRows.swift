@@ -204,36 +204,19 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
     func added(_ entry: IndexEntry, to node: Int32, isLeaf: Bool) {
         guard width > 0 else { return }
         prepared.withUnsafeBufferPointer { values in
-            withRow(of: node, isLeaf: isLeaf) { row in add(entry, values.start, to: row) }
+            withRow(of: node, isLeaf: isLeaf) { row in _ = layout.addEntry(entry, values.start, toRow: row) }
             if isLeaf { moveCheckpoints(entry, of: node, values: values.start, sign: 1) }
-        }
-    }
-
-    /// Adds an entry to the blocks of a row that hold it.
-    @inline(__always) private func add(
-        _ entry: IndexEntry, _ values: UnsafePointer<Double>, to row: UnsafeMutablePointer<UInt64>
-    ) {
-        _ = layout.addEntry(entry, values, toAll: row, precise: true)
-        if let block = layout.categoryBlock(of: entry) {
-            _ = layout.addEntry(entry, values, toCategory: row + block, precise: true)
         }
     }
 
     func removed(_ entry: IndexEntry, from node: Int32, height: Int, in tree: MortonTree) {
         guard width > 0 else { return }
-        let (keptAll, keptCategory) = lastRemoved.withUnsafeBufferPointer { values in
+        let stale = lastRemoved.withUnsafeBufferPointer { values in
             if height == 0 { moveCheckpoints(entry, of: node, values: values.start, sign: -1) }
-            return withRow(of: node, isLeaf: height == 0) { row in
-                let keptAll = layout.addEntry(entry, values.start, toAll: row, sign: -1, precise: true)
-                guard let block = layout.categoryBlock(of: entry) else { return (keptAll, true) }
-                return (
-                    keptAll,
-                    layout.addEntry(entry, values.start, toCategory: row + block, sign: -1, precise: true)
-                )
-            }
+            return withRow(of: node, isLeaf: height == 0) { layout.addEntry(entry, values.start, toRow: $0, sign: -1) }
         }
-        if !keptAll { recompute(node, height: height, category: nil, in: tree) }
-        if !keptCategory { recompute(node, height: height, category: Int(entry.category) - 1, in: tree) }
+        if stale.all { recompute(node, height: height, category: nil, in: tree) }
+        if stale.categories != 0 { recompute(node, height: height, category: Int(entry.category) - 1, in: tree) }
     }
 
     func rebuild(_ node: Int32, height: Int, in tree: MortonTree) {
@@ -392,11 +375,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
                 (checkpoints + next * width + 2).update(from: row, count: allWidth)
                 next += 1
             }
-            let entryValues = values + position * entryWidth
-            _ = layout.addEntry(entry, entryValues, toAll: row, precise: true)
-            if let block = layout.categoryBlock(of: entry) {
-                _ = layout.addEntry(entry, entryValues, toCategory: row + block, precise: true)
-            }
+            _ = layout.addEntry(entry, values + position * entryWidth, toRow: row)
         }
         while let checkpoints, next < checkpointsPerLeaf {
             (checkpoints + next * width + 2).update(from: row, count: allWidth)

@@ -237,6 +237,24 @@ struct RowLayout: Sendable {
         return addTail(entry, values, to: row, block: all, intsAt: categoryCount, sign: sign, precise: precise)
     }
 
+    /// Adds (`sign` 1) or takes out (-1) an entry to or from a row of the tree or its coarse cells, precisely.
+    ///
+    /// `values` are what the entry stores; it counts in the block of all and in its category's. Returns the blocks a
+    /// removal left stale (the entry attained a minimum, a maximum or a key of theirs), which must be added up again;
+    /// none for an insert.
+    @inline(__always) func addEntry(
+        _ entry: IndexEntry, _ values: UnsafePointer<Double>, toRow row: UnsafeMutablePointer<UInt64>, sign: Int64 = 1
+    ) -> StaleBlocks {
+        var stale = StaleBlocks()
+        stale.all = !addEntry(entry, values, toAll: row, sign: sign, precise: true)
+        if let block = categoryBlock(of: entry),
+            !addEntry(entry, values, toCategory: row + block, sign: sign, precise: true)
+        {
+            stale.categories = 1 << (entry.category - 1)
+        }
+        return stale
+    }
+
     /// ``addEntry(_:_:toAll:sign:precise:)`` for the block of the entry's category, at `row`, with its clustering
     /// totals.
     @inline(__always) func addEntry(

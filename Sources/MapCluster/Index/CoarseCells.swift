@@ -105,14 +105,7 @@ struct CoarseCells: Sendable {
             }
             // Through `fixed`, the class: binding its layout would copy it (a retain of each of its arrays) for every
             // level of every insert.
-            if let fixed, let values {
-                withRow(index) { row in
-                    _ = fixed.layout.addEntry(entry, values, toAll: row, precise: true)
-                    if let block = fixed.layout.categoryBlock(of: entry) {
-                        _ = fixed.layout.addEntry(entry, values, toCategory: row + block, precise: true)
-                    }
-                }
-            }
+            if let fixed, let values { withRow(index) { _ = fixed.layout.addEntry(entry, values, toRow: $0) } }
         }
     }
 
@@ -143,14 +136,7 @@ struct CoarseCells: Sendable {
                 cells[index]?.latitudeSum &-= latitude
                 cells[index]?.longitudeSum &-= longitude
                 if let fixed, let values {
-                    withRow(index) { row in
-                        stale.all = !fixed.layout.addEntry(entry, values, toAll: row, sign: -1, precise: true)
-                        if let block = fixed.layout.categoryBlock(of: entry),
-                            !fixed.layout.addEntry(entry, values, toCategory: row + block, sign: -1, precise: true)
-                        {
-                            stale.categories = 1 << (entry.category - 1)
-                        }
-                    }
+                    withRow(index) { stale.formUnion(fixed.layout.addEntry(entry, values, toRow: $0, sign: -1)) }
                 }
             }
             if deferred != nil {
