@@ -308,7 +308,7 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
         /// Each range's value over `groups`.
         let totals: UnsafeMutableBufferPointer<Value>
 
-        func whole(_ node: Int32, height: Int, range: Int) -> Bool {
+        func whole(_ node: Int32, height: Int, summary: Summary, range: Int) -> Bool {
             guard takes == nil else { return false }
             for group in groups { totals[range].merge(column.value(of: node, isLeaf: height == 0, group: group)) }
             return true

@@ -73,7 +73,7 @@ extension NodeRows {
         let checkpointsSize: Int
         var visitor: Visitor
 
-        mutating func whole(_ node: Int32, height: Int, range: Int) -> Bool {
+        mutating func whole(_ node: Int32, height: Int, summary: Summary, range: Int) -> Bool {
             guard visitor.takesNodes(in: range), let rows = height == 0 ? leafRows : branchRows else { return false }
             visitor.node(rows + Int(node) * width, range: range)
             return true

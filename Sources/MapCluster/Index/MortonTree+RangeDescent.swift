@@ -2,12 +2,13 @@
 /// one range, and the leaves that straddle ranges.
 ///
 /// A protocol rather than closures: the descent is specialized for each receiver. The walks of the aggregates' rows
-/// (``NodeRows/walk(ranges:tree:_:)``) and of a user's reductions (``ReductionColumn/reductions(ranges:categories:where:tree:)``)
-/// share it.
+/// (``NodeRows/walk(ranges:tree:_:)``) and of a user's reductions
+/// (``ReductionColumn/reductions(ranges:categories:where:tree:)``) share it, and so does a range's summary
+/// (``MortonTree/summary(in:)``).
 protocol RangeDescent {
-    /// Takes a node whose entries all lie in range `range` as a whole (from what it keeps for them) and returns true;
-    /// false to have it descended, and a leaf handed to ``leaf(_:candidates:)``.
-    mutating func whole(_ node: Int32, height: Int, range: Int) -> Bool
+    /// Takes a node whose entries all lie in range `range` as a whole (from what it keeps for them, or its `summary`)
+    /// and returns true; false to have it descended, and a leaf handed to ``leaf(_:candidates:)``.
+    mutating func whole(_ node: Int32, height: Int, summary: Summary, range: Int) -> Bool
     /// A leaf whose entries may lie in any of `candidates` (indices of the ranges), and outside them.
     mutating func leaf(_ leaf: Int32, candidates: Range<Int>)
 }
@@ -32,7 +33,7 @@ extension MortonTree {
         while end > first && ranges[end - 1].lowerBound > summary.lastKey { end -= 1 }
         guard first < end else { return }
         if ranges[first].lowerBound <= summary.firstKey && summary.lastKey <= ranges[first].upperBound,
-            receiver.whole(node, height: height, range: first)
+            receiver.whole(node, height: height, summary: summary, range: first)
         {
             return
         }
@@ -53,6 +54,37 @@ extension MortonTree {
                     candidates: first..<childEnd, &receiver)
             }
             slot += 1
+        }
+    }
+}
+
+extension MortonTree {
+    /// The summary of the entries whose keys lie in `range`, or `nil` when there are none.
+    /// - Complexity: O(*F* log *n* + *L*): whole subtrees inside the range give their stored summaries.
+    func summary(in range: ClosedRange<UInt64>) -> Summary? {
+        var summarizer = Summarizer(leaves: leaves, range: range)
+        withUnsafePointer(to: range) { descend(ranges: UnsafeBufferPointer(start: $0, count: 1), &summarizer) }
+        return summarizer.result
+    }
+
+    /// The descent of ``summary(in:)``: whole subtrees' summaries, and the entries in range of the leaves it straddles.
+    private struct Summarizer: RangeDescent {
+        let leaves: ContiguousArray<Leaf>
+        let range: ClosedRange<UInt64>
+        var result: Summary?
+
+        mutating func whole(_ node: Int32, height: Int, summary: Summary, range: Int) -> Bool {
+            result.append(summary)
+            return true
+        }
+
+        mutating func leaf(_ leaf: Int32, candidates: Range<Int>) {
+            let entries = leaves[Int(leaf)].entries
+            var i = entries.lowerBound(of: range.lowerBound)
+            while i < entries.count, entries[i].key <= range.upperBound {
+                result.add(entries[i])
+                i += 1
+            }
         }
     }
 }
