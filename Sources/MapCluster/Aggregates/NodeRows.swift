@@ -4,8 +4,7 @@ import Dispatch
 /// of the tree (the coarse cells keep their own rows, ``CoarseCells``).
 ///
 /// A node's row lives at `node * width` in the array of its kind (leaves, branches), so a node keeps its row wherever it
-/// sits in its parent. What each entry stores lies in leaf order beside the leaf's entries, `entryWidth` doubles an
-/// entry in a window of ``window`` entries a leaf, so that a scan of a leaf reads consecutive memory.
+/// sits in its parent. What each entry stores, `entryWidth` doubles, lies beside the leaf's entries (``EntryValues``).
 ///
 /// The tree tells the rows of each change, bottom-up (``MortonTree/insert(_:)``, ``MortonTree/remove(key:where:)``).
 /// An insert adds the entry to two blocks of each node on its path, its category's and that of all: O(1) a level. A
@@ -17,15 +16,15 @@ import Dispatch
 /// another tree shares it, so trees keep their value semantics.
 final class NodeRows: AggregateColumn, @unchecked Sendable {
     let layout: RowLayout
-    /// The room per leaf in `stored`: a leaf holds one entry over its capacity before it splits.
-    static var window: Int { MortonTree.leafCapacity + 1 }
+    /// The room per leaf in `stored`.
+    static var window: Int { EntryValues<Double>.window }
 
     // Changed only by the tree that owns the rows, which copies shared ones first (no access overlaps another): the
     // dynamic exclusivity checks of class properties would cost more than the work of an update.
     @exclusivity(unchecked) var leafRows: ContiguousArray<UInt64> = []
     @exclusivity(unchecked) var branchRows: ContiguousArray<UInt64> = []
-    /// What each entry stores, at `(leaf * window + position) * entryWidth`.
-    @exclusivity(unchecked) var stored: ContiguousArray<Double> = []
+    /// What each entry stores: its weight, when weighted, then a double per numeric reduction (NaN for none).
+    @exclusivity(unchecked) var stored: EntryValues<Double>
     /// Each leaf's prefix totals, so that a range that ends inside a leaf is answered from the nearest of them and a
     /// few entries (``AggregateRowsVisitor``): ``checkpointsPerLeaf`` checkpoints a leaf, ``checkpointWidth`` words
     /// each from `(leaf * checkpointsPerLeaf + k) * checkpointWidth`.
@@ -38,10 +37,6 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
     ///
     /// Kept only when the block of all is sums (``keepsCheckpoints``): a minimum or maximum can't be taken out.
     @exclusivity(unchecked) var checkpoints: ContiguousArray<UInt64> = []
-    /// What the next inserted entry stores.
-    @exclusivity(unchecked) var prepared: ContiguousArray<Double>
-    /// What the last removed entry stored.
-    @exclusivity(unchecked) var lastRemoved: ContiguousArray<Double>
     /// A bulk load's values by slot, until ``build(_:)`` lays them out.
     @exclusivity(unchecked) var input: BulkValues?
     /// What an element without values stores: weight 1, no value.
@@ -70,10 +65,8 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         var defaults = ContiguousArray<Double>(repeating: .nan, count: max(1, layout.entryWidth))
         if layout.isWeighted { defaults[0] = 1 }
         self.defaults = defaults
-        prepared = defaults
-        lastRemoved = defaults
         emptyRow = layout.emptyRow
-        stored = [.nan]
+        stored = EntryValues(width: layout.entryWidth, filler: .nan, defaults: defaults)
     }
 
     func copy() -> any AggregateColumn {
@@ -82,8 +75,6 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         copy.branchRows = branchRows
         copy.stored = stored
         copy.checkpoints = checkpoints
-        copy.prepared = prepared
-        copy.lastRemoved = lastRemoved
         copy.input = input
         return copy
     }
@@ -93,54 +84,25 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
 
     // MARK: Stored values
 
-    func prepareDefault() { copyValues(defaults, into: &prepared) }
+    func prepareDefault() { stored.prepare(defaults) }
 
-    func prepareLastRemoved() { copyValues(lastRemoved, into: &prepared) }
+    func prepareLastRemoved() { stored.prepareLastRemoved() }
 
     /// Makes the next inserted entry store an element's validated values.
     func prepare(_ values: ElementValues) {
-        prepared.withUnsafeMutableBufferPointer { target in
+        stored.prepared.withUnsafeMutableBufferPointer { target in
             layout.write(values, into: target)
         }
     }
 
-    private func copyValues(_ source: ContiguousArray<Double>, into target: inout ContiguousArray<Double>) {
-        for i in 0..<entryWidth { target[i] = source[i] }
-    }
-
     /// Where an entry's stored values start.
-    @inline(__always) func storedAt(_ position: Int, of leaf: Int32) -> Int {
-        (Int(leaf) * Self.window + position) * entryWidth
-    }
-
-    /// Grows `stored` to hold a leaf's window.
-    @inline(__always) private func growStored(toHold leaf: Int32) {
-        let needed = (Int(leaf) + 1) * Self.window * entryWidth
-        if stored.count < needed {
-            stored.append(contentsOf: repeatElement(.nan, count: needed - stored.count))
-        }
-    }
+    @inline(__always) func storedAt(_ position: Int, of leaf: Int32) -> Int { stored.start(position, of: leaf) }
 
     func inserted(at position: Int, of leaf: Int32, count: Int) {
-        guard entryWidth > 0 else { return }
-        growStored(toHold: leaf)
-        let base = storedAt(0, of: leaf)
-        var i = base + count * entryWidth - 1
-        while i >= base + (position + 1) * entryWidth {
-            stored[i] = stored[i - entryWidth]
-            i -= 1
-        }
-        for j in 0..<entryWidth { stored[base + position * entryWidth + j] = prepared[j] }
+        stored.inserted(at: position, of: leaf, count: count)
     }
 
-    func removed(at position: Int, of leaf: Int32, count: Int) {
-        guard entryWidth > 0 else { return }
-        let base = storedAt(0, of: leaf)
-        for j in 0..<entryWidth { lastRemoved[j] = stored[base + position * entryWidth + j] }
-        for i in (base + position * entryWidth)..<(base + (count - 1) * entryWidth) {
-            stored[i] = stored[i + entryWidth]
-        }
-    }
+    func removed(at position: Int, of leaf: Int32, count: Int) { stored.removed(at: position, of: leaf, count: count) }
 
     /// Adds (`sign` 1) or takes out (-1) an entry, which stores `values`, to or from the checkpoints of its leaf whose
     /// bounds lie above it.
@@ -168,18 +130,11 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
     }
 
     func split(_ leaf: Int32, at half: Int, count: Int, into sibling: Int32) {
-        guard entryWidth > 0 else { return }
-        growStored(toHold: max(leaf, sibling))
-        let from = storedAt(half, of: leaf)
-        let to = storedAt(0, of: sibling)
-        for i in 0..<((count - half) * entryWidth) { stored[to + i] = stored[from + i] }
+        stored.split(leaf, at: half, count: count, into: sibling)
     }
 
     func merged(_ drop: Int32, count dropCount: Int, into keep: Int32, count: Int) {
-        guard entryWidth > 0 else { return }
-        let from = storedAt(0, of: drop)
-        let to = storedAt(count, of: keep)
-        for i in 0..<(dropCount * entryWidth) { stored[to + i] = stored[from + i] }
+        stored.merged(drop, count: dropCount, into: keep, count: count)
     }
 
     // MARK: Node rows
@@ -203,7 +158,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
 
     func added(_ entry: IndexEntry, to node: Int32, isLeaf: Bool) {
         guard width > 0 else { return }
-        prepared.withUnsafeBufferPointer { values in
+        stored.prepared.withUnsafeBufferPointer { values in
             withRow(of: node, isLeaf: isLeaf) { row in _ = layout.addEntry(entry, values.start, toRow: row) }
             if isLeaf { moveCheckpoints(entry, of: node, values: values.start, sign: 1) }
         }
@@ -211,7 +166,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
 
     func removed(_ entry: IndexEntry, from node: Int32, height: Int, in tree: MortonTree) {
         guard width > 0 else { return }
-        let stale = lastRemoved.withUnsafeBufferPointer { values in
+        let stale = stored.lastRemoved.withUnsafeBufferPointer { values in
             if height == 0 { moveCheckpoints(entry, of: node, values: values.start, sign: -1) }
             return withRow(of: node, isLeaf: height == 0) { layout.addEntry(entry, values.start, toRow: $0, sign: -1) }
         }
@@ -226,7 +181,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         if height == 0 {
             let (entries, entryWidth) = (tree.leaves[Int(node)].entries, entryWidth)
             let checkpointsAt = keepsCheckpoints ? checkpointsStart(growingToHold: node) : nil
-            stored.withUnsafeBufferPointer { stored in
+            stored.values.withUnsafeBufferPointer { stored in
                 checkpoints.withUnsafeMutableBufferPointer { checkpoints in
                     withRow(of: node, isLeaf: true) { row in
                         Self.fill(
@@ -255,7 +210,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         let shape = category == nil ? layout.all : layout.category
         if height == 0 {
             let entries = tree.leaves[Int(node)].entries
-            stored.withUnsafeBufferPointer { stored in
+            stored.values.withUnsafeBufferPointer { stored in
                 withRow(of: node, isLeaf: true) { row in
                     RowLayout.clear(shape, at: row + block)
                     for (position, entry) in entries.enumerated() {
@@ -286,11 +241,10 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
 
     func build(_ tree: MortonTree) {
         // A bulk load lays out its input; otherwise (a recomputation to check against) what each entry stores stays.
-        let needed = max(1, tree.leaves.count * Self.window * entryWidth)
         if input != nil {
-            stored = ContiguousArray(repeating: .nan, count: needed)
-        } else if stored.count < needed {
-            stored.append(contentsOf: repeatElement(.nan, count: needed - stored.count))
+            stored.reset(leaves: tree.leaves.count)
+        } else if !tree.leaves.isEmpty {
+            stored.grow(toHold: Int32(tree.leaves.count - 1))
         }
         // Reserved to the word: these rows are most of an aggregated index's memory, and growing by doubling would
         // briefly hold half as much again.
@@ -321,7 +275,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         let (layout, input, leaves) = (layout, input, tree.leaves)
         let (width, entryWidth, window, keepsCheckpoints) = (width, entryWidth, Self.window, keepsCheckpoints)
         let checkpointsSize = Self.checkpointsPerLeaf * checkpointWidth
-        stored.withUnsafeMutableBufferPointer { stored in
+        stored.values.withUnsafeMutableBufferPointer { stored in
             leafRows.withUnsafeMutableBufferPointer { rows in
                 checkpoints.withUnsafeMutableBufferPointer { checkpoints in
                     // Chunks of leaves write disjoint windows, rows and checkpoints of buffers that outlive

@@ -62,9 +62,8 @@ extension ClusterAggregate {
 ///
 /// A node's values are one per category and then that of all its entries (``groupCount``), at `node * groupCount` in
 /// the array of its kind (leaves, branches), so a node keeps its values wherever it sits in its parent, and a freed
-/// node's are overwritten when the node is reused. What each element stores lies in leaf order, beside the leaf's
-/// entries (a window of ``window`` per leaf), so that the scans of a leaf read consecutive memory: looking values up by
-/// slot made a view's aggregates a cache miss per entry.
+/// node's are overwritten when the node is reused. What each element stores lies beside the leaf's entries
+/// (``EntryValues``).
 ///
 /// An insert merges the entry's value into its two groups in the nodes on its path, O(1) a level. A merge has no
 /// inverse, so a removal recomputes those two groups of each node on its path from what lies below it, O(*F* + *L*) a
@@ -76,19 +75,13 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
     var groupCount: Int { categoryCount + 1 }
     /// The group of all a node's entries.
     var allGroup: Int { categoryCount }
-    /// The room per leaf in `leafStored`: a leaf holds one entry over its capacity before it splits.
-    static var window: Int { MortonTree.leafCapacity + 1 }
 
     // Changed only by the tree that owns the column, which copies a shared one first (no access overlaps another):
     // the dynamic exclusivity checks of class properties would cost more than the work of an update.
-    /// What each entry stores, at `leaf * window + position`.
-    @exclusivity(unchecked) var leafStored: ContiguousArray<Value> = []
+    /// What each entry stores.
+    @exclusivity(unchecked) var stored = EntryValues(width: 1, filler: Value.identity, defaults: [.identity])
     @exclusivity(unchecked) var leafValues: ContiguousArray<Value> = []
     @exclusivity(unchecked) var branchValues: ContiguousArray<Value> = []
-    /// What the next inserted entry stores.
-    @exclusivity(unchecked) var prepared = Value.identity
-    /// What the last removed entry stored.
-    @exclusivity(unchecked) var lastRemoved = Value.identity
     /// A bulk load's value of a slot, until ``build(_:)`` lays them out: read from the caller's values, so that no copy
     /// of them by slot is made on the way.
     @exclusivity(unchecked) var input: ((Int) -> Value)?
@@ -101,11 +94,9 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
 
     func copyReduction() -> any UserReductionColumn {
         let copy = ReductionColumn(categoryCount: categoryCount)
-        copy.leafStored = leafStored
+        copy.stored = stored
         copy.leafValues = leafValues
         copy.branchValues = branchValues
-        copy.prepared = prepared
-        copy.lastRemoved = lastRemoved
         copy.input = input
         return copy
     }
@@ -122,18 +113,18 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
 
     /// What the entry at `position` of a leaf stores.
     @inline(__always) func stored(at position: Int, of leaf: Int32) -> Value {
-        leafStored[Int(leaf) * Self.window + position]
+        stored.values[stored.start(position, of: leaf)]
     }
 
     // MARK: Stored values
 
-    func prepareDefault() { prepared = .identity }
+    func prepareDefault() { stored.prepared[0] = .identity }
 
-    func prepareLastRemoved() { prepared = lastRemoved }
+    func prepareLastRemoved() { stored.prepareLastRemoved() }
 
     func prepare(erased value: any ClusterAggregate) {
         guard let value = value as? Value else { preconditionFailure("values are validated before they are stored") }
-        prepared = value
+        stored.prepared[0] = value
     }
 
     func storeInput(_ values: ReductionValues?) {
@@ -145,42 +136,18 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
         }
     }
 
-    /// Grows `leafStored` to hold a leaf's window.
-    @inline(__always) private func growStored(toHold leaf: Int32) {
-        let needed = (Int(leaf) + 1) * Self.window
-        if leafStored.count < needed {
-            leafStored.append(contentsOf: repeatElement(.identity, count: needed - leafStored.count))
-        }
-    }
-
     func inserted(at position: Int, of leaf: Int32, count: Int) {
-        growStored(toHold: leaf)
-        let base = Int(leaf) * Self.window
-        var i = base + count - 1
-        while i > base + position {
-            leafStored[i] = leafStored[i - 1]
-            i -= 1
-        }
-        leafStored[base + position] = prepared
+        stored.inserted(at: position, of: leaf, count: count)
     }
 
-    func removed(at position: Int, of leaf: Int32, count: Int) {
-        let base = Int(leaf) * Self.window
-        lastRemoved = leafStored[base + position]
-        for i in (base + position)..<(base + count - 1) { leafStored[i] = leafStored[i + 1] }
-    }
+    func removed(at position: Int, of leaf: Int32, count: Int) { stored.removed(at: position, of: leaf, count: count) }
 
     func split(_ leaf: Int32, at half: Int, count: Int, into sibling: Int32) {
-        growStored(toHold: max(leaf, sibling))
-        let from = Int(leaf) * Self.window
-        let to = Int(sibling) * Self.window
-        for i in half..<count { leafStored[to + i - half] = leafStored[from + i] }
+        stored.split(leaf, at: half, count: count, into: sibling)
     }
 
     func merged(_ drop: Int32, count dropCount: Int, into keep: Int32, count: Int) {
-        let from = Int(drop) * Self.window
-        let to = Int(keep) * Self.window + count
-        for i in 0..<dropCount { leafStored[to + i] = leafStored[from + i] }
+        stored.merged(drop, count: dropCount, into: keep, count: count)
     }
 
     // MARK: Node values
@@ -216,7 +183,7 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
         let groups = [categoryGroup(of: entry), allGroup].compactMap { $0 }
         set(node, isLeaf: isLeaf, groups: groups) { group in
             var merged = value(of: node, isLeaf: isLeaf, group: group)
-            merged.merge(prepared)
+            merged.merge(stored.prepared[0])
             return merged
         }
     }
@@ -253,11 +220,11 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
     }
 
     func build(_ tree: MortonTree) {
-        leafStored = ContiguousArray(repeating: .identity, count: tree.leaves.count * Self.window)
+        stored.reset(leaves: tree.leaves.count)
         if let input {
             for (leaf, node) in tree.leaves.enumerated() {
                 for (position, entry) in node.entries.enumerated() {
-                    leafStored[leaf * Self.window + position] = input(Int(entry.slot))
+                    stored.values[stored.start(position, of: Int32(leaf))] = input(Int(entry.slot))
                 }
             }
             self.input = nil
@@ -339,7 +306,7 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
     func matchesRecomputation(in tree: MortonTree) -> Bool {
         guard tree.count > 0 else { return true }
         let rebuilt = ReductionColumn(categoryCount: categoryCount)
-        rebuilt.leafStored = leafStored
+        rebuilt.stored = stored
         var matches = true
         func check(_ node: Int32, height: Int) {
             if height > 0 {

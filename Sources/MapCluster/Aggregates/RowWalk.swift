@@ -42,7 +42,7 @@ extension NodeRows {
         guard tree.rootSummary != nil, !ranges.isEmpty else { return }
         leafRows.withUnsafeBufferPointer { leafRows in
             branchRows.withUnsafeBufferPointer { branchRows in
-                stored.withUnsafeBufferPointer { stored in
+                stored.values.withUnsafeBufferPointer { stored in
                     ranges.withUnsafeBufferPointer { ranges in
                         checkpoints.withUnsafeBufferPointer { checkpoints in
                             var walk = Walk(
@@ -120,7 +120,7 @@ extension NodeRows {
         let layout = layout
         let width = layout.all.width
         tree.leaves.withUnsafeBufferPointer { leaves in
-            stored.withUnsafeBufferPointer { stored in
+            stored.values.withUnsafeBufferPointer { stored in
                 for (answer, place) in singles {
                     let position = Int(place.position)
                     let entry = leaves[Int(place.leaf)].entries[position]

@@ -85,7 +85,7 @@ struct CoarseCells: Sendable {
     /// prepared: at every level, or at the deepest one alone in a batch.
     mutating func insert(_ entry: IndexEntry, rows nodeRows: NodeRows?) {
         guard let nodeRows, fixed != nil else { return insert(entry, values: nil) }
-        nodeRows.prepared.withUnsafeBufferPointer { insert(entry, values: $0.baseAddress) }
+        nodeRows.stored.prepared.withUnsafeBufferPointer { insert(entry, values: $0.baseAddress) }
     }
 
     /// ``insert(_:rows:)`` of an entry that stores `values`.
@@ -114,7 +114,7 @@ struct CoarseCells: Sendable {
     /// deepest level alone in a batch.
     mutating func remove(_ entry: IndexEntry, rows nodeRows: NodeRows?, from tree: MortonTree) {
         guard let nodeRows, fixed != nil else { return remove(entry, values: nil, from: tree) }
-        nodeRows.lastRemoved.withUnsafeBufferPointer { remove(entry, values: $0.baseAddress, from: tree) }
+        nodeRows.stored.lastRemoved.withUnsafeBufferPointer { remove(entry, values: $0.baseAddress, from: tree) }
     }
 
     /// ``remove(_:rows:from:)`` of an entry that stored `values`.

@@ -125,7 +125,7 @@ extension NodeRows {
             guard checkpoints[at + 1] == UInt64(below) else { return false }
             var recomputed = ContiguousArray<UInt64>(repeating: 0, count: allWidth)
             recomputed.withUnsafeMutableBufferPointer { block in
-                stored.withUnsafeBufferPointer { stored in
+                stored.values.withUnsafeBufferPointer { stored in
                     for position in 0..<below {
                         _ = layout.addEntry(
                             entries[position], stored.start + storedAt(position, of: leaf), toAll: block.start,
