@@ -282,20 +282,12 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
         }
 
         func leaf(_ leaf: Int32, candidates: Range<Int>) {
-            let entries = tree.leaves[Int(leaf)].entries
             let all = groups == [column.allGroup]
-            var range = candidates.lowerBound
-            var position = entries.lowerBound(of: ranges[range].lowerBound)
-            while position < entries.count {
-                let entry = entries[position]
-                while range < candidates.upperBound && ranges[range].upperBound < entry.key { range += 1 }
-                guard range < candidates.upperBound else { return }
-                if entry.key >= ranges[range].lowerBound && takes?(entry) != false
-                    && (all || column.categoryGroup(of: entry).map(groups.contains) == true)
-                {
-                    totals[range].merge(column.stored(at: position, of: leaf))
+            tree.leaves[Int(leaf)].entries.forEachEntry(in: ranges, candidates: candidates) { position, entry, range in
+                guard takes?(entry) != false, all || column.categoryGroup(of: entry).map(groups.contains) == true else {
+                    return
                 }
-                position += 1
+                totals[range].merge(column.stored(at: position, of: leaf))
             }
         }
     }

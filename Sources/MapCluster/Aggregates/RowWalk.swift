@@ -91,16 +91,8 @@ extension NodeRows {
                 {
                     return
                 }
-                var range = candidates.lowerBound
-                var position = entries.lowerBound(of: ranges[range].lowerBound)
-                while position < entries.count {
-                    let entry = entries[position]
-                    while range < candidates.upperBound && ranges[range].upperBound < entry.key { range += 1 }
-                    guard range < candidates.upperBound else { return }
-                    if entry.key >= ranges[range].lowerBound {
-                        visitor.entry(entry, base + position * entryWidth, range: range)
-                    }
-                    position += 1
+                entries.forEachEntry(in: ranges, candidates: candidates) { position, entry, range in
+                    visitor.entry(entry, base + position * entryWidth, range: range)
                 }
             }
         }

@@ -13,6 +13,27 @@ protocol RangeDescent {
     mutating func leaf(_ leaf: Int32, candidates: Range<Int>)
 }
 
+extension RandomAccessCollection where Element == IndexEntry, Index == Int {
+    /// Calls `body` with each of a leaf's entries in one of `candidates` of `ranges` (disjoint, in key order).
+    ///
+    /// `body` takes the entry's position, the entry and the range's index: what a descent's receiver does with a leaf
+    /// that straddles ranges.
+    @inline(__always) func forEachEntry(
+        in ranges: UnsafeBufferPointer<ClosedRange<UInt64>>, candidates: Range<Int>,
+        _ body: (Int, IndexEntry, Int) -> Void
+    ) {
+        var range = candidates.lowerBound
+        var position = lowerBound(of: ranges[range].lowerBound)
+        while position < endIndex {
+            let entry = self[position]
+            while range < candidates.upperBound && ranges[range].upperBound < entry.key { range += 1 }
+            guard range < candidates.upperBound else { return }
+            if entry.key >= ranges[range].lowerBound { body(position, entry, range) }
+            position += 1
+        }
+    }
+}
+
 extension MortonTree {
     /// Descends once for all `ranges` (disjoint, in key order), handing `receiver` each node inside one range and each
     /// leaf that straddles some: the descents of neighbouring ranges are shared.
