@@ -160,17 +160,17 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
         }
     }
 
-    /// Sets a node's values of `groups`, each from `value(group)`.
-    @inline(__always) private func set(
-        _ node: Int32, isLeaf: Bool, groups: some Sequence<Int>, _ value: (Int) -> Value
+    /// Calls `body` with a node's value of a group, to change it in place (the values grown to hold the node).
+    @inline(__always) private func withValue(
+        of node: Int32, isLeaf: Bool, group: Int, _ body: (inout Value) -> Void
     ) {
-        let base = Int(node) * groupCount
+        let at = Int(node) * groupCount + group
         if isLeaf {
             grow(&leafValues, toHold: node)
-            for group in groups { leafValues[base + group] = value(group) }
+            body(&leafValues[at])
         } else {
             grow(&branchValues, toHold: node)
-            for group in groups { branchValues[base + group] = value(group) }
+            body(&branchValues[at])
         }
     }
 
@@ -180,43 +180,51 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
     }
 
     func added(_ entry: IndexEntry, to node: Int32, isLeaf: Bool) {
-        let groups = [categoryGroup(of: entry), allGroup].compactMap { $0 }
-        set(node, isLeaf: isLeaf, groups: groups) { group in
-            var merged = value(of: node, isLeaf: isLeaf, group: group)
-            merged.merge(stored.prepared[0])
-            return merged
-        }
+        let one = stored.prepared[0]
+        withValue(of: node, isLeaf: isLeaf, group: allGroup) { $0.merge(one) }
+        if let group = categoryGroup(of: entry) { withValue(of: node, isLeaf: isLeaf, group: group) { $0.merge(one) } }
     }
 
     func removed(_ entry: IndexEntry, from node: Int32, height: Int, in tree: MortonTree) {
-        // The entry's category and the group of all, from what lies below the node: a merge has no inverse.
-        let totals = totals(below: node, height: height, in: tree, only: categoryGroup(of: entry))
-        set(node, isLeaf: height == 0, groups: [categoryGroup(of: entry), allGroup].compactMap { $0 }) { totals[$0] }
+        // The entry's category and the group of all, in one pass over what lies below the node: a merge has no
+        // inverse.
+        let category = categoryGroup(of: entry)
+        var ofCategory = Value.identity
+        var ofAll = Value.identity
+        if height == 0 {
+            for (position, member) in tree.leaves[Int(node)].entries.enumerated() {
+                let one = stored(at: position, of: node)
+                if let category, categoryGroup(of: member) == category { ofCategory.merge(one) }
+                ofAll.merge(one)
+            }
+        } else {
+            let childValues = height == 1 ? leafValues : branchValues
+            for child in tree.branches[Int(node)].children {
+                let base = Int(child) * groupCount
+                if let category { ofCategory.merge(childValues[base + category]) }
+                ofAll.merge(childValues[base + allGroup])
+            }
+        }
+        withValue(of: node, isLeaf: height == 0, group: allGroup) { $0 = ofAll }
+        if let category { withValue(of: node, isLeaf: height == 0, group: category) { $0 = ofCategory } }
     }
 
     func rebuild(_ node: Int32, height: Int, in tree: MortonTree) {
-        let totals = totals(below: node, height: height, in: tree)
-        set(node, isLeaf: height == 0, groups: 0..<groupCount) { totals[$0] }
-    }
-
-    /// Every group's value over what lies below a node, whose children's values are current, in one pass over its
-    /// entries or children; with `only`, that group's and the group of all alone.
-    private func totals(below node: Int32, height: Int, in tree: MortonTree, only: Int?? = nil) -> [Value] {
+        // One pass over what lies below the node, each entry or child into its groups.
         var totals = [Value](repeating: .identity, count: groupCount)
-        let wanted = only.map { [$0, allGroup].compactMap { $0 } } ?? Array(0..<groupCount)
         if height == 0 {
             for (position, entry) in tree.leaves[Int(node)].entries.enumerated() {
                 let one = stored(at: position, of: node)
-                if let group = categoryGroup(of: entry), only == nil || only == group { totals[group].merge(one) }
+                if let group = categoryGroup(of: entry) { totals[group].merge(one) }
                 totals[allGroup].merge(one)
             }
         } else {
             let childValues = height == 1 ? leafValues : branchValues
             for child in tree.branches[Int(node)].children {
-                for group in wanted { totals[group].merge(childValues[Int(child) * groupCount + group]) }
+                for group in 0..<groupCount { totals[group].merge(childValues[Int(child) * groupCount + group]) }
             }
         }
-        return totals
+        for group in 0..<groupCount { withValue(of: node, isLeaf: height == 0, group: group) { $0 = totals[group] } }
     }
 
     func build(_ tree: MortonTree) {
@@ -253,7 +261,8 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
         totals.withUnsafeMutableBufferPointer { totals in
             ranges.withUnsafeBufferPointer { ranges in
                 var walk = RangeWalk(
-                    column: self, tree: tree, ranges: ranges, groups: groups, takes: takes, totals: totals)
+                    column: self, tree: tree, ranges: ranges, groups: groups, readsAll: categories == nil,
+                    takes: takes, totals: totals)
                 tree.descend(ranges: ranges, &walk)
             }
         }
@@ -271,6 +280,8 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
         let tree: MortonTree
         let ranges: UnsafeBufferPointer<ClosedRange<UInt64>>
         let groups: [Int]
+        /// Whether `groups` is the group of all alone (no category filter): every entry counts.
+        let readsAll: Bool
         let takes: ((IndexEntry) -> Bool)?
         /// Each range's value over `groups`.
         let totals: UnsafeMutableBufferPointer<Value>
@@ -282,9 +293,9 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
         }
 
         func leaf(_ leaf: Int32, candidates: Range<Int>) {
-            let all = groups == [column.allGroup]
             tree.leaves[Int(leaf)].entries.forEachEntry(in: ranges, candidates: candidates) { position, entry, range in
-                guard takes?(entry) != false, all || column.categoryGroup(of: entry).map(groups.contains) == true else {
+                guard takes?(entry) != false, readsAll || column.categoryGroup(of: entry).map(groups.contains) == true
+                else {
                     return
                 }
                 totals[range].merge(column.stored(at: position, of: leaf))
