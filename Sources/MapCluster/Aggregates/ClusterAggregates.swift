@@ -215,12 +215,12 @@ public struct ClusterAggregates: Hashable, Sendable {
         let layout = first.storage.layout
         var row = ContiguousArray<UInt64>(repeating: 0, count: layout.all.width)
         var custom = first.storage.custom.indices.map { [first.storage.custom[$0][first.row]] }
-        row.withUnsafeMutableBufferPointer { row in
-            RowLayout.clear(layout.all, at: row.start)
+        row.withMutableCursor { row in
+            RowLayout.clear(layout.all, at: row)
             for part in parts {
-                part.storage.rows.withUnsafeBufferPointer { rows in
-                    let source = rows.start + part.row * layout.all.width
-                    RowLayout.merge(layout.all, source, into: layout.all, row.start, precise: false)
+                part.storage.rows.withCursor { rows in
+                    let source = rows + part.row * layout.all.width
+                    RowLayout.merge(layout.all, source, into: layout.all, row, precise: false)
                 }
             }
         }

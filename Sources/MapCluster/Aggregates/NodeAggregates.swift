@@ -375,28 +375,28 @@ extension NodeAggregates {
         var answerRows = ContiguousArray<UInt64>()
         answerRows.reserveCapacity(words)
         answerRows.append(contentsOf: repeatElement(0, count: words))
-        answerRows.withUnsafeMutableBufferPointer { answerRows in
-            for index in plan.counts.indices { RowLayout.clear(all, at: answerRows.start + index * width) }
+        answerRows.withMutableCursor { answerRows in
+            for index in plan.counts.indices { RowLayout.clear(all, at: answerRows + index * width) }
             // Read in place: binding the coarse cells would copy them, retaining their arrays, even for a view with
             // none to read.
             for (answer, cell) in plan.coarse {
                 _ = tree.coarseCells?.addAggregates(
-                    level: cell.level, code: cell.code, categories: categories, into: answerRows.start + answer * width)
+                    level: cell.level, code: cell.code, categories: categories, into: answerRows + answer * width)
             }
             if !plan.singles.isEmpty {
-                rows.addEntries(plan.singles, of: tree, categories: categories, into: answerRows.start)
+                rows.addEntries(plan.singles, of: tree, categories: categories, into: answerRows)
             }
             guard !plan.walked.isEmpty else { return }
             // The clusters of one query, in key order and disjoint: one walk of the plan's lists as they are.
             if Self.areInKeyOrder(plan.ranges) {
                 var visitor = AggregateRowsVisitor(
-                    layout: layout, rules: rules, rows: answerRows.start, targets: plan.walked, matches: plan.matches)
+                    layout: layout, rules: rules, rows: answerRows, targets: plan.walked, matches: plan.matches)
                 return rows.walk(ranges: plan.ranges, tree: tree, &visitor)
             }
             for wave in Self.waves(of: Array(plan.ranges.indices), ranges: plan.ranges, matches: plan.matches) {
                 let firsts = wave.map(\.first)
                 var visitor = AggregateRowsVisitor(
-                    layout: layout, rules: rules, rows: answerRows.start, targets: firsts.map { plan.walked[$0] },
+                    layout: layout, rules: rules, rows: answerRows, targets: firsts.map { plan.walked[$0] },
                     matches: firsts.map { plan.matches[$0] })
                 rows.walk(ranges: firsts.map { plan.ranges[$0] }, tree: tree, &visitor)
                 for (first, duplicates) in wave {

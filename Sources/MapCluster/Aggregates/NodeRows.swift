@@ -90,7 +90,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
 
     /// Makes the next inserted entry store an element's validated values.
     func prepare(_ values: ElementValues) {
-        stored.prepared.withUnsafeMutableBufferPointer { target in
+        stored.prepared.withMutableCursor { target in
             layout.write(values, into: target)
         }
     }
@@ -106,12 +106,12 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
 
     /// Adds (`sign` 1) or takes out (-1) an entry, which stores `values`, to or from the checkpoints of its leaf whose
     /// bounds lie above it.
-    private func moveCheckpoints(_ entry: IndexEntry, of leaf: Int32, values: UnsafePointer<Double>, sign: Int64) {
+    private func moveCheckpoints(_ entry: IndexEntry, of leaf: Int32, values: Cursor<Double>, sign: Int64) {
         guard keepsCheckpoints else { return }
         let (at, width) = (checkpointsStart(growingToHold: leaf), checkpointWidth)
-        checkpoints.withUnsafeMutableBufferPointer { checkpoints in
+        checkpoints.withMutableCursor { checkpoints in
             for k in 0..<Self.checkpointsPerLeaf {
-                let checkpoint = checkpoints.start + at + k * width
+                let checkpoint = checkpoints + at + k * width
                 guard entry.key < checkpoint[0] else { continue }
                 checkpoint[1] &+= UInt64(bitPattern: sign)
                 _ = layout.addEntry(entry, values, toAll: checkpoint + 2, sign: sign, precise: true)
@@ -146,29 +146,29 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
 
     /// Calls `body` with the row of a node (grown to hold it).
     @inline(__always) private func withRow<Result>(
-        of node: Int32, isLeaf: Bool, _ body: (UnsafeMutablePointer<UInt64>) -> Result
+        of node: Int32, isLeaf: Bool, _ body: (MutableCursor<UInt64>) -> Result
     ) -> Result {
         if isLeaf {
             grow(&leafRows, toHold: node)
-            return leafRows.withUnsafeMutableBufferPointer { body($0.start + Int(node) * width) }
+            return leafRows.withMutableCursor { body($0 + Int(node) * width) }
         }
         grow(&branchRows, toHold: node)
-        return branchRows.withUnsafeMutableBufferPointer { body($0.start + Int(node) * width) }
+        return branchRows.withMutableCursor { body($0 + Int(node) * width) }
     }
 
     func added(_ entry: IndexEntry, to node: Int32, isLeaf: Bool) {
         guard width > 0 else { return }
-        stored.prepared.withUnsafeBufferPointer { values in
-            withRow(of: node, isLeaf: isLeaf) { row in _ = layout.addEntry(entry, values.start, toRow: row) }
-            if isLeaf { moveCheckpoints(entry, of: node, values: values.start, sign: 1) }
+        stored.prepared.withCursor { values in
+            withRow(of: node, isLeaf: isLeaf) { row in _ = layout.addEntry(entry, values, toRow: row) }
+            if isLeaf { moveCheckpoints(entry, of: node, values: values, sign: 1) }
         }
     }
 
     func removed(_ entry: IndexEntry, from node: Int32, height: Int, in tree: MortonTree) {
         guard width > 0 else { return }
-        let stale = stored.lastRemoved.withUnsafeBufferPointer { values in
-            if height == 0 { moveCheckpoints(entry, of: node, values: values.start, sign: -1) }
-            return withRow(of: node, isLeaf: height == 0) { layout.addEntry(entry, values.start, toRow: $0, sign: -1) }
+        let stale = stored.lastRemoved.withCursor { values in
+            if height == 0 { moveCheckpoints(entry, of: node, values: values, sign: -1) }
+            return withRow(of: node, isLeaf: height == 0) { layout.addEntry(entry, values, toRow: $0, sign: -1) }
         }
         if stale.all { recompute(node, height: height, category: nil, in: tree) }
         if stale.categories != 0 { recompute(node, height: height, category: Int(entry.category) - 1, in: tree) }
@@ -181,12 +181,12 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         if height == 0 {
             let (entries, entryWidth) = (tree.leaves[Int(node)].entries, entryWidth)
             let checkpointsAt = keepsCheckpoints ? checkpointsStart(growingToHold: node) : nil
-            stored.values.withUnsafeBufferPointer { stored in
-                checkpoints.withUnsafeMutableBufferPointer { checkpoints in
+            stored.values.withCursor { stored in
+                checkpoints.withMutableCursor { checkpoints in
                     withRow(of: node, isLeaf: true) { row in
                         Self.fill(
-                            row, checkpoints: checkpointsAt.map { checkpoints.start + $0 }, layout: layout,
-                            entries: entries, values: stored.start + storedAt(0, of: node), entryWidth: entryWidth)
+                            row, checkpoints: checkpointsAt.map { checkpoints + $0 }, layout: layout,
+                            entries: entries, values: stored + storedAt(0, of: node), entryWidth: entryWidth)
                     }
                 }
             }
@@ -194,10 +194,10 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         }
         let children = tree.branches[Int(node)].children
         let childRows = height == 1 ? leafRows : branchRows
-        childRows.withUnsafeBufferPointer { childRows in
+        childRows.withCursor { childRows in
             withRow(of: node, isLeaf: false) { row in
                 layout.clearRow(row)
-                for child in children { layout.mergeRow(childRows.start + Int(child) * width, into: row) }
+                for child in children { layout.mergeRow(childRows + Int(child) * width, into: row) }
             }
         }
     }
@@ -210,11 +210,11 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         let shape = category == nil ? layout.all : layout.category
         if height == 0 {
             let entries = tree.leaves[Int(node)].entries
-            stored.values.withUnsafeBufferPointer { stored in
+            stored.values.withCursor { stored in
                 withRow(of: node, isLeaf: true) { row in
                     RowLayout.clear(shape, at: row + block)
                     for (position, entry) in entries.enumerated() {
-                        let values = stored.start + storedAt(position, of: node)
+                        let values = stored + storedAt(position, of: node)
                         if let category {
                             guard Int(entry.category) - 1 == category else { continue }
                             _ = layout.addEntry(entry, values, toCategory: row + block, precise: true)
@@ -228,11 +228,11 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         }
         let children = tree.branches[Int(node)].children
         let childRows = height == 1 ? leafRows : branchRows
-        childRows.withUnsafeBufferPointer { childRows in
+        childRows.withCursor { childRows in
             withRow(of: node, isLeaf: false) { row in
                 RowLayout.clear(shape, at: row + block)
                 for child in children {
-                    let source = childRows.start + Int(child) * width + block
+                    let source = childRows + Int(child) * width + block
                     RowLayout.merge(shape, source, into: shape, row + block, precise: true)
                 }
             }
@@ -275,14 +275,14 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         let (layout, input, leaves) = (layout, input, tree.leaves)
         let (width, entryWidth, window, keepsCheckpoints) = (width, entryWidth, Self.window, keepsCheckpoints)
         let checkpointsSize = Self.checkpointsPerLeaf * checkpointWidth
-        stored.values.withUnsafeMutableBufferPointer { stored in
-            leafRows.withUnsafeMutableBufferPointer { rows in
-                checkpoints.withUnsafeMutableBufferPointer { checkpoints in
+        stored.values.withMutableCursor { stored in
+            leafRows.withMutableCursor { rows in
+                checkpoints.withMutableCursor { checkpoints in
                     // Chunks of leaves write disjoint windows, rows and checkpoints of buffers that outlive
                     // `concurrentPerform`.
-                    nonisolated(unsafe) let storedBase = stored.start
-                    nonisolated(unsafe) let rowsBase = rows.start
-                    nonisolated(unsafe) let checkpointsBase = keepsCheckpoints ? checkpoints.start : nil
+                    nonisolated(unsafe) let storedBase = stored
+                    nonisolated(unsafe) let rowsBase = rows
+                    nonisolated(unsafe) let checkpointsBase = keepsCheckpoints ? checkpoints : nil
                     let chunks = min(max(leaves.count / 1_024, 1), 16)
                     DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
                         for leaf in (leaves.count * chunk / chunks)..<(leaves.count * (chunk + 1) / chunks) {
@@ -297,7 +297,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
                             Self.fill(
                                 rowsBase + leaf * width,
                                 checkpoints: checkpointsBase.map { $0 + leaf * checkpointsSize }, layout: layout,
-                                entries: entries, values: base, entryWidth: entryWidth)
+                                entries: entries, values: base.reading, entryWidth: entryWidth)
                         }
                     }
                 }
@@ -309,8 +309,8 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
     /// each bound at an entry 16, 32 or 48 (`UInt64.max` past the end), with the block of all of the entries below it,
     /// copied from the row as it fills.
     private static func fill(
-        _ row: UnsafeMutablePointer<UInt64>, checkpoints: UnsafeMutablePointer<UInt64>?, layout: RowLayout,
-        entries: ContiguousArray<IndexEntry>, values: UnsafePointer<Double>, entryWidth: Int
+        _ row: MutableCursor<UInt64>, checkpoints: MutableCursor<UInt64>?, layout: RowLayout,
+        entries: ContiguousArray<IndexEntry>, values: Cursor<Double>, entryWidth: Int
     ) {
         let (allWidth, width) = (layout.all.width, checkpointWidth(layout))
         if let checkpoints {
@@ -326,13 +326,13 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         var next = 0
         for (position, entry) in entries.enumerated() {
             while let checkpoints, next < checkpointsPerLeaf, checkpoints[next * width + 1] == UInt64(position) {
-                (checkpoints + next * width + 2).update(from: row, count: allWidth)
+                (checkpoints + next * width + 2).update(from: row.reading, count: allWidth)
                 next += 1
             }
             _ = layout.addEntry(entry, values + position * entryWidth, toRow: row)
         }
         while let checkpoints, next < checkpointsPerLeaf {
-            (checkpoints + next * width + 2).update(from: row, count: allWidth)
+            (checkpoints + next * width + 2).update(from: row.reading, count: allWidth)
             next += 1
         }
     }
@@ -349,7 +349,7 @@ struct BulkValues: Sendable {
     var columns: [ReductionValues?]
 
     /// Writes what the element in `slot` stores.
-    @inline(__always) func write(slot: Int, into target: UnsafeMutablePointer<Double>) {
+    @inline(__always) func write(slot: Int, into target: MutableCursor<Double>) {
         var at = 0
         if isWeighted {
             target[0] = weights?[slot] ?? 1
@@ -368,7 +368,7 @@ struct BulkValues: Sendable {
 
 extension RowLayout {
     /// Writes what an element with validated `values` stores.
-    func write(_ values: ElementValues, into target: UnsafeMutableBufferPointer<Double>) {
+    func write(_ values: ElementValues, into target: MutableCursor<Double>) {
         var at = 0
         if isWeighted {
             target[0] = values.weight

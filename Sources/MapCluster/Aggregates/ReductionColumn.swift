@@ -258,8 +258,8 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
         var totals = [Value](repeating: .identity, count: ranges.count)
         guard tree.rootSummary != nil, !ranges.isEmpty else { return totals }
         let groups = groups(for: categories)
-        totals.withUnsafeMutableBufferPointer { totals in
-            ranges.withUnsafeBufferPointer { ranges in
+        totals.withMutableCursor { totals in
+            ranges.withRun { ranges in
                 var walk = RangeWalk(
                     column: self, tree: tree, ranges: ranges, groups: groups, readsAll: categories == nil,
                     takes: takes, totals: totals)
@@ -278,13 +278,13 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
     private struct RangeWalk: RangeDescent {
         let column: ReductionColumn
         let tree: MortonTree
-        let ranges: UnsafeBufferPointer<ClosedRange<UInt64>>
+        let ranges: Run<ClosedRange<UInt64>>
         let groups: [Int]
         /// Whether `groups` is the group of all alone (no category filter): every entry counts.
         let readsAll: Bool
         let takes: ((IndexEntry) -> Bool)?
         /// Each range's value over `groups`.
-        let totals: UnsafeMutableBufferPointer<Value>
+        let totals: MutableCursor<Value>
 
         func whole(_ node: Int32, height: Int, summary: Summary, range: Int) -> Bool {
             guard takes == nil else { return false }

@@ -124,7 +124,7 @@ struct RowLayout: Sendable {
     // MARK: Identity
 
     /// Sets `block`'s words at `row` to the value of no member.
-    @inline(__always) static func clear(_ block: Block, at row: UnsafeMutablePointer<UInt64>) {
+    @inline(__always) static func clear(_ block: Block, at row: MutableCursor<UInt64>) {
         for i in 0..<(block.ints + 2 * block.pairs) { row[i] = 0 }
         for i in block.minsAt..<block.maxesAt { row[i] = Double.infinity.bitPattern }
         for i in block.maxesAt..<block.keyMinsAt { row[i] = (-Double.infinity).bitPattern }
@@ -133,7 +133,7 @@ struct RowLayout: Sendable {
     }
 
     /// Sets a whole row to the value of no member.
-    func clearRow(_ row: UnsafeMutablePointer<UInt64>) {
+    func clearRow(_ row: MutableCursor<UInt64>) {
         Self.clear(all, at: row)
         for position in 0..<categoryCount { Self.clear(category, at: row + categoryBlock(position)) }
     }
@@ -141,7 +141,7 @@ struct RowLayout: Sendable {
     /// A row of no member.
     var emptyRow: ContiguousArray<UInt64> {
         var row = ContiguousArray<UInt64>(repeating: 0, count: width)
-        row.withUnsafeMutableBufferPointer { if let base = $0.baseAddress { clearRow(base) } }
+        if width > 0 { row.withMutableCursor { clearRow($0) } }
         return row
     }
 
@@ -153,7 +153,7 @@ struct RowLayout: Sendable {
     /// `precise` keeps pairs as double-doubles (what the tree stores); otherwise their two words add separately, which
     /// is what a query's answer needs and costs a quarter as much.
     @inline(__always) static func merge(
-        _ from: Block, _ source: UnsafePointer<UInt64>, into: Block, _ target: UnsafeMutablePointer<UInt64>,
+        _ from: Block, _ source: Cursor<UInt64>, into: Block, _ target: MutableCursor<UInt64>,
         intsFrom: Int = 0, intsTo: Int = 0, precise: Bool
     ) {
         let ints = min(from.ints - intsFrom, into.ints - intsTo)
@@ -181,7 +181,7 @@ struct RowLayout: Sendable {
     }
 
     /// Adds a whole row to another, precisely: a node's children into the node.
-    func mergeRow(_ source: UnsafePointer<UInt64>, into target: UnsafeMutablePointer<UInt64>) {
+    func mergeRow(_ source: Cursor<UInt64>, into target: MutableCursor<UInt64>) {
         Self.merge(all, source, into: all, target, precise: true)
         for position in 0..<categoryCount {
             let at = categoryBlock(position)
@@ -192,7 +192,7 @@ struct RowLayout: Sendable {
     /// Adds `high + low` to the pair at `pair`: as a double-double when `precise` (Knuth's two-sum, then a fast
     /// renormalization), else word by word.
     @inline(__always) static func addPair(
-        _ pair: UnsafeMutablePointer<UInt64>, _ high: Double, _ low: Double, precise: Bool
+        _ pair: MutableCursor<UInt64>, _ high: Double, _ low: Double, precise: Bool
     ) {
         let oldHigh = Double(bitPattern: pair[0])
         let oldLow = Double(bitPattern: pair[1])
@@ -217,7 +217,7 @@ struct RowLayout: Sendable {
     }
 
     /// The double a pair stands for.
-    @inline(__always) static func pairValue(_ pair: UnsafePointer<UInt64>) -> Double {
+    @inline(__always) static func pairValue(_ pair: Cursor<UInt64>) -> Double {
         let high = Double(bitPattern: pair[0])
         return high.isFinite ? high + Double(bitPattern: pair[1]) : high
     }
@@ -228,7 +228,7 @@ struct RowLayout: Sendable {
     /// `row`; returns false when taking it out leaves a minimum or maximum that it attained, which must then be
     /// recomputed.
     @inline(__always) func addEntry(
-        _ entry: IndexEntry, _ values: UnsafePointer<Double>, toAll row: UnsafeMutablePointer<UInt64>, sign: Int64 = 1,
+        _ entry: IndexEntry, _ values: Cursor<Double>, toAll row: MutableCursor<UInt64>, sign: Int64 = 1,
         precise: Bool
     ) -> Bool {
         if categoryCount > 0 && entry.category != 0 {
@@ -243,7 +243,7 @@ struct RowLayout: Sendable {
     /// removal left stale (the entry attained a minimum, a maximum or a key of theirs), which must be added up again;
     /// none for an insert.
     @inline(__always) func addEntry(
-        _ entry: IndexEntry, _ values: UnsafePointer<Double>, toRow row: UnsafeMutablePointer<UInt64>, sign: Int64 = 1
+        _ entry: IndexEntry, _ values: Cursor<Double>, toRow row: MutableCursor<UInt64>, sign: Int64 = 1
     ) -> StaleBlocks {
         var stale = StaleBlocks()
         stale.all = !addEntry(entry, values, toAll: row, sign: sign, precise: true)
@@ -258,7 +258,7 @@ struct RowLayout: Sendable {
     /// ``addEntry(_:_:toAll:sign:precise:)`` for the block of the entry's category, at `row`, with its clustering
     /// totals.
     @inline(__always) func addEntry(
-        _ entry: IndexEntry, _ values: UnsafePointer<Double>, toCategory row: UnsafeMutablePointer<UInt64>,
+        _ entry: IndexEntry, _ values: Cursor<Double>, toCategory row: MutableCursor<UInt64>,
         sign: Int64 = 1, precise: Bool
     ) -> Bool {
         var kept = addTail(entry, values, to: row, block: category, intsAt: 0, sign: sign, precise: precise)
@@ -289,7 +289,7 @@ struct RowLayout: Sendable {
     /// What an entry adds to a block besides the category counts and clustering totals: its reductions' counts (from
     /// `intsAt` on), its weight and pairs, its minima and maxima.
     @inline(__always) private func addTail(
-        _ entry: IndexEntry, _ values: UnsafePointer<Double>, to row: UnsafeMutablePointer<UInt64>, block: Block,
+        _ entry: IndexEntry, _ values: Cursor<Double>, to row: MutableCursor<UInt64>, block: Block,
         intsAt: Int, sign: Int64, precise: Bool
     ) -> Bool {
         var valuesAt = 0

@@ -6,31 +6,31 @@ protocol RowVisitor {
     /// Whether a node's row stands for its entries in a range; otherwise they are visited (a predicate on entries).
     func takesNodes(in range: Int) -> Bool
     /// A node whose entries all lie in range `range`: its row.
-    mutating func node(_ row: UnsafePointer<UInt64>, range: Int)
+    mutating func node(_ row: Cursor<UInt64>, range: Int)
     /// An entry in range `range`, and what it stores.
-    mutating func entry(_ entry: IndexEntry, _ values: UnsafePointer<Double>, range: Int)
+    mutating func entry(_ entry: IndexEntry, _ values: Cursor<Double>, range: Int)
     /// Takes a leaf that straddles `candidates` of `ranges` in a way of its own, from its row, its checkpoints (when
     /// the rows keep them, ``NodeRows/checkpoints``) and fewer visits; false to have its entries handed over one by
     /// one.
-    mutating func leaf(_ leaf: LeafView, ranges: UnsafeBufferPointer<ClosedRange<UInt64>>, candidates: Range<Int>)
+    mutating func leaf(_ leaf: LeafView, ranges: Run<ClosedRange<UInt64>>, candidates: Range<Int>)
         -> Bool
 }
 
 extension RowVisitor {
-    mutating func leaf(_ leaf: LeafView, ranges: UnsafeBufferPointer<ClosedRange<UInt64>>, candidates: Range<Int>)
+    mutating func leaf(_ leaf: LeafView, ranges: Run<ClosedRange<UInt64>>, candidates: Range<Int>)
         -> Bool
     { false }
 }
 
 /// What a walk knows of a leaf: its entries, what they store, its row and its checkpoints.
 struct LeafView {
-    let entries: UnsafeBufferPointer<IndexEntry>
+    let entries: Run<IndexEntry>
     /// What the entries store, `entryWidth` doubles each.
-    let values: UnsafePointer<Double>
+    let values: Cursor<Double>
     let entryWidth: Int
-    let row: UnsafePointer<UInt64>
+    let row: Cursor<UInt64>
     /// The leaf's checkpoints (``NodeRows/checkpoints``); `nil` when the rows keep none.
-    let checkpoints: UnsafePointer<UInt64>?
+    let checkpoints: Cursor<UInt64>?
 }
 
 extension NodeRows {
@@ -40,15 +40,14 @@ extension NodeRows {
     ///   of a range whose nodes the visitor does not take (``RowVisitor/takesNodes(in:)``).
     func walk<Visitor: RowVisitor>(ranges: [ClosedRange<UInt64>], tree: MortonTree, _ visitor: inout Visitor) {
         guard tree.rootSummary != nil, !ranges.isEmpty else { return }
-        leafRows.withUnsafeBufferPointer { leafRows in
-            branchRows.withUnsafeBufferPointer { branchRows in
-                stored.values.withUnsafeBufferPointer { stored in
-                    ranges.withUnsafeBufferPointer { ranges in
-                        checkpoints.withUnsafeBufferPointer { checkpoints in
+        leafRows.withCursorIfAny { leafRows in
+            branchRows.withCursorIfAny { branchRows in
+                stored.values.withCursor { stored in
+                    ranges.withRun { ranges in
+                        checkpoints.withCursorIfAny { checkpoints in
                             var walk = Walk(
-                                leaves: tree.leaves, ranges: ranges, leafRows: leafRows.baseAddress,
-                                branchRows: branchRows.baseAddress, stored: stored.start,
-                                checkpoints: keepsCheckpoints ? checkpoints.baseAddress : nil, width: width,
+                                leaves: tree.leaves, ranges: ranges, leafRows: leafRows, branchRows: branchRows,
+                                stored: stored, checkpoints: keepsCheckpoints ? checkpoints : nil, width: width,
                                 entryWidth: entryWidth, checkpointsSize: NodeRows.checkpointsPerLeaf * checkpointWidth,
                                 visitor: visitor)
                             tree.descend(ranges: ranges, &walk)
@@ -63,11 +62,11 @@ extension NodeRows {
     /// One walk: the nodes of a descent as their rows, and the entries of the leaves that straddle ranges.
     private struct Walk<Visitor: RowVisitor>: RangeDescent {
         let leaves: ContiguousArray<MortonTree.Leaf>
-        let ranges: UnsafeBufferPointer<ClosedRange<UInt64>>
-        let leafRows: UnsafePointer<UInt64>?
-        let branchRows: UnsafePointer<UInt64>?
-        let stored: UnsafePointer<Double>
-        let checkpoints: UnsafePointer<UInt64>?
+        let ranges: Run<ClosedRange<UInt64>>
+        let leafRows: Cursor<UInt64>?
+        let branchRows: Cursor<UInt64>?
+        let stored: Cursor<Double>
+        let checkpoints: Cursor<UInt64>?
         let width: Int
         let entryWidth: Int
         let checkpointsSize: Int
@@ -80,7 +79,7 @@ extension NodeRows {
         }
 
         mutating func leaf(_ leaf: Int32, candidates: Range<Int>) {
-            leaves[Int(leaf)].entries.withUnsafeBufferPointer { entries in
+            leaves[Int(leaf)].entries.withRun { entries in
                 let base = stored + Int(leaf) * NodeRows.window * entryWidth
                 if let leafRows,
                     visitor.leaf(
@@ -107,18 +106,18 @@ extension NodeRows {
     /// - Complexity: O(1) each.
     func addEntries(
         _ singles: [(answer: Int, place: EntryPlace)], of tree: MortonTree, categories: CategorySet?,
-        into rows: UnsafeMutablePointer<UInt64>
+        into rows: MutableCursor<UInt64>
     ) {
         let layout = layout
         let width = layout.all.width
-        tree.leaves.withUnsafeBufferPointer { leaves in
-            stored.values.withUnsafeBufferPointer { stored in
+        tree.leaves.withRun { leaves in
+            stored.values.withCursor { stored in
                 for (answer, place) in singles {
                     let position = Int(place.position)
                     let entry = leaves[Int(place.leaf)].entries[position]
                     if let categories, !categories.admits(code: entry.category) { continue }
                     _ = layout.addEntry(
-                        entry, stored.start + storedAt(position, of: place.leaf), toAll: rows + answer * width,
+                        entry, stored + storedAt(position, of: place.leaf), toAll: rows + answer * width,
                         precise: false)
                 }
             }
@@ -136,7 +135,7 @@ struct AggregateRowsVisitor: RowVisitor {
     /// The query's rules: its category filter, and the member filters' predicate.
     let rules: ClusteringRules
     /// The answer's rows, `layout.all.width` words each.
-    let rows: UnsafeMutablePointer<UInt64>
+    let rows: MutableCursor<UInt64>
     /// The answer's row of each range.
     let targets: [Int]
     let matches: [AggregateRequest.Match]
@@ -147,11 +146,11 @@ struct AggregateRowsVisitor: RowVisitor {
         if case .all = matches[range] { true } else { false }
     }
 
-    mutating func node(_ row: UnsafePointer<UInt64>, range: Int) {
+    mutating func node(_ row: Cursor<UInt64>, range: Int) {
         layout.addNode(row, categories: categories, into: rows + targets[range] * layout.all.width)
     }
 
-    mutating func entry(_ entry: IndexEntry, _ values: UnsafePointer<Double>, range: Int) {
+    mutating func entry(_ entry: IndexEntry, _ values: Cursor<Double>, range: Int) {
         if let categories, !categories.admits(code: entry.category) { return }
         guard matches[range].takes(entry, rules: rules) else { return }
         _ = layout.addEntry(entry, values, toAll: rows + targets[range] * layout.all.width, precise: false)
@@ -164,7 +163,7 @@ struct AggregateRowsVisitor: RowVisitor {
     /// longest run is the leaf's row less every entry outside the run, so only those are visited (as the clustering
     /// pass's fold does), about a quarter of a leaf instead of all of it; or, when the ranges hold fewer entries than
     /// lie outside that run, the entries in them alone.
-    mutating func leaf(_ leaf: LeafView, ranges: UnsafeBufferPointer<ClosedRange<UInt64>>, candidates: Range<Int>)
+    mutating func leaf(_ leaf: LeafView, ranges: Run<ClosedRange<UInt64>>, candidates: Range<Int>)
         -> Bool
     {
         let all = layout.all
@@ -206,8 +205,8 @@ struct AggregateRowsVisitor: RowVisitor {
         // Fewer entries in the ranges than outside the longest run (a small cell in a big leaf, what a zoomed-in view
         // asks): they are added up one by one instead.
         guard longest.range >= 0, inRanges > entries.count - (longest.end - longest.start) else { return false }
-        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * all.width) { scratch in
-            let others = scratch.start
+        return MutableCursor<UInt64>.withScratch(capacity: 2 * all.width) { scratch in
+            let others = scratch
             let run = others + all.width
             RowLayout.clear(all, at: others)
             // Every entry outside the longest run is added up once: a run in another range into a row of its own,
@@ -216,8 +215,8 @@ struct AggregateRowsVisitor: RowVisitor {
             var runRange = -1
             func flush() {
                 guard runRange >= 0 else { return }
-                RowLayout.merge(all, run, into: all, rows + targets[runRange] * all.width, precise: false)
-                RowLayout.merge(all, run, into: all, others, precise: false)
+                RowLayout.merge(all, run.reading, into: all, rows + targets[runRange] * all.width, precise: false)
+                RowLayout.merge(all, run.reading, into: all, others, precise: false)
                 runRange = -1
             }
             for position in entries.indices where position < longest.start || position >= longest.end {
@@ -238,7 +237,7 @@ struct AggregateRowsVisitor: RowVisitor {
             flush()
             let target = rows + targets[longest.range] * all.width
             layout.addNode(row, categories: categories, into: target)
-            RowLayout.subtract(all, others, from: target)
+            RowLayout.subtract(all, others.reading, from: target)
             return true
         }
     }
@@ -248,8 +247,8 @@ struct AggregateRowsVisitor: RowVisitor {
     /// between; or the run's entries themselves, when they are fewer.
     /// - Complexity: O(1): about 8 entries at each end, for checkpoints 16 entries apart.
     private func addRun(
-        _ run: Range<Int>, of leaf: LeafView, checkpoints: UnsafePointer<UInt64>,
-        into target: UnsafeMutablePointer<UInt64>
+        _ run: Range<Int>, of leaf: LeafView, checkpoints: Cursor<UInt64>,
+        into target: MutableCursor<UInt64>
     ) {
         let all = layout.all
         func add(_ positions: Range<Int>, sign: Int64) {
@@ -263,8 +262,8 @@ struct AggregateRowsVisitor: RowVisitor {
         guard run.count > 2 else { return add(run, sign: 1) }
         let (count, width) = (leaf.entries.count, NodeRows.checkpointWidth(layout))
         // The prefix nearest a position: of no entry, up to a checkpoint, or the whole leaf; with its totals.
-        func anchor(_ position: Int) -> (end: Int, totals: UnsafePointer<UInt64>?) {
-            var best = (end: count, totals: UnsafePointer?(leaf.row))
+        func anchor(_ position: Int) -> (end: Int, totals: Cursor<UInt64>?) {
+            var best = (end: count, totals: Cursor?(leaf.row))
             if position < count - position { best = (0, nil) }
             for k in 0..<NodeRows.checkpointsPerLeaf {
                 let checkpoint = checkpoints + k * width
@@ -295,7 +294,7 @@ extension RowLayout {
     /// Takes the integers and pairs of `source` (of a block of shape `block`, without minima or maxima) out of
     /// `target`'s, word by word.
     @inline(__always) static func subtract(
-        _ block: Block, _ source: UnsafePointer<UInt64>, from target: UnsafeMutablePointer<UInt64>
+        _ block: Block, _ source: Cursor<UInt64>, from target: MutableCursor<UInt64>
     ) {
         for i in 0..<block.ints { target[i] &-= source[i] }
         for i in block.pairsAt..<block.minsAt {
@@ -308,7 +307,7 @@ extension RowLayout {
     /// Adds what a row (of a node or a coarse cell) holds to an answer's row: its block of all, or with `categories`,
     /// their counts and blocks.
     @inline(__always) func addNode(
-        _ row: UnsafePointer<UInt64>, categories: CategorySet?, into target: UnsafeMutablePointer<UInt64>
+        _ row: Cursor<UInt64>, categories: CategorySet?, into target: MutableCursor<UInt64>
     ) {
         guard let categories else {
             Self.merge(all, row, into: all, target, precise: false)
@@ -357,7 +356,7 @@ struct CategoryTotals: Equatable {
     }
 
     /// Adds the members of `categories` that a row holds.
-    @inline(__always) mutating func add(_ row: UnsafePointer<UInt64>, categories: CategorySet, layout: RowLayout) {
+    @inline(__always) mutating func add(_ row: Cursor<UInt64>, categories: CategorySet, layout: RowLayout) {
         var bits = categories.bits
         while bits != 0 {
             let position = bits.trailingZeroBitCount
@@ -407,11 +406,11 @@ struct CategoryTotalsVisitor: RowVisitor {
 
     func takesNodes(in range: Int) -> Bool { true }
 
-    mutating func node(_ row: UnsafePointer<UInt64>, range: Int) {
+    mutating func node(_ row: Cursor<UInt64>, range: Int) {
         totals[range].add(row, categories: categories, layout: layout)
     }
 
-    mutating func entry(_ entry: IndexEntry, _ values: UnsafePointer<Double>, range: Int) {
+    mutating func entry(_ entry: IndexEntry, _ values: Cursor<Double>, range: Int) {
         if categories.admits(code: entry.category) { totals[range].add(entry) }
     }
 }

@@ -67,7 +67,7 @@ struct CellTotals: Sendable {
     }
 
     /// The totals of a run of a leaf's entries in key order, with where the first lies; `nil` when there are none.
-    init?(run: UnsafeBufferPointer<IndexEntry>.SubSequence, ofLeaf leaf: Int32) {
+    init?(run: Run<IndexEntry>.SubSequence, ofLeaf leaf: Int32) {
         guard let first = run.first else { return nil }
         self.init(first)
         firstLeaf = leaf
@@ -121,7 +121,7 @@ struct CellTotals: Sendable {
     /// They are the leaf's less `others`, the totals of every entry outside the run: counts and sums subtract exactly;
     /// the keys and the same-location test come from the run itself.
     static func run(
-        _ run: UnsafeBufferPointer<IndexEntry>.SubSequence, ofLeaf id: Int32, summary leaf: Summary,
+        _ run: Run<IndexEntry>.SubSequence, ofLeaf id: Int32, summary leaf: Summary,
         less others: CellTotals?
     ) -> CellTotals {
         var result = CellTotals(leaf)

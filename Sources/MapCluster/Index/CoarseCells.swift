@@ -55,9 +55,9 @@ struct CoarseCells: Sendable {
             rows.reserveCapacity(Self.cellCount * nodeRows.width)
             for _ in 0..<Self.cellCount { rows.append(contentsOf: nodeRows.emptyRow) }
             let codes = (0..<(UInt64(1) << (2 * UInt64(deepest))))
-            rows.withUnsafeMutableBufferPointer { rows in
+            rows.withMutableCursor { rows in
                 var builder = RowBuilder(
-                    layout: nodeRows.layout, rows: rows.start + Self.index(level: deepest, code: 0) * nodeRows.width)
+                    layout: nodeRows.layout, rows: rows + Self.index(level: deepest, code: 0) * nodeRows.width)
                 nodeRows.walk(ranges: codes.map { GridCell(level: deepest, code: $0).keyRange }, tree: tree, &builder)
             }
             self.rows = rows
@@ -85,11 +85,11 @@ struct CoarseCells: Sendable {
     /// prepared: at every level, or at the deepest one alone in a batch.
     mutating func insert(_ entry: IndexEntry, rows nodeRows: NodeRows?) {
         guard let nodeRows, fixed != nil else { return insert(entry, values: nil) }
-        nodeRows.stored.prepared.withUnsafeBufferPointer { insert(entry, values: $0.baseAddress) }
+        nodeRows.stored.prepared.withCursor { insert(entry, values: $0) }
     }
 
     /// ``insert(_:rows:)`` of an entry that stores `values`.
-    private mutating func insert(_ entry: IndexEntry, values: UnsafePointer<Double>?) {
+    private mutating func insert(_ entry: IndexEntry, values: Cursor<Double>?) {
         let latitude = Summary.fixedPoint(entry.coordinate.latitude)
         let longitude = Summary.fixedPoint(entry.coordinate.wrappedLongitude)
         let levels = deferred == nil ? 0...Self.deepestLevel : Self.deepestLevel...Self.deepestLevel
@@ -114,11 +114,11 @@ struct CoarseCells: Sendable {
     /// deepest level alone in a batch.
     mutating func remove(_ entry: IndexEntry, rows nodeRows: NodeRows?, from tree: MortonTree) {
         guard let nodeRows, fixed != nil else { return remove(entry, values: nil, from: tree) }
-        nodeRows.stored.lastRemoved.withUnsafeBufferPointer { remove(entry, values: $0.baseAddress, from: tree) }
+        nodeRows.stored.lastRemoved.withCursor { remove(entry, values: $0, from: tree) }
     }
 
     /// ``remove(_:rows:from:)`` of an entry that stored `values`.
-    private mutating func remove(_ entry: IndexEntry, values: UnsafePointer<Double>?, from tree: MortonTree) {
+    private mutating func remove(_ entry: IndexEntry, values: Cursor<Double>?, from tree: MortonTree) {
         let latitude = Summary.fixedPoint(entry.coordinate.latitude)
         let longitude = Summary.fixedPoint(entry.coordinate.wrappedLongitude)
         for level in (0...Self.deepestLevel).reversed() {
@@ -199,9 +199,9 @@ struct CoarseCells: Sendable {
         var fresh = ContiguousArray<UInt64>()
         fresh.reserveCapacity(codes.count * width)
         for _ in codes { fresh.append(contentsOf: nodeRows.emptyRow) }
-        fresh.withUnsafeMutableBufferPointer { fresh in
+        fresh.withMutableCursor { fresh in
             // Only the stale blocks: a removal makes one category's block stale far more often than the others.
-            var builder = RowBuilder(layout: layout, rows: fresh.start, blocks: rowStale)
+            var builder = RowBuilder(layout: layout, rows: fresh, blocks: rowStale)
             nodeRows.walk(ranges: codes.map { GridCell(level: level, code: $0).keyRange }, tree: tree, &builder)
             for (position, code) in codes.enumerated() {
                 withRow(Self.index(level: level, code: code)) { row in
@@ -222,32 +222,32 @@ struct CoarseCells: Sendable {
         cells[Self.index(level: level, code: code)] = totals
         guard let fixed else { return }
         let width = fixed.layout.width
-        rows?.withUnsafeMutableBufferPointer { rows in
-            let parent = rows.start + Self.index(level: level, code: code) * width
+        rows?.withMutableCursor { rows in
+            let parent = rows + Self.index(level: level, code: code) * width
             fixed.layout.clearRow(parent)
             for child in 0..<UInt64(4) {
                 fixed.layout.mergeRow(
-                    rows.start + Self.index(level: level + 1, code: 4 * code + child) * width, into: parent)
+                    (rows + Self.index(level: level + 1, code: 4 * code + child) * width).reading, into: parent)
             }
         }
     }
 
     /// Calls `body` with the row of the cell at `index`.
-    @inline(__always) private mutating func withRow(_ index: Int, _ body: (UnsafeMutablePointer<UInt64>) -> Void) {
+    @inline(__always) private mutating func withRow(_ index: Int, _ body: (MutableCursor<UInt64>) -> Void) {
         guard let width = fixed?.layout.width else { return }
-        rows?.withUnsafeMutableBufferPointer { rows in body(rows.start + index * width) }
+        rows?.withMutableCursor { rows in body(rows + index * width) }
     }
 
     /// Adds up the rows of the ranges a walk visits, precisely: what the cells' rows are built from; with `blocks`, only
     /// those of each range.
     private struct RowBuilder: RowVisitor {
         let layout: RowLayout
-        var rows: UnsafeMutablePointer<UInt64>!
+        var rows: MutableCursor<UInt64>!
         var blocks: [StaleBlocks]?
 
         func takesNodes(in range: Int) -> Bool { true }
 
-        mutating func node(_ row: UnsafePointer<UInt64>, range: Int) {
+        mutating func node(_ row: Cursor<UInt64>, range: Int) {
             let target = rows + range * layout.width
             guard let blocks else { return layout.mergeRow(row, into: target) }
             layout.forEachBlock(of: blocks[range]) { at, block in
@@ -255,7 +255,7 @@ struct CoarseCells: Sendable {
             }
         }
 
-        mutating func entry(_ entry: IndexEntry, _ values: UnsafePointer<Double>, range: Int) {
+        mutating func entry(_ entry: IndexEntry, _ values: Cursor<Double>, range: Int) {
             let row = rows + range * layout.width
             if blocks?[range].all ?? true { _ = layout.addEntry(entry, values, toAll: row, precise: true) }
             if let block = layout.categoryBlock(of: entry),
@@ -282,10 +282,10 @@ struct CoarseCells: Sendable {
     /// The totals of the members of `categories` in a cell of a kept level; `nil` when the tree keeps no aggregates.
     func categoryTotals(level: Int, code: UInt64, categories: CategorySet) -> CategoryTotals? {
         guard let fixed else { return nil }
-        return rows?.withUnsafeBufferPointer { rows in
+        return rows?.withCursor { rows in
             var totals = CategoryTotals()
             totals.add(
-                rows.start + Self.index(level: level, code: code) * fixed.layout.width, categories: categories,
+                rows + Self.index(level: level, code: code) * fixed.layout.width, categories: categories,
                 layout: fixed.layout)
             return totals
         }
@@ -293,12 +293,12 @@ struct CoarseCells: Sendable {
 
     /// Adds the aggregates of a cell of a kept level to an answer's row; false when the tree keeps no aggregates.
     func addAggregates(
-        level: Int, code: UInt64, categories: CategorySet?, into target: UnsafeMutablePointer<UInt64>
+        level: Int, code: UInt64, categories: CategorySet?, into target: MutableCursor<UInt64>
     ) -> Bool {
         guard let fixed else { return false }
-        rows?.withUnsafeBufferPointer { rows in
+        rows?.withCursor { rows in
             fixed.layout.addNode(
-                rows.start + Self.index(level: level, code: code) * fixed.layout.width, categories: categories,
+                rows + Self.index(level: level, code: code) * fixed.layout.width, categories: categories,
                 into: target)
         }
         return true
@@ -319,10 +319,10 @@ struct CoarseCells: Sendable {
         switch (rows, other.rows, layout) {
         case (nil, nil, _): return true
         case (let mine?, let theirs?, let layout?):
-            return mine.withUnsafeBufferPointer { mine in
-                theirs.withUnsafeBufferPointer { theirs in
+            return mine.withCursor { mine in
+                theirs.withCursor { theirs in
                     (0..<Self.cellCount).allSatisfy {
-                        layout.rowMatches(mine.start + $0 * layout.width, theirs.start + $0 * layout.width)
+                        layout.rowMatches(mine + $0 * layout.width, theirs + $0 * layout.width)
                     }
                 }
             }

@@ -99,7 +99,7 @@ private struct CellFold {
     /// leaf split by a cell boundary costs the smaller side only (about a quarter of a leaf on average, instead of all
     /// of it).
     mutating func foldStraddling(
-        _ entries: UnsafeBufferPointer<IndexEntry>, of leaf: Summary, id: Int32, _ receiver: inout some CellReceiver
+        _ entries: Run<IndexEntry>, of leaf: Summary, id: Int32, _ receiver: inout some CellReceiver
     ) {
         let isWhole = keys.contains(leaf.firstKey) && keys.contains(leaf.lastKey)
         // A leaf at the edge of the region's span: only the entries inside the span.
@@ -118,7 +118,7 @@ private struct CellFold {
             return end == start + 8 ? span[end...].upperBound(of: last) : end
         }
         // The runs' ends, found once. A leaf holds at most 64 entries, so the ends fit in bytes, on the stack.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: MortonTree.leafCapacity) { ends in
+        MutableCursor<UInt8>.withScratch(capacity: MortonTree.leafCapacity) { ends in
             var runCount = 0
             var start = span.startIndex
             // Every run a cell of the region, when the leaf is whole: its longest run is then not visited.
@@ -165,7 +165,7 @@ private struct CellFold {
     /// cell inside (``CellRegion/firstCode(from:)``), so that a small region costs the entries in it, not those of
     /// every leaf its span of keys crosses.
     mutating func foldSparse(
-        _ span: UnsafeBufferPointer<IndexEntry>.SubSequence, of id: Int32, runEnd: (Int) -> Int,
+        _ span: Run<IndexEntry>.SubSequence, of id: Int32, runEnd: (Int) -> Int,
         _ receiver: inout some CellReceiver
     ) {
         var start = span.startIndex
@@ -206,7 +206,7 @@ private struct CellFold {
             return
         }
         if height == 0 {
-            tree.leaves[Int(node)].entries.withUnsafeBufferPointer { entries in
+            tree.leaves[Int(node)].entries.withRun { entries in
                 foldStraddling(entries, of: nodeSummary, id: node, &receiver)
             }
             return

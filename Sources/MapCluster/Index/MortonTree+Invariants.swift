@@ -124,24 +124,24 @@ extension NodeRows {
             let below = entries.lowerBound(of: checkpoints[at])
             guard checkpoints[at + 1] == UInt64(below) else { return false }
             var recomputed = ContiguousArray<UInt64>(repeating: 0, count: allWidth)
-            recomputed.withUnsafeMutableBufferPointer { block in
-                stored.values.withUnsafeBufferPointer { stored in
+            recomputed.withMutableCursor { block in
+                stored.values.withCursor { stored in
                     for position in 0..<below {
                         _ = layout.addEntry(
-                            entries[position], stored.start + storedAt(position, of: leaf), toAll: block.start,
+                            entries[position], stored + storedAt(position, of: leaf), toAll: block,
                             precise: true)
                     }
                 }
             }
-            return checkpoints.withUnsafeBufferPointer { kept in
-                recomputed.withUnsafeBufferPointer { RowLayout.blockMatches(layout.all, kept.start + at + 2, $0.start) }
+            return checkpoints.withCursor { kept in
+                recomputed.withCursor { RowLayout.blockMatches(layout.all, kept + at + 2, $0) }
             }
         }
     }
 
     private func rowsMatch(_ mine: ContiguousArray<UInt64>, _ theirs: ContiguousArray<UInt64>, at row: Int) -> Bool {
-        mine.withUnsafeBufferPointer { mine in
-            theirs.withUnsafeBufferPointer { theirs in layout.rowMatches(mine.start + row, theirs.start + row) }
+        mine.withCursor { mine in
+            theirs.withCursor { theirs in layout.rowMatches(mine + row, theirs + row) }
         }
     }
 }
@@ -149,7 +149,7 @@ extension NodeRows {
 extension RowLayout {
     /// Whether two rows say the same: integers, extremes and keys exactly, pairs to their value within a relative
     /// 1e-12 (for the invariant checks).
-    func rowMatches(_ mine: UnsafePointer<UInt64>, _ theirs: UnsafePointer<UInt64>) -> Bool {
+    func rowMatches(_ mine: Cursor<UInt64>, _ theirs: Cursor<UInt64>) -> Bool {
         Self.blockMatches(all, mine, theirs)
             && (0..<categoryCount).allSatisfy {
                 Self.blockMatches(category, mine + categoryBlock($0), theirs + categoryBlock($0))
@@ -157,7 +157,7 @@ extension RowLayout {
     }
 
     /// Whether two blocks of one shape say the same, as ``rowMatches(_:_:)`` compares them.
-    static func blockMatches(_ block: Block, _ mine: UnsafePointer<UInt64>, _ theirs: UnsafePointer<UInt64>) -> Bool {
+    static func blockMatches(_ block: Block, _ mine: Cursor<UInt64>, _ theirs: Cursor<UInt64>) -> Bool {
         for i in 0..<block.width {
             let pair = i - block.pairsAt
             guard pair >= 0 && pair < 2 * block.pairs else {

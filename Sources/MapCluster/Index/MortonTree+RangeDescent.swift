@@ -19,7 +19,7 @@ extension RandomAccessCollection where Element == IndexEntry, Index == Int {
     /// `body` takes the entry's position, the entry and the range's index: what a descent's receiver does with a leaf
     /// that straddles ranges.
     @inline(__always) func forEachEntry(
-        in ranges: UnsafeBufferPointer<ClosedRange<UInt64>>, candidates: Range<Int>,
+        in ranges: Run<ClosedRange<UInt64>>, candidates: Range<Int>,
         _ body: (Int, IndexEntry, Int) -> Void
     ) {
         var range = candidates.lowerBound
@@ -38,14 +38,14 @@ extension MortonTree {
     /// Descends once for all `ranges` (disjoint, in key order), handing `receiver` each node inside one range and each
     /// leaf that straddles some: the descents of neighbouring ranges are shared.
     /// - Complexity: O(*r* *F* log *n*) for *r* ranges, and what the receiver does with the nodes and leaves.
-    func descend<Receiver: RangeDescent>(ranges: UnsafeBufferPointer<ClosedRange<UInt64>>, _ receiver: inout Receiver) {
+    func descend<Receiver: RangeDescent>(ranges: Run<ClosedRange<UInt64>>, _ receiver: inout Receiver) {
         guard let rootSummary, !ranges.isEmpty else { return }
         descend(root, height: height, summary: rootSummary, ranges: ranges, candidates: 0..<ranges.count, &receiver)
     }
 
     /// Hands `receiver` what the subtree at `node` holds of `candidates`, the ranges that may hold some of its entries.
     private func descend<Receiver: RangeDescent>(
-        _ node: Int32, height: Int, summary: Summary, ranges: UnsafeBufferPointer<ClosedRange<UInt64>>,
+        _ node: Int32, height: Int, summary: Summary, ranges: Run<ClosedRange<UInt64>>,
         candidates: Range<Int>, _ receiver: inout Receiver
     ) {
         var first = candidates.lowerBound
@@ -84,7 +84,7 @@ extension MortonTree {
     /// - Complexity: O(*F* log *n* + *L*): whole subtrees inside the range give their stored summaries.
     func summary(in range: ClosedRange<UInt64>) -> Summary? {
         var summarizer = Summarizer(leaves: leaves, range: range)
-        withUnsafePointer(to: range) { descend(ranges: UnsafeBufferPointer(start: $0, count: 1), &summarizer) }
+        Run.withOne(range) { descend(ranges: $0, &summarizer) }
         return summarizer.result
     }
 

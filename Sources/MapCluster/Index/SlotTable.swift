@@ -190,7 +190,8 @@ struct SlotTable: Sendable {
             total += counts[bin]
             end[bin] = total
         }
-        words.withUnsafeMutableBufferPointer { words in
+        guard !words.isEmpty else { return }
+        words.withMutableCursor { words in
             for bin in 0..<256 {
                 while next[bin] < end[bin] {
                     var word = words[next[bin]]

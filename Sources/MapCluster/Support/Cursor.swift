@@ -1,0 +1,190 @@
+/// A place in memory that a `with…` call lends for its length (a row of aggregates and the blocks in it, what the
+/// entries store, a leaf's checkpoints), read through: with ``MutableCursor`` and ``Run``, the one way the engine reads
+/// and writes memory by address outside the radix sort and the parallel loops, so that all such code is in this file.
+///
+/// A cursor moves by offsets (`row + block`) and reads at offsets from where it stands (`row[i]`), without a check in a
+/// release build: the aggregates' hot loops would pay for one at every word. A debug build, the tests', carries the
+/// bounds of the memory that was lent and checks every read and write against them.
+///
+/// A cursor is valid only inside the call that lent its memory, as the pointer it wraps; nothing keeps one past it.
+struct Cursor<Element> {
+    private let address: UnsafePointer<Element>
+    #if DEBUG
+        private let bounds: Range<UnsafePointer<Element>>
+    #endif
+
+    fileprivate init(_ address: UnsafePointer<Element>, bounds: Range<UnsafePointer<Element>>) {
+        self.address = address
+        #if DEBUG
+            self.bounds = bounds
+        #endif
+    }
+
+    /// The same memory, read from `address`.
+    @inline(__always) private func moved(to address: UnsafePointer<Element>) -> Cursor {
+        #if DEBUG
+            return Cursor(address, bounds: bounds)
+        #else
+            return Cursor(address)
+        #endif
+    }
+
+    #if !DEBUG
+        @inline(__always) fileprivate init(_ address: UnsafePointer<Element>) { self.address = address }
+    #endif
+
+    /// The element `offset` places on.
+    @inline(__always) subscript(offset: Int) -> Element {
+        unsafeAddress {
+            #if DEBUG
+                precondition(bounds.contains(address + offset), "a cursor read outside the memory it was lent")
+            #endif
+            return address + offset
+        }
+    }
+
+    /// The cursor `offset` places on.
+    @inline(__always) static func + (cursor: Cursor, offset: Int) -> Cursor {
+        cursor.moved(to: cursor.address + offset)
+    }
+}
+
+/// A ``Cursor`` that also writes.
+struct MutableCursor<Element> {
+    private let address: UnsafeMutablePointer<Element>
+    #if DEBUG
+        private let bounds: Range<UnsafeMutablePointer<Element>>
+    #endif
+
+    fileprivate init(_ address: UnsafeMutablePointer<Element>, bounds: Range<UnsafeMutablePointer<Element>>) {
+        self.address = address
+        #if DEBUG
+            self.bounds = bounds
+        #endif
+    }
+
+    #if !DEBUG
+        @inline(__always) private init(_ address: UnsafeMutablePointer<Element>) { self.address = address }
+    #endif
+
+    /// The element `offset` places on.
+    @inline(__always) subscript(offset: Int) -> Element {
+        unsafeAddress { UnsafePointer(checked(offset)) }
+        nonmutating unsafeMutableAddress { checked(offset) }
+    }
+
+    @inline(__always) private func checked(_ offset: Int) -> UnsafeMutablePointer<Element> {
+        #if DEBUG
+            precondition(bounds.contains(address + offset), "a cursor wrote outside the memory it was lent")
+        #endif
+        return address + offset
+    }
+
+    /// The cursor `offset` places on.
+    @inline(__always) static func + (cursor: MutableCursor, offset: Int) -> MutableCursor {
+        #if DEBUG
+            return MutableCursor(cursor.address + offset, bounds: cursor.bounds)
+        #else
+            return MutableCursor(cursor.address + offset)
+        #endif
+    }
+
+    /// The same place, to read.
+    @inline(__always) var reading: Cursor<Element> {
+        #if DEBUG
+            return Cursor(
+                UnsafePointer(address), bounds: UnsafePointer(bounds.lowerBound)..<UnsafePointer(bounds.upperBound))
+        #else
+            return Cursor(UnsafePointer(address))
+        #endif
+    }
+
+    /// Sets the `count` elements from here to those from `source`, which lie elsewhere.
+    @inline(__always) func update(from source: Cursor<Element>, count: Int) {
+        for i in 0..<count { self[i] = source[i] }
+    }
+}
+
+/// The elements of a buffer that a `with…` call lends for its length (a leaf's entries, a walk's ranges): a collection
+/// read without a check in a release build, and with one in a debug build, as a ``Cursor``.
+struct Run<Element>: RandomAccessCollection {
+    private let buffer: UnsafeBufferPointer<Element>
+
+    fileprivate init(_ buffer: UnsafeBufferPointer<Element>) { self.buffer = buffer }
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { buffer.count }
+
+    @inline(__always) subscript(position: Int) -> Element {
+        #if DEBUG
+            precondition(buffer.indices.contains(position), "a run read outside its elements")
+        #endif
+        return buffer[position]
+    }
+
+    /// Lends the one element `element` as a run.
+    static func withOne<Result>(_ element: Element, _ body: (Run<Element>) throws -> Result) rethrows -> Result {
+        try withUnsafePointer(to: element) { try body(Run(UnsafeBufferPointer(start: $0, count: 1))) }
+    }
+}
+
+extension ContiguousArray {
+    /// Calls `body` with a cursor on the first element of the array.
+    @inline(__always) func withCursor<Result>(_ body: (Cursor<Element>) throws -> Result) rethrows -> Result {
+        try withUnsafeBufferPointer { try body(Cursor(lending: $0)) }
+    }
+
+    /// Calls `body` with a cursor on the first element of the array; `nil` when it is empty.
+    @inline(__always) func withCursorIfAny<Result>(_ body: (Cursor<Element>?) throws -> Result) rethrows -> Result {
+        try withUnsafeBufferPointer { try body($0.isEmpty ? nil : Cursor(lending: $0)) }
+    }
+
+    /// Calls `body` with a cursor that writes on the first element of the array.
+    @inline(__always) mutating func withMutableCursor<Result>(
+        _ body: (MutableCursor<Element>) throws -> Result
+    ) rethrows -> Result {
+        try withUnsafeMutableBufferPointer { try body(MutableCursor(lending: $0)) }
+    }
+
+    /// Calls `body` with the elements as a run.
+    @inline(__always) func withRun<Result>(_ body: (Run<Element>) throws -> Result) rethrows -> Result {
+        try withUnsafeBufferPointer { try body(Run($0)) }
+    }
+}
+
+extension Array {
+    /// Calls `body` with a cursor that writes on the first element of the array.
+    @inline(__always) mutating func withMutableCursor<Result>(
+        _ body: (MutableCursor<Element>) throws -> Result
+    ) rethrows -> Result {
+        try withUnsafeMutableBufferPointer { try body(MutableCursor(lending: $0)) }
+    }
+
+    /// Calls `body` with the elements as a run.
+    @inline(__always) func withRun<Result>(_ body: (Run<Element>) throws -> Result) rethrows -> Result {
+        try withUnsafeBufferPointer { try body(Run($0)) }
+    }
+}
+
+extension Cursor {
+    fileprivate init(lending buffer: UnsafeBufferPointer<Element>) {
+        guard let start = buffer.baseAddress else { preconditionFailure("an array's storage has an address") }
+        self.init(start, bounds: start..<(start + buffer.count))
+    }
+}
+
+extension MutableCursor {
+    fileprivate init(lending buffer: UnsafeMutableBufferPointer<Element>) {
+        guard let start = buffer.baseAddress else { preconditionFailure("an array's storage has an address") }
+        self.init(start, bounds: start..<(start + buffer.count))
+    }
+
+    /// Calls `body` with a cursor on `capacity` elements of scratch memory (on the stack when they fit), which `body`
+    /// initializes before it reads them and leaves trivial.
+    static func withScratch<Result>(capacity: Int, _ body: (MutableCursor<Element>) throws -> Result) rethrows -> Result
+    {
+        try withUnsafeTemporaryAllocation(of: Element.self, capacity: max(1, capacity)) {
+            try body(MutableCursor(lending: $0))
+        }
+    }
+}
