@@ -193,12 +193,25 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
             return
         }
         let children = tree.branches[Int(node)].children
-        let childRows = height == 1 ? leafRows : branchRows
-        childRows.withCursor { childRows in
-            withRow(of: node, isLeaf: false) { row in
-                layout.clearRow(row)
-                for child in children { layout.mergeRow(childRows + Int(child) * width, into: row) }
-            }
+        withChildRows(of: node, height: height) { childRows, row in
+            layout.clearRow(row)
+            for child in children { layout.mergeRow(childRows + Int(child) * width, into: row) }
+        }
+    }
+
+    /// Calls `body` with the rows of a branch's children and the branch's own row, grown to hold it.
+    ///
+    /// The branch rows are lent once for both when the children are branches: a second reference to them, held while
+    /// they change, would have them copied whole (a megabyte at a million entries) for every branch added up again.
+    @inline(__always) private func withChildRows(
+        of node: Int32, height: Int, _ body: (Cursor<UInt64>, MutableCursor<UInt64>) -> Void
+    ) {
+        grow(&branchRows, toHold: node)
+        let at = Int(node) * width
+        if height == 1 {
+            leafRows.withCursor { children in branchRows.withMutableCursor { body(children, $0 + at) } }
+        } else {
+            branchRows.withMutableCursor { rows in body(rows.reading, rows + at) }
         }
     }
 
@@ -227,14 +240,10 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
             return
         }
         let children = tree.branches[Int(node)].children
-        let childRows = height == 1 ? leafRows : branchRows
-        childRows.withCursor { childRows in
-            withRow(of: node, isLeaf: false) { row in
-                RowLayout.clear(shape, at: row + block)
-                for child in children {
-                    let source = childRows + Int(child) * width + block
-                    RowLayout.merge(shape, source, into: shape, row + block, precise: true)
-                }
+        withChildRows(of: node, height: height) { childRows, row in
+            RowLayout.clear(shape, at: row + block)
+            for child in children {
+                RowLayout.merge(shape, childRows + Int(child) * width + block, into: shape, row + block, precise: true)
             }
         }
     }
