@@ -128,41 +128,45 @@ struct Run<Element>: RandomAccessCollection {
     }
 }
 
-extension ContiguousArray {
-    /// Calls `body` with a cursor on the first element of the array.
+/// The collections whose elements lie together in memory, an array's: they lend them as cursors and runs.
+protocol ContiguousElements: MutableCollection, RandomAccessCollection {}
+
+extension Array: ContiguousElements {}
+
+extension ContiguousArray: ContiguousElements {}
+
+extension ContiguousElements {
+    /// Calls `body` with a cursor on the first element.
     @inline(__always) func withCursor<Result>(_ body: (Cursor<Element>) throws -> Result) rethrows -> Result {
-        try withUnsafeBufferPointer { try body(Cursor(lending: $0)) }
+        try lending { try body(Cursor(lending: $0)) }
     }
 
-    /// Calls `body` with a cursor on the first element of the array; `nil` when it is empty.
+    /// Calls `body` with a cursor on the first element; `nil` when there is none.
     @inline(__always) func withCursorIfAny<Result>(_ body: (Cursor<Element>?) throws -> Result) rethrows -> Result {
-        try withUnsafeBufferPointer { try body($0.isEmpty ? nil : Cursor(lending: $0)) }
+        try lending { try body($0.isEmpty ? nil : Cursor(lending: $0)) }
     }
 
-    /// Calls `body` with a cursor that writes on the first element of the array.
+    /// Calls `body` with a cursor that writes on the first element.
     @inline(__always) mutating func withMutableCursor<Result>(
         _ body: (MutableCursor<Element>) throws -> Result
     ) rethrows -> Result {
-        try withUnsafeMutableBufferPointer { try body(MutableCursor(lending: $0)) }
+        let result = try withContiguousMutableStorageIfAvailable { try body(MutableCursor(lending: $0)) }
+        guard let result else { preconditionFailure("an array's elements lie together") }
+        return result
     }
 
     /// Calls `body` with the elements as a run.
     @inline(__always) func withRun<Result>(_ body: (Run<Element>) throws -> Result) rethrows -> Result {
-        try withUnsafeBufferPointer { try body(Run($0)) }
-    }
-}
-
-extension Array {
-    /// Calls `body` with a cursor that writes on the first element of the array.
-    @inline(__always) mutating func withMutableCursor<Result>(
-        _ body: (MutableCursor<Element>) throws -> Result
-    ) rethrows -> Result {
-        try withUnsafeMutableBufferPointer { try body(MutableCursor(lending: $0)) }
+        try lending { try body(Run($0)) }
     }
 
-    /// Calls `body` with the elements as a run.
-    @inline(__always) func withRun<Result>(_ body: (Run<Element>) throws -> Result) rethrows -> Result {
-        try withUnsafeBufferPointer { try body(Run($0)) }
+    @inline(__always) private func lending<Result>(_ body: (UnsafeBufferPointer<Element>) throws -> Result) rethrows
+        -> Result
+    {
+        guard let result = try withContiguousStorageIfAvailable(body) else {
+            preconditionFailure("an array's elements lie together")
+        }
+        return result
     }
 }
 
