@@ -8,64 +8,31 @@
 ///
 /// A cursor is valid only inside the call that lent its memory, as the pointer it wraps; nothing keeps one past it.
 struct Cursor<Element> {
-    private let address: UnsafePointer<Element>
-    #if DEBUG
-        private let bounds: Range<UnsafePointer<Element>>
-    #endif
-
-    fileprivate init(_ address: UnsafePointer<Element>, bounds: Range<UnsafePointer<Element>>) {
-        self.address = address
-        #if DEBUG
-            self.bounds = bounds
-        #endif
-    }
-
-    /// The same memory, read from `address`.
-    @inline(__always) private func moved(to address: UnsafePointer<Element>) -> Cursor {
-        #if DEBUG
-            return Cursor(address, bounds: bounds)
-        #else
-            return Cursor(address)
-        #endif
-    }
-
-    #if !DEBUG
-        @inline(__always) fileprivate init(_ address: UnsafePointer<Element>) { self.address = address }
-    #endif
+    /// The same place, as a cursor that could write; this one never does.
+    fileprivate var place: MutableCursor<Element>
 
     /// The element `offset` places on.
-    @inline(__always) subscript(offset: Int) -> Element {
-        unsafeAddress {
-            #if DEBUG
-                precondition(bounds.contains(address + offset), "a cursor read outside the memory it was lent")
-            #endif
-            return address + offset
-        }
-    }
+    @inline(__always) subscript(offset: Int) -> Element { place[offset] }
 
     /// The cursor `offset` places on.
-    @inline(__always) static func + (cursor: Cursor, offset: Int) -> Cursor {
-        cursor.moved(to: cursor.address + offset)
-    }
+    @inline(__always) static func + (cursor: Cursor, offset: Int) -> Cursor { Cursor(place: cursor.place + offset) }
 }
 
 /// A ``Cursor`` that also writes.
 struct MutableCursor<Element> {
-    private let address: UnsafeMutablePointer<Element>
+    private var address: UnsafeMutablePointer<Element>
     #if DEBUG
+        /// The memory lent, which every read and write must lie in.
         private let bounds: Range<UnsafeMutablePointer<Element>>
     #endif
 
-    fileprivate init(_ address: UnsafeMutablePointer<Element>, bounds: Range<UnsafeMutablePointer<Element>>) {
-        self.address = address
+    fileprivate init(lending buffer: UnsafeMutableBufferPointer<Element>) {
+        guard let start = buffer.baseAddress else { preconditionFailure("an array's storage has an address") }
+        address = start
         #if DEBUG
-            self.bounds = bounds
+            bounds = start..<(start + buffer.count)
         #endif
     }
-
-    #if !DEBUG
-        @inline(__always) private init(_ address: UnsafeMutablePointer<Element>) { self.address = address }
-    #endif
 
     /// The element `offset` places on.
     @inline(__always) subscript(offset: Int) -> Element {
@@ -75,29 +42,20 @@ struct MutableCursor<Element> {
 
     @inline(__always) private func checked(_ offset: Int) -> UnsafeMutablePointer<Element> {
         #if DEBUG
-            precondition(bounds.contains(address + offset), "a cursor wrote outside the memory it was lent")
+            precondition(bounds.contains(address + offset), "a cursor reached outside the memory it was lent")
         #endif
         return address + offset
     }
 
     /// The cursor `offset` places on.
     @inline(__always) static func + (cursor: MutableCursor, offset: Int) -> MutableCursor {
-        #if DEBUG
-            return MutableCursor(cursor.address + offset, bounds: cursor.bounds)
-        #else
-            return MutableCursor(cursor.address + offset)
-        #endif
+        var moved = cursor
+        moved.address += offset
+        return moved
     }
 
     /// The same place, to read.
-    @inline(__always) var reading: Cursor<Element> {
-        #if DEBUG
-            return Cursor(
-                UnsafePointer(address), bounds: UnsafePointer(bounds.lowerBound)..<UnsafePointer(bounds.upperBound))
-        #else
-            return Cursor(UnsafePointer(address))
-        #endif
-    }
+    @inline(__always) var reading: Cursor<Element> { Cursor(place: self) }
 
     /// Sets the `count` elements from here to those from `source`, which lie elsewhere.
     @inline(__always) func update(from source: Cursor<Element>, count: Int) {
@@ -172,17 +130,11 @@ extension ContiguousElements {
 
 extension Cursor {
     fileprivate init(lending buffer: UnsafeBufferPointer<Element>) {
-        guard let start = buffer.baseAddress else { preconditionFailure("an array's storage has an address") }
-        self.init(start, bounds: start..<(start + buffer.count))
+        place = MutableCursor(lending: UnsafeMutableBufferPointer(mutating: buffer))
     }
 }
 
 extension MutableCursor {
-    fileprivate init(lending buffer: UnsafeMutableBufferPointer<Element>) {
-        guard let start = buffer.baseAddress else { preconditionFailure("an array's storage has an address") }
-        self.init(start, bounds: start..<(start + buffer.count))
-    }
-
     /// Calls `body` with a cursor on `capacity` elements of scratch memory (on the stack when they fit), which `body`
     /// initializes before it reads them and leaves trivial.
     static func withScratch<Result>(capacity: Int, _ body: (MutableCursor<Element>) throws -> Result) rethrows -> Result
