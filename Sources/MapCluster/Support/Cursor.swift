@@ -134,9 +134,9 @@ extension Cursor {
     }
 }
 
-extension MutableCursor {
+extension MutableCursor where Element: BitwiseCopyable {
     /// Calls `body` with a cursor on `capacity` elements of scratch memory (on the stack when they fit), which `body`
-    /// initializes before it reads them and leaves trivial.
+    /// writes before it reads them: plain values, which need no initializing or destroying.
     static func withScratch<Result>(capacity: Int, _ body: (MutableCursor<Element>) throws -> Result) rethrows -> Result
     {
         try withUnsafeTemporaryAllocation(of: Element.self, capacity: max(1, capacity)) {
