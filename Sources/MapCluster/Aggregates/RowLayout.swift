@@ -4,8 +4,7 @@
 /// A row is a block of every member followed by one block per category:
 ///
 ///     all:        [category counts (k)] [reduction counts] | pairs | minima | maxima
-///     category c: [reduction counts] [latitude, longitude sums] | pairs | minima, min lat, min lon
-///                 | maxima, max lat, max lon | first key | last key
+///     category c: [reduction counts] [latitude, longitude sums] | pairs | minima | maxima | first key | last key
 ///
 /// Each block has six sections, each merged one way: integers add (wrapping; counts and fixed-point sums, exact),
 /// pairs add (sums of doubles: the weight, the weighted coordinates, each ``Sum`` and ``Mean``), minima and maxima of
@@ -13,6 +12,10 @@
 /// 2^-106 of its size, so that taking a member out by subtraction leaves what a recomputation would give; an integral
 /// sum below 2^53 is exact in its high word alone. A category block begins with the same sections as the block of all
 /// (the counts aside), so a cluster filtered by categories adds up the prefix of its categories' blocks.
+///
+/// A category block keeps no coordinate extremes: its members share a location only if they share a key, which its key
+/// span says, and that rare case is settled from the entries (``CategoryTotals``). Each extreme a block keeps makes a
+/// removal that took it out add the block up again, and widens every row the tree and its coarse cells keep.
 ///
 /// What an entry brings is stored beside it (``NodeRows``): its weight, when the schema is weighted, then one double per
 /// numeric reduction, NaN for no value.
@@ -68,10 +71,8 @@ struct RowLayout: Sendable {
     let entryWidth: Int
     /// The pair of the weight, when weighted (the weighted latitude and longitude follow it).
     var weightPair: Int { 0 }
-    /// Where the category blocks' clustering totals lie in their sections.
+    /// Where the category blocks' coordinate sums lie among their integers.
     var latitudeSumAt: Int { fields.count }
-    var minimumLatitudeAt: Int { category.minsAt + category.mins - 2 }
-    var maximumLatitudeAt: Int { category.maxesAt + category.maxes - 2 }
 
     init(schema: AggregateSchema) {
         categoryCount = schema.categories.count
@@ -108,7 +109,7 @@ struct RowLayout: Sendable {
         category =
             categoryCount == 0
             ? Block()
-            : Block(ints: fields.count + 2, pairs: pairs, mins: mins + 2, maxes: maxes + 2, keyMins: 1, keyMaxes: 1)
+            : Block(ints: fields.count + 2, pairs: pairs, mins: mins, maxes: maxes, keyMins: 1, keyMaxes: 1)
         width = all.width + categoryCount * category.width
         entryWidth = (isWeighted ? 1 : 0) + fields.count
     }
@@ -261,29 +262,17 @@ struct RowLayout: Sendable {
         _ entry: IndexEntry, _ values: Cursor<Double>, toCategory row: MutableCursor<UInt64>,
         sign: Int64 = 1, precise: Bool
     ) -> Bool {
-        var kept = addTail(entry, values, to: row, block: category, intsAt: 0, sign: sign, precise: precise)
-        let latitude = entry.coordinate.latitude
-        let longitude = entry.coordinate.wrappedLongitude
-        row[latitudeSumAt] &+= UInt64(bitPattern: sign &* Summary.fixedPoint(latitude))
-        row[latitudeSumAt + 1] &+= UInt64(bitPattern: sign &* Summary.fixedPoint(longitude))
-        let minAt = minimumLatitudeAt
-        let maxAt = maximumLatitudeAt
+        let kept = addTail(entry, values, to: row, block: category, intsAt: 0, sign: sign, precise: precise)
+        row[latitudeSumAt] &+= UInt64(bitPattern: sign &* Summary.fixedPoint(entry.coordinate.latitude))
+        row[latitudeSumAt + 1] &+= UInt64(bitPattern: sign &* Summary.fixedPoint(entry.coordinate.wrappedLongitude))
         let keyMinAt = category.keyMinsAt
         let keyMaxAt = category.keyMaxesAt
         if sign > 0 {
-            if latitude < Double(bitPattern: row[minAt]) { row[minAt] = latitude.bitPattern }
-            if longitude < Double(bitPattern: row[minAt + 1]) { row[minAt + 1] = longitude.bitPattern }
-            if latitude > Double(bitPattern: row[maxAt]) { row[maxAt] = latitude.bitPattern }
-            if longitude > Double(bitPattern: row[maxAt + 1]) { row[maxAt + 1] = longitude.bitPattern }
             row[keyMinAt] = Swift.min(row[keyMinAt], entry.key)
             row[keyMaxAt] = Swift.max(row[keyMaxAt], entry.key)
-        } else {
-            kept =
-                kept && latitude != Double(bitPattern: row[minAt]) && longitude != Double(bitPattern: row[minAt + 1])
-                && latitude != Double(bitPattern: row[maxAt]) && longitude != Double(bitPattern: row[maxAt + 1])
-                && entry.key != row[keyMinAt] && entry.key != row[keyMaxAt]
+            return kept
         }
-        return kept
+        return kept && entry.key != row[keyMinAt] && entry.key != row[keyMaxAt]
     }
 
     /// What an entry adds to a block besides the category counts and clustering totals: its reductions' counts (from

@@ -328,31 +328,22 @@ extension RowLayout {
 
 // MARK: - Categories' clustering totals
 
-/// What a query filtered by categories knows of a range's members of those categories: their count, center of mass,
-/// key span and extremes, from the categories' blocks.
+/// What a query filtered by categories knows of a range's members of those categories: their count, coordinate sums
+/// and key span, from the categories' blocks.
 struct CategoryTotals: Equatable {
     var count = 0
     var latitudeSum: Int64 = 0
     var longitudeSum: Int64 = 0
     var firstKey = UInt64.max
     var lastKey: UInt64 = 0
-    var minLatitude = Double.infinity
-    var maxLatitude = -Double.infinity
-    var minLongitude = Double.infinity
-    var maxLongitude = -Double.infinity
 
     /// Adds one entry.
     @inline(__always) mutating func add(_ entry: IndexEntry) {
-        let longitude = entry.coordinate.wrappedLongitude
         count += 1
         latitudeSum &+= Summary.fixedPoint(entry.coordinate.latitude)
-        longitudeSum &+= Summary.fixedPoint(longitude)
+        longitudeSum &+= Summary.fixedPoint(entry.coordinate.wrappedLongitude)
         firstKey = min(firstKey, entry.key)
         lastKey = max(lastKey, entry.key)
-        minLatitude = min(minLatitude, entry.coordinate.latitude)
-        maxLatitude = max(maxLatitude, entry.coordinate.latitude)
-        minLongitude = min(minLongitude, longitude)
-        maxLongitude = max(maxLongitude, longitude)
     }
 
     /// Adds the members of `categories` that a row holds.
@@ -370,31 +361,36 @@ struct CategoryTotals: Equatable {
             longitudeSum &+= Int64(bitPattern: block[layout.latitudeSumAt + 1])
             firstKey = min(firstKey, block[layout.category.keyMinsAt])
             lastKey = max(lastKey, block[layout.category.keyMaxesAt])
-            minLatitude = min(minLatitude, Double(bitPattern: block[layout.minimumLatitudeAt]))
-            minLongitude = min(minLongitude, Double(bitPattern: block[layout.minimumLatitudeAt + 1]))
-            maxLatitude = max(maxLatitude, Double(bitPattern: block[layout.maximumLatitudeAt]))
-            maxLongitude = max(maxLongitude, Double(bitPattern: block[layout.maximumLatitudeAt + 1]))
         }
     }
 
-    /// Whether every entry has the same coordinate (and there is one).
-    var isSameLocation: Bool {
-        count > 0 && minLatitude == maxLatitude && minLongitude == maxLongitude
-    }
-
-    /// The totals a clustering pass reads, for a non-empty value.
-    var cellTotals: CellTotals {
-        CellTotals(
+    /// The totals a clustering pass reads, for a non-empty value of the members of `categories` in `tree`.
+    ///
+    /// Members on one location share a key, so only members that share one may be: then the entries with that key are
+    /// read, which settles the test and gives the location, and a single member's slot.
+    /// - Complexity: O(1); O(*F* log *n* + *d*) when every member has one key, which *d* entries share.
+    func cellTotals(of categories: CategorySet, in tree: MortonTree) -> CellTotals {
+        let centerOfMass = Summary.centerOfMass(count: count, latitudeSum: latitudeSum, longitudeSum: longitudeSum)
+        var totals = CellTotals(
             count: count, firstKey: firstKey, lastKey: lastKey, latitudeSum: latitudeSum, longitudeSum: longitudeSum,
-            location: Coordinate(uncheckedLatitude: minLatitude, longitude: minLongitude),
-            isSameLocation: isSameLocation)
-    }
-
-    /// The smallest rectangle holding every entry, on the index's grid, for a non-empty value.
-    var bounds: MapRect {
-        let northWest = GridPosition(Coordinate(uncheckedLatitude: maxLatitude, longitude: minLongitude))
-        let southEast = GridPosition(Coordinate(uncheckedLatitude: minLatitude, longitude: maxLongitude))
-        return northWest.rect(through: southEast)
+            location: centerOfMass, isSameLocation: false)
+        guard firstKey == lastKey else { return totals }
+        var first: IndexEntry?
+        var isSameLocation = true
+        tree.forEachEntry(in: firstKey...lastKey) { entry in
+            guard categories.admits(code: entry.category) else { return true }
+            guard let first else {
+                first = entry
+                return true
+            }
+            isSameLocation = entry.coordinate == first.coordinate
+            return isSameLocation
+        }
+        guard let first else { preconditionFailure("the tree holds the members its rows count") }
+        totals.location = first.coordinate
+        totals.isSameLocation = isSameLocation
+        if count == 1 { totals.firstSlot = first.slot }
+        return totals
     }
 }
 
@@ -422,5 +418,85 @@ extension NodeRows {
             layout: layout, categories: categories, totals: Array(repeating: CategoryTotals(), count: ranges.count))
         walk(ranges: ranges, tree: tree, &visitor)
         return visitor.totals
+    }
+}
+
+// MARK: - Categories' bounds
+
+extension NodeRows {
+    /// The smallest rectangle holding the members of `categories` with keys in `range` (to the index's grid), or `nil`
+    /// when there are none.
+    ///
+    /// One descent: a node inside the range that holds none of the categories, or whose bounds lie within those of the
+    /// members found before it, is passed over; one whose members all belong to them gives its bounds; any other is
+    /// descended, down to its leaves' entries.
+    /// - Complexity: O(*F* log *n*) for each node descended, those whose bounds reach past the members before them
+    ///   (about the nodes along the rectangle's edges), and their entries.
+    func categoryBounds(in range: ClosedRange<UInt64>, categories: CategorySet, tree: MortonTree) -> MapRect? {
+        leafRows.withCursorIfAny { leafRows in
+            branchRows.withCursorIfAny { branchRows in
+                var bounder = CategoryBounds(
+                    leaves: tree.leaves, range: range, leafRows: leafRows, branchRows: branchRows, layout: layout,
+                    categories: categories)
+                Run.withOne(range) { tree.descend(ranges: $0, &bounder) }
+                return bounder.bounds
+            }
+        }
+    }
+
+    /// The descent of ``categoryBounds(in:categories:tree:)``.
+    private struct CategoryBounds: RangeDescent {
+        let leaves: ContiguousArray<MortonTree.Leaf>
+        let range: ClosedRange<UInt64>
+        let leafRows: Cursor<UInt64>?
+        let branchRows: Cursor<UInt64>?
+        let layout: RowLayout
+        let categories: CategorySet
+        var minX = UInt32.max
+        var minY = UInt32.max
+        var maxX: UInt32 = 0
+        var maxY: UInt32 = 0
+
+        var bounds: MapRect? {
+            minX > maxX ? nil : GridPosition(x: minX, y: minY).rect(through: GridPosition(x: maxX, y: maxY))
+        }
+
+        mutating func whole(_ node: Int32, height: Int, summary: Summary, range: Int) -> Bool {
+            if minX <= summary.minX && summary.maxX <= maxX && minY <= summary.minY && summary.maxY <= maxY {
+                return true
+            }
+            guard let rows = height == 0 ? leafRows : branchRows else { return false }
+            let row = rows + Int(node) * layout.width
+            var selected = 0
+            var bits = categories.bits
+            while bits != 0 {
+                let position = bits.trailingZeroBitCount
+                bits &= bits &- 1
+                guard position < layout.categoryCount else { break }
+                selected += Int(truncatingIfNeeded: row[position])
+            }
+            guard selected == summary.count || selected == 0 else { return false }
+            if selected > 0 {
+                extend(GridPosition(x: summary.minX, y: summary.minY))
+                extend(GridPosition(x: summary.maxX, y: summary.maxY))
+            }
+            return true
+        }
+
+        mutating func leaf(_ leaf: Int32, candidates: Range<Int>) {
+            let entries = leaves[Int(leaf)].entries
+            var i = entries.lowerBound(of: range.lowerBound)
+            while i < entries.count, entries[i].key <= range.upperBound {
+                if categories.admits(code: entries[i].category) { extend(GridPosition(key: entries[i].key)) }
+                i += 1
+            }
+        }
+
+        private mutating func extend(_ point: GridPosition) {
+            minX = min(minX, point.x)
+            minY = min(minY, point.y)
+            maxX = max(maxX, point.x)
+            maxY = max(maxY, point.y)
+        }
     }
 }

@@ -58,7 +58,7 @@ final class ClusteringPass: Sendable {
         {
             // A filtered world map: each coarse cell's selected categories come with the cell, in the same pass.
             var selection = CoarseSelection(
-                coarse: coarse, categories: categories, level: region.level, receiver: receiver)
+                tree: tree, coarse: coarse, categories: categories, level: region.level, receiver: receiver)
             tree.forEachCell(in: region, into: &selection)
             return selection.receiver.stopped ? nil : selection.receiver.drafts
         }
@@ -99,12 +99,15 @@ final class ClusteringPass: Sendable {
                 ranges: cells.map { GridCell(level: level, code: $0.code).keyRange }, categories: categories, tree: tree
             )
         }
-        return zip(cells, totals).compactMap { cell, total in total.count > 0 ? (cell.code, total.cellTotals) : nil }
+        return zip(cells, totals).compactMap { cell, total in
+            total.count > 0 ? (cell.code, total.cellTotals(of: categories, in: tree)) : nil
+        }
     }
 
     /// Hands a receiver each cell with the totals of its members of some categories, read from the coarse cells' rows;
     /// a cell with none of them is left out.
     private struct CoarseSelection<Inner: CellReceiver>: CellReceiver {
+        let tree: MortonTree
         let coarse: CoarseCells
         let categories: CategorySet
         let level: Int
@@ -114,7 +117,7 @@ final class ClusteringPass: Sendable {
             guard let selected = coarse.categoryTotals(level: level, code: code, categories: categories),
                 selected.count > 0
             else { return }
-            receiver.take(code, selected.cellTotals)
+            receiver.take(code, selected.cellTotals(of: categories, in: tree))
         }
     }
 
@@ -150,6 +153,11 @@ final class ClusteringPass: Sendable {
     /// Whether the cells need a category filter, or the drafts a weighted position, before they are handed out.
     private var needsFinishing: Bool {
         rules.categories != nil || (rules.placement == .weightedCenterOfMass && tree.keepsAggregates)
+    }
+
+    /// The smallest rectangle holding the members of `categories` with keys in `range`; `nil` when there are none.
+    func categoryBounds(in range: ClosedRange<UInt64>, _ categories: CategorySet) -> MapRect? {
+        tree.aggregates?.rows.categoryBounds(in: range, categories: categories, tree: tree)
     }
 
     /// The totals of the members of `categories` with keys in `range`; `nil` when there are none.

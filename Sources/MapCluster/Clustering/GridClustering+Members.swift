@@ -42,7 +42,7 @@ extension GridClustering {
             if let categories {
                 // The selected categories' bounds, from the nodes.
                 let point = GridPosition(cluster.coordinate)
-                return pass.categoryTotals(in: tight.keyRange, categories)?.bounds ?? point.rect(through: point)
+                return pass.categoryBounds(in: tight.keyRange, categories) ?? point.rect(through: point)
             }
             summary = tree.summary(in: tight.keyRange)
         } else {

@@ -112,6 +112,10 @@ struct AggregatesTests {
             #expect(together.clusters == clusters && together.aggregates == aggregates, "zoom \(zoom)")
             let doubled = try index.clustering(options).aggregates(of: (clusters + clusters).reversed()) ?? []
             #expect(Array(doubled.reversed().prefix(clusters.count)) == Array(aggregates))
+            // Each cluster's same-location flag, coordinate and bounds are its members'.
+            let places = try IndexPropertyTests.placesMatch(
+                index, clusters, options: options, model: points.mapValues(\.coordinate), coverage: nil)
+            #expect(places == nil, "zoom \(zoom), filter \(selected ?? [])")
             for (cluster, aggregates) in zip(clusters, aggregates) {
                 let members = try index.clustering(options).members(of: cluster)
                 #expect(members.count == cluster.count, "\(cluster.id)")

@@ -37,6 +37,8 @@ struct IndexPropertyTests {
         var hierarchy = 0
         var steadiness = 0
         var aggregates = 0
+        /// Filtered clusters of several members on one coordinate whose place was checked.
+        var places = 0
     }
 
     /// A broken property: which, and at which step.
@@ -183,6 +185,9 @@ struct IndexPropertyTests {
         {
             return "filtered by a and c: \(broken)"
         }
+        if let broken = try placesMatch(index, filteredClusters, options: filtered, model: model, coverage: coverage) {
+            return "filtered by a and c: \(broken)"
+        }
         // Hierarchy: children add up to their parent, and a child's parent holds it.
         for cluster in clusters.prefix(6) where cluster.isCluster {
             let children = try index.clustering(options).children(of: cluster)
@@ -282,6 +287,37 @@ struct IndexPropertyTests {
         return nil
     }
 
+    /// Whether each cluster's same-location flag, coordinate and bounds are its members' (`model` has their
+    /// coordinates); what differs, or `nil`.
+    static func placesMatch(
+        _ index: ClusterIndex<Int>, _ clusters: [Cluster<Int>], options: ClusterOptions<Int>,
+        model: [Int: Coordinate], coverage: Coverage?
+    ) throws -> String? {
+        let clustering = index.clustering(options)
+        for cluster in clusters {
+            let coordinates = try clustering.members(of: cluster).compactMap { model[$0] }
+            guard let first = coordinates.first else { return "\(cluster.id) has no members in the model" }
+            let isOneCoordinate = coordinates.allSatisfy { $0 == first }
+            // A location tolerance shows near-equal coordinates as one location too.
+            if isOneCoordinate != cluster.isSameLocation && (isOneCoordinate || options.locationTolerance == nil) {
+                return "\(cluster.id) says isSameLocation \(cluster.isSameLocation), its members' coordinates "
+                    + (isOneCoordinate ? "are one" : "differ")
+            }
+            if isOneCoordinate && cluster.coordinate != first {
+                return "\(cluster.id) is at \(cluster.coordinate), its members at \(first)"
+            }
+            let points = coordinates.map(GridPosition.init)
+            let northWest = GridPosition(x: points.map(\.x).min() ?? 0, y: points.map(\.y).min() ?? 0)
+            let southEast = GridPosition(x: points.map(\.x).max() ?? 0, y: points.map(\.y).max() ?? 0)
+            let bounds = try clustering.bounds(of: cluster)
+            if bounds != northWest.rect(through: southEast) {
+                return "\(cluster.id)'s bounds are \(bounds), its members' \(northWest.rect(through: southEast))"
+            }
+            coverage?.places += isOneCoordinate && cluster.isCluster ? 1 : 0
+        }
+        return nil
+    }
+
     // MARK: - Shrinking
 
     /// A smaller sequence that still fails: steps dropped in halves, then quarters, down to one by one; then each
@@ -363,6 +399,7 @@ struct IndexPropertyTests {
         #expect(coverage.hierarchy > 0, "no cluster's children were checked")
         #expect(coverage.steadiness > 0, "no cluster was checked across a pan")
         #expect(coverage.aggregates > 0, "no cluster's aggregates were checked")
+        #expect(coverage.places > 0, "no filtered cluster on one coordinate was checked")
     }
 
     /// The shrinker itself, on a property broken on purpose (no element 13 north of 60°): of a long sequence, it must
