@@ -366,8 +366,8 @@ struct CategoryTotals: Equatable {
 
     /// The totals a clustering pass reads, for a non-empty value of the members of `categories` in `tree`.
     ///
-    /// Members on one location share a key, so only members that share one may be: then the entries with that key are
-    /// read, which settles the test and gives the location, and a single member's slot.
+    /// Members on one location share a key, so only members whose key span is one key can share a location: then the
+    /// entries with that key are read, which settles it and gives the location (and a single member's slot).
     /// - Complexity: O(1); O(*F* log *n* + *d*) when every member has one key, which *d* entries share.
     func cellTotals(of categories: CategorySet, in tree: MortonTree) -> CellTotals {
         let centerOfMass = Summary.centerOfMass(count: count, latitudeSum: latitudeSum, longitudeSum: longitudeSum)
