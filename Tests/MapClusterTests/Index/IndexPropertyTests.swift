@@ -306,13 +306,9 @@ struct IndexPropertyTests {
             if isOneCoordinate && cluster.coordinate != first {
                 return "\(cluster.id) is at \(cluster.coordinate), its members at \(first)"
             }
-            let points = coordinates.map(GridPosition.init)
-            let northWest = GridPosition(x: points.map(\.x).min() ?? 0, y: points.map(\.y).min() ?? 0)
-            let southEast = GridPosition(x: points.map(\.x).max() ?? 0, y: points.map(\.y).max() ?? 0)
             let bounds = try clustering.bounds(of: cluster)
-            if bounds != northWest.rect(through: southEast) {
-                return "\(cluster.id)'s bounds are \(bounds), its members' \(northWest.rect(through: southEast))"
-            }
+            let expected = BruteForce<Int>.bounds(of: coordinates)
+            if bounds != expected { return "\(cluster.id)'s bounds are \(bounds), its members' \(expected)" }
             coverage?.places += isOneCoordinate && cluster.isCluster ? 1 : 0
         }
         return nil

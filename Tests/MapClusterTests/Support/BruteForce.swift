@@ -19,12 +19,18 @@ struct BruteForce<Element: Hashable & Sendable> {
             unique
             ? first.value
             : Coordinate(uncheckedLatitude: Double(latitudes) / n / 1e7, longitude: Double(longitudes) / n / 1e7)
-        let grid = inside.values.map { GridPosition($0.mapPoint) }
+        return CellSummary(
+            count: inside.count, centerOfMass: center, bounds: Self.bounds(of: Array(inside.values)),
+            isSameLocation: unique)
+    }
+
+    /// The smallest rectangle of the index's grid (1/16 plane unit) holding every one of `coordinates`.
+    static func bounds(of coordinates: [Coordinate]) -> MapRect {
+        let grid = coordinates.map { GridPosition($0.mapPoint) }
         let xs = grid.map { Double($0.x) }
         let ys = grid.map { Double($0.y) }
-        let bounds = MapRect(
+        return MapRect(
             minX: (xs.min() ?? 0) / 16, minY: (ys.min() ?? 0) / 16,
             maxX: ((xs.max() ?? 0) + 1) / 16, maxY: ((ys.max() ?? 0) + 1) / 16)
-        return CellSummary(count: inside.count, centerOfMass: center, bounds: bounds, isSameLocation: unique)
     }
 }
