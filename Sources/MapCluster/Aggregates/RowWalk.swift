@@ -370,10 +370,10 @@ struct CategoryTotals: Equatable {
     /// entries with that key are read, which settles it and gives the location (and a single member's slot).
     /// - Complexity: O(1); O(*F* log *n* + *d*) when every member has one key, which *d* entries share.
     func cellTotals(of categories: CategorySet, in tree: MortonTree) -> CellTotals {
-        let centerOfMass = Summary.centerOfMass(count: count, latitudeSum: latitudeSum, longitudeSum: longitudeSum)
+        // The location means nothing unless the members share one, which only the entries can say.
         var totals = CellTotals(
             count: count, firstKey: firstKey, lastKey: lastKey, latitudeSum: latitudeSum, longitudeSum: longitudeSum,
-            location: centerOfMass, isSameLocation: false)
+            location: Coordinate(uncheckedLatitude: 0, longitude: 0), isSameLocation: false)
         guard firstKey == lastKey else { return totals }
         var first: IndexEntry?
         var isSameLocation = true

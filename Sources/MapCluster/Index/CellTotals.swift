@@ -6,7 +6,7 @@ struct CellTotals: Sendable {
     var lastKey: UInt64
     var latitudeSum: Int64
     var longitudeSum: Int64
-    /// Every member's coordinate when `isSameLocation`; otherwise the first member's, and meaningless.
+    /// Every member's coordinate when `isSameLocation`; otherwise meaningless (often the first member's).
     var location: Coordinate
     var isSameLocation: Bool
     /// `firstPlace`'s position, beside the flag so that the totals take no more room (72 bytes) for it.
