@@ -12,18 +12,24 @@ public struct GridCell: Hashable, Sendable, Comparable, CustomStringConvertible 
 
     /// The subdivision: 2^level cells across the world.
     public let level: Int
+    /// Its Morton code at its level: the prefix of its keys, the column's bits at even positions and the row's at odd
+    /// ones.
+    ///
+    /// Stored rather than the column and row: the clustering pass makes cells from codes, and asks them for their
+    /// keys, a few times for each cell of a view; the column and row are read far less often (a cell's text, its
+    /// rectangle).
+    let code: UInt64
+
     /// The column, 0 at the antimeridian, growing east.
-    public let x: UInt32
+    public var x: UInt32 { MortonKey.compact(code) }
     /// The row, 0 at the plane's north edge, growing south.
-    public let y: UInt32
+    public var y: UInt32 { MortonKey.compact(code >> 1) }
 
     /// Makes a cell; `x` and `y` must be below 2^`level`.
     public init(level: Int, x: UInt32, y: UInt32) {
         precondition((0...GridCell.maxLevel).contains(level), "a grid level is in 0...32")
         precondition(level == 32 || (x >> level == 0 && y >> level == 0), "cell (\(x), \(y)) is outside level \(level)")
-        self.level = level
-        self.x = x
-        self.y = y
+        self.init(level: level, code: MortonKey.interleave(x: x, y: y))
     }
 
     /// The cell at `level` that contains a point of the world.
@@ -34,8 +40,8 @@ public struct GridCell: Hashable, Sendable, Comparable, CustomStringConvertible 
 
     /// The cell at `level` that holds a grid key (``Coordinate/gridKey``): where a live index's changes are.
     @_spi(MapClusterServer) public init(holdingKey key: UInt64, level: Int) {
-        let position = GridPosition(key: key)
-        self.init(level: level, x: position.x.shifted(toLevel: level), y: position.y.shifted(toLevel: level))
+        precondition((0...GridCell.maxLevel).contains(level), "a grid level is in 0...32")
+        self.init(level: level, code: MortonKey.cellCode(key, level: level))
     }
 
     /// The cell whose Morton code (the prefix of its keys) at `level` is `code`.
@@ -45,8 +51,7 @@ public struct GridCell: Hashable, Sendable, Comparable, CustomStringConvertible 
     init(level: Int, code: UInt64) {
         assert((0...GridCell.maxLevel).contains(level) && (level == 32 || code >> (2 * level) == 0))
         self.level = level
-        x = MortonKey.compact(code)
-        y = MortonKey.compact(code >> 1)
+        self.code = code
     }
 
     /// The smallest cell holding both keys, and so every key between them.
@@ -54,9 +59,6 @@ public struct GridCell: Hashable, Sendable, Comparable, CustomStringConvertible 
         let level = min((first ^ last).leadingZeroBitCount / 2, maxLevel)
         return GridCell(level: level, code: MortonKey.cellCode(first, level: level))
     }
-
-    /// Its Morton code at its level: the position of its keys' prefix.
-    var code: UInt64 { MortonKey.interleave(x: x, y: y) }
 
     /// The cell's area on the plane.
     public var rect: MapRect {
@@ -67,29 +69,27 @@ public struct GridCell: Hashable, Sendable, Comparable, CustomStringConvertible 
 
     /// The cell one level up that contains this one, or `nil` at level 0.
     public var parent: GridCell? {
-        level == 0 ? nil : GridCell(level: level - 1, x: x >> 1, y: y >> 1)
+        level == 0 ? nil : GridCell(level: level - 1, code: code >> 2)
     }
 
     /// The four cells one level down, in Z order (north-west, north-east, south-west, south-east).
     public var children: [GridCell] {
         precondition(level < GridCell.maxLevel, "cells at level 32 have no children")
-        return (0..<4).map { GridCell(level: level + 1, x: x << 1 | UInt32($0 & 1), y: y << 1 | UInt32($0 >> 1)) }
+        return (0..<4).map { GridCell(level: level + 1, code: code << 2 | UInt64($0)) }
     }
 
     /// The cell's ancestor (or itself) at a level no deeper than its own.
     public func ancestor(atLevel ancestorLevel: Int) -> GridCell {
         precondition(ancestorLevel <= level && ancestorLevel >= 0, "an ancestor is at a level no deeper than the cell")
-        let shift = level - ancestorLevel
-        return GridCell(level: ancestorLevel, x: x >> shift, y: y >> shift)
+        return GridCell(level: ancestorLevel, code: code >> UInt64(2 * (level - ancestorLevel)))
     }
 
     /// The range of Morton keys of the positions inside the cell: every aligned cell is one range.
     package var keyRange: ClosedRange<UInt64> {
-        let shift = 64 - 2 * level
-        let prefix = MortonKey.interleave(x: x, y: y)
         if level == 0 { return 0...UInt64.max }
-        let low = shift == 0 ? prefix : prefix << shift
-        let high = shift == 0 ? prefix : low | (UInt64.max >> (2 * level))
+        let shift = 64 - 2 * level
+        let low = shift == 0 ? code : code << shift
+        let high = shift == 0 ? code : low | (UInt64.max >> (2 * level))
         return low...high
     }
 

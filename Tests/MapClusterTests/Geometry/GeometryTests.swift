@@ -83,6 +83,31 @@ struct GeometryTests {
         for (a, b) in zip(union, union.dropFirst()) { #expect(a.upperBound &+ 1 == b.lowerBound) }
     }
 
+    @Test func aCellKeepsItsColumnAndRowThroughItsFamily() {
+        var rng = SplitMix64(seed: 9)
+        for _ in 0..<2_000 {
+            let level = Int.random(in: 1...32, using: &rng)
+            let side = UInt64(1) << level
+            let (x, y) = (
+                UInt32(UInt64.random(in: 0..<side, using: &rng)), UInt32(UInt64.random(in: 0..<side, using: &rng))
+            )
+            let cell = GridCell(level: level, x: x, y: y)
+            #expect((cell.x, cell.y) == (x, y))
+            #expect(cell.description == "\(level)/\(x)/\(y)")
+            #expect(cell.parent == GridCell(level: level - 1, x: x >> 1, y: y >> 1))
+            let up = Int.random(in: 0...level, using: &rng)
+            #expect(cell.ancestor(atLevel: up) == GridCell(level: up, x: x >> (level - up), y: y >> (level - up)))
+            #expect(GridCell(holdingKey: cell.keyRange.lowerBound, level: level) == cell)
+            #expect(GridCell(holdingKey: cell.keyRange.upperBound, level: up) == cell.ancestor(atLevel: up))
+            guard level < 32 else { continue }
+            // North-west, north-east, south-west, south-east.
+            #expect(
+                cell.children.map { [$0.x, $0.y] } == [
+                    [2 * x, 2 * y], [2 * x + 1, 2 * y], [2 * x, 2 * y + 1], [2 * x + 1, 2 * y + 1],
+                ])
+        }
+    }
+
     @Test func cellsHoldThePointsTheirRectsHold() {
         var rng = SplitMix64(seed: 5)
         for _ in 0..<2_000 {
