@@ -299,7 +299,8 @@ struct IndexPropertyTests {
             guard let first = coordinates.first else { return "\(cluster.id) has no members in the model" }
             let isOneCoordinate = coordinates.allSatisfy { $0 == first }
             // A location tolerance shows near-equal coordinates as one location too.
-            if isOneCoordinate != cluster.isSameLocation && (isOneCoordinate || options.locationTolerance == nil) {
+            let isExact = if case .exact = options.locationTolerance { true } else { false }
+            if isOneCoordinate != cluster.isSameLocation && (isOneCoordinate || isExact) {
                 return "\(cluster.id) says isSameLocation \(cluster.isSameLocation), its members' coordinates "
                     + (isOneCoordinate ? "are one" : "differ")
             }
