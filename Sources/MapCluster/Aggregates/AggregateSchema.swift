@@ -207,6 +207,18 @@ public struct CategorySet: Hashable, Sendable, CustomStringConvertible {
     /// The positions it holds, in order.
     public var positions: [Int] { (0..<64).filter { contains($0) } }
 
+    /// Calls `body` with each position it holds below `limit` (a schema's category count), in order, without a test of
+    /// the positions it doesn't.
+    @inline(__always) func forEach(below limit: Int, _ body: (Int) -> Void) {
+        var rest = bits
+        while rest != 0 {
+            let position = rest.trailingZeroBitCount
+            guard position < limit else { return }
+            rest &= rest &- 1
+            body(position)
+        }
+    }
+
     /// The bits in hexadecimal, as cluster ids write them.
     public var description: String { String(bits, radix: 16) }
 }

@@ -313,11 +313,7 @@ extension RowLayout {
             Self.merge(all, row, into: all, target, precise: false)
             return
         }
-        var bits = categories.bits
-        while bits != 0 {
-            let position = bits.trailingZeroBitCount
-            bits &= bits &- 1
-            guard position < categoryCount else { break }
+        categories.forEach(below: categoryCount) { position in
             target[position] &+= row[position]
             Self.merge(
                 category, row + categoryBlock(position), into: all, target, intsFrom: 0, intsTo: categoryCount,
@@ -348,13 +344,9 @@ struct CategoryTotals: Equatable {
 
     /// Adds the members of `categories` that a row holds.
     @inline(__always) mutating func add(_ row: Cursor<UInt64>, categories: CategorySet, layout: RowLayout) {
-        var bits = categories.bits
-        while bits != 0 {
-            let position = bits.trailingZeroBitCount
-            bits &= bits &- 1
-            guard position < layout.categoryCount else { break }
+        categories.forEach(below: layout.categoryCount) { position in
             let members = Int(truncatingIfNeeded: row[position])
-            guard members > 0 else { continue }
+            guard members > 0 else { return }
             let block = row + layout.categoryBlock(position)
             count += members
             latitudeSum &+= Int64(bitPattern: block[layout.latitudeSumAt])
@@ -468,13 +460,7 @@ extension NodeRows {
             guard let rows = height == 0 ? leafRows : branchRows else { return false }
             let row = rows + Int(node) * layout.width
             var selected = 0
-            var bits = categories.bits
-            while bits != 0 {
-                let position = bits.trailingZeroBitCount
-                bits &= bits &- 1
-                guard position < layout.categoryCount else { break }
-                selected += Int(truncatingIfNeeded: row[position])
-            }
+            categories.forEach(below: layout.categoryCount) { selected += Int(truncatingIfNeeded: row[$0]) }
             guard selected == summary.count || selected == 0 else { return false }
             if selected > 0 {
                 extend(GridPosition(x: summary.minX, y: summary.minY))

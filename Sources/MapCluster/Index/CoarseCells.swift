@@ -354,12 +354,7 @@ extension RowLayout {
     /// Calls `body` with where each block of `blocks` starts in a row, and its shape.
     @inline(__always) func forEachBlock(of blocks: StaleBlocks, _ body: (Int, Block) -> Void) {
         if blocks.all { body(0, all) }
-        var bits = blocks.categories
-        while bits != 0 {
-            let position = bits.trailingZeroBitCount
-            bits &= bits &- 1
-            body(categoryBlock(position), category)
-        }
+        CategorySet(bits: blocks.categories).forEach(below: categoryCount) { body(categoryBlock($0), category) }
     }
 }
 
