@@ -86,11 +86,9 @@ public struct GridCell: Hashable, Sendable, Comparable, CustomStringConvertible 
 
     /// The range of Morton keys of the positions inside the cell: every aligned cell is one range.
     package var keyRange: ClosedRange<UInt64> {
-        if level == 0 { return 0...UInt64.max }
-        let shift = 64 - 2 * level
-        let low = shift == 0 ? code : code << shift
-        let high = shift == 0 ? code : low | (UInt64.max >> (2 * level))
-        return low...high
+        // Swift's shifts by 64 give 0: level 0 spans every key, level 32 one.
+        let low = code << (64 - 2 * level)
+        return low...(low | (UInt64.max >> (2 * level)))
     }
 
     /// Orders cells by level, then along the Z-order curve within a level.

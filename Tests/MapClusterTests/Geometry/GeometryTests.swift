@@ -83,6 +83,14 @@ struct GeometryTests {
         for (a, b) in zip(union, union.dropFirst()) { #expect(a.upperBound &+ 1 == b.lowerBound) }
     }
 
+    @Test func theWorldCellSpansEveryKeyAndTheFinestCellsOne() {
+        #expect(GridCell(level: 0, x: 0, y: 0).keyRange == 0...UInt64.max)
+        let finest = GridCell(level: 32, x: 0xDEAD_BEEF, y: 0x0123_4567)
+        #expect(finest.keyRange.count == 1)
+        #expect(GridCell(holdingKey: finest.keyRange.lowerBound, level: 32) == finest)
+        #expect(GridCell(level: 32, x: .max, y: .max).keyRange == UInt64.max...UInt64.max)
+    }
+
     @Test func aCellKeepsItsColumnAndRowThroughItsFamily() {
         var rng = SplitMix64(seed: 9)
         for _ in 0..<2_000 {
