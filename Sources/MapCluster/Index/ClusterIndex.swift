@@ -87,10 +87,14 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
         // table's working memory is already free.
         var order = MortonTree.SortedOrder(unsortedKeys: consume keys)
         let (slots, superseded) = Parallel.both(updating: &order, { $0.sort() }, { SlotTable.build(for: store) })
+        // The sorted keys go before the leaves are made: the leaves read each key from the store.
+        let positions = (consume order).sortedPositions()
         if let categories {
-            tree = MortonTree(order, coordinate: { input[$0].1 }, category: { categories[$0] })
+            tree = MortonTree(
+                sortedPositions: positions, key: { store[$0].key }, coordinate: { input[$0].1 },
+                category: { categories[$0] })
         } else {
-            tree = MortonTree(order, coordinate: { input[$0].1 })
+            tree = MortonTree(sortedPositions: positions, key: { store[$0].key }, coordinate: { input[$0].1 })
         }
         if let aggregates { tree.attach(aggregates) }
         elementSlots = ElementSlots(
