@@ -90,13 +90,13 @@ public struct ClusterIndex<Element: Hashable & Sendable>: Sendable {
         // The sorted keys go before the leaves are made: the leaves read each key from the store.
         let positions = (consume order).sortedPositions()
         if let categories {
-            tree = MortonTree(sortedPositions: positions) {
+            tree = MortonTree(sortedPositions: consume positions) {
                 IndexEntry(
                     key: store[$0].key, coordinate: input[$0].1, slot: UInt32(truncatingIfNeeded: $0),
                     category: categories[$0])
             }
         } else {
-            tree = MortonTree(sortedPositions: positions) {
+            tree = MortonTree(sortedPositions: consume positions) {
                 IndexEntry(key: store[$0].key, coordinate: input[$0].1, slot: UInt32(truncatingIfNeeded: $0))
             }
         }
