@@ -278,6 +278,41 @@ struct SlotTableTests {
         #expect(Set(index.members(of: world).map(\.element)) == Set(truth.keys))
     }
 
+    @Test func aTableHasTheBucketsItsCountNeedsAndEveryHashAHomeInIt() {
+        // A bulk load's table is 3/5 full: 1.67 buckets an element, where the next power of two would give 2.1.
+        #expect(SlotTable(minimumCapacity: 1_000_000).buckets.count == 1_666_667)
+        #expect(SlotTable(minimumCapacity: 600).buckets.count == 1_000)
+        #expect(SlotTable().buckets.count == 8)
+        var rng = SplitMix64(seed: 5)
+        for count in [8, 1_000, 1_666_667, 447_392_425] {
+            let hashes =
+                [0, 1, -1, .min, .max, Int(UInt32.max), -Int(UInt32.max)]
+                + (0..<200).map { _ in Int.random(in: .min ... .max, using: &rng) }
+            for hash in hashes {
+                #expect((0..<count).contains(SlotTable.home(of: hash, among: count)), "hash \(hash), \(count) buckets")
+            }
+        }
+        // The low 32 bits spread over the whole table, in order.
+        #expect(SlotTable.home(of: 0, among: 1_000) == 0)
+        #expect(SlotTable.home(of: Int(UInt32.max), among: 1_000) == 999)
+        #expect(SlotTable.home(of: 1 << 31, among: 1_000) == 500)
+    }
+
+    @Test func aBulkLoadedTableGrowsAndShrinksThroughItsEdges() {
+        // 600 elements fill 1,000 buckets to 3/5; 151 more pass 3/4 and rebuild the table.
+        var rng = SplitMix64(seed: 21)
+        var index = ClusterIndex((0..<600).map { ($0, DataShape.uniform.coordinate(using: &rng)) })
+        #expect(index.slots.buckets.count == 1_000)
+        for id in 600..<800 { index.insert(id, at: DataShape.uniform.coordinate(using: &rng)) }
+        #expect(index.slots.buckets.count == 2_500, "grown to hold twice its count 3/5 full")
+        for id in stride(from: 0, to: 800, by: 3) {
+            let removed = index.remove(id)
+            #expect(removed)
+        }
+        index._checkInvariants()
+        for id in 0..<800 { #expect(index.contains(id) == !id.isMultiple(of: 3), "\(id)") }
+    }
+
     @Test func bulkLoadWithCollidingDuplicatesKeepsTheLast() {
         let input = (0..<300).map {
             (CollidingID(value: $0 % 100), Coordinate.checked(Double($0 % 80), Double($0 % 170)))
