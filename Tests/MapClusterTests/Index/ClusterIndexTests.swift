@@ -298,7 +298,7 @@ struct SlotTableTests {
         #expect(SlotTable.home(of: 1 << 31, among: 1_000) == 500)
     }
 
-    @Test func aBulkLoadedTableGrowsAndShrinksThroughItsEdges() {
+    @Test func aBulkLoadedTableGrowsPastThreeQuartersAndKeepsEveryElement() {
         // 600 elements fill 1,000 buckets to 3/5; 151 more pass 3/4 and rebuild the table.
         var rng = SplitMix64(seed: 21)
         var index = ClusterIndex((0..<600).map { ($0, DataShape.uniform.coordinate(using: &rng)) })
