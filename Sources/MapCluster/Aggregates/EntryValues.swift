@@ -1,4 +1,4 @@
-/// What each entry of the tree stores for a column (``NodeRows``, a ``ReductionColumn``): `width` values an entry, in
+/// What each entry of the tree stores for a user reduction (``ReductionColumn``): `width` values an entry, in
 /// leaf order, a window of ``window`` entries per leaf.
 ///
 /// The values lie beside the leaf's entries, so that a scan of a leaf reads consecutive memory: looking them up by slot

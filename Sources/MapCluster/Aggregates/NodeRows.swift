@@ -1,10 +1,11 @@
-import Dispatch
-
 /// The rows of a tree's nodes (``RowLayout``), and what each entry stores for them, kept current through every change
 /// of the tree (the coarse cells keep their own rows, ``CoarseCells``).
 ///
-/// A node's row lives at `node * width` in the array of its kind (leaves, branches), so a node keeps its row wherever it
-/// sits in its parent. What each entry stores, `entryWidth` doubles, lies beside the leaf's entries (``EntryValues``).
+/// Each node's storage is an array of its own, by node id, as the tree's nodes are: a leaf's block holds its row, its
+/// checkpoints and what its entries store (`entryWidth` doubles each, as bit patterns, a window of ``window`` entries),
+/// side by side, so that a change to a leaf reads and writes one allocation; a branch's holds its row. A copy of the
+/// rows (a reader's snapshot of the tree) shares every node's array, and a change then copies the arrays of the nodes
+/// on its path, not those of every node.
 ///
 /// The tree tells the rows of each change, bottom-up (``MortonTree/insert(_:)``, ``MortonTree/remove(key:where:)``).
 /// An insert adds the entry to two blocks of each node on its path, its category's and that of all: O(1) a level. A
@@ -16,18 +17,31 @@ import Dispatch
 /// another tree shares it, so trees keep their value semantics.
 final class NodeRows: AggregateColumn, @unchecked Sendable {
     let layout: RowLayout
-    /// The room per leaf in `stored`.
-    static var window: Int { EntryValues<Double>.window }
+    /// The room per leaf for what its entries store: a leaf holds one entry over its capacity before it splits.
+    static var window: Int { MortonTree.leafCapacity + 1 }
 
     // Changed only by the tree that owns the rows, which copies shared ones first (no access overlaps another): the
     // dynamic exclusivity checks of class properties would cost more than the work of an update.
-    @exclusivity(unchecked) var leafRows: ContiguousArray<UInt64> = []
-    @exclusivity(unchecked) var branchRows: ContiguousArray<UInt64> = []
-    /// What each entry stores: its weight, when weighted, then a double per numeric reduction (NaN for none).
-    @exclusivity(unchecked) var stored: EntryValues<Double>
-    /// Each leaf's prefix totals, so that a range that ends inside a leaf is answered from the nearest of them and a
-    /// few entries (``AggregateRowsVisitor``): ``checkpointsPerLeaf`` checkpoints a leaf, ``checkpointWidth`` words
-    /// each from `(leaf * checkpointsPerLeaf + k) * checkpointWidth`.
+    /// Each leaf's block, by leaf id: its row (``width`` words), its checkpoints from ``checkpointsAt``, and what its
+    /// entries store from ``valuesAt``; empty for a leaf id not in use.
+    @exclusivity(unchecked) var leafBlocks: ContiguousArray<ContiguousArray<UInt64>> = []
+    /// Each branch's row, by branch id.
+    @exclusivity(unchecked) var branchRows: ContiguousArray<ContiguousArray<UInt64>> = []
+    /// What the next inserted entry stores: its weight, when weighted, then a double per numeric reduction (NaN for
+    /// none), as bit patterns; one word at least, so that its base address is never nil.
+    @exclusivity(unchecked) var prepared: ContiguousArray<UInt64>
+    /// What the last removed entry stored, as `prepared`.
+    @exclusivity(unchecked) var lastRemoved: ContiguousArray<UInt64>
+    /// A bulk load's values by slot, until ``build(_:)`` lays them out.
+    @exclusivity(unchecked) var input: BulkValues?
+    /// What an element without values stores: weight 1, no value.
+    let defaults: ContiguousArray<UInt64>
+    /// A row of no member, to start a node's row from.
+    let emptyRow: ContiguousArray<UInt64>
+
+    /// A leaf's checkpoints: its prefix totals, so that a range that ends inside a leaf is answered from the nearest of
+    /// them and a few entries (``AggregateRowsVisitor``): ``checkpointsPerLeaf`` of them, ``checkpointWidth`` words
+    /// each, from ``checkpointsAt`` in the leaf's block.
     ///
     /// A checkpoint is a bound key, how many of the leaf's entries lie below it (a prefix, entries being in key order),
     /// and their block of all (``RowLayout/all``). Computing a leaf's row sets the bounds at its 16th, 32nd and 48th
@@ -36,15 +50,6 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
     /// computed (a split or a merge).
     ///
     /// Kept only when the block of all is sums (``keepsCheckpoints``): a minimum or maximum can't be taken out.
-    @exclusivity(unchecked) var checkpoints: ContiguousArray<UInt64> = []
-    /// A bulk load's values by slot, until ``build(_:)`` lays them out.
-    @exclusivity(unchecked) var input: BulkValues?
-    /// What an element without values stores: weight 1, no value.
-    let defaults: ContiguousArray<Double>
-    /// A row of no member, to grow the row arrays with.
-    let emptyRow: ContiguousArray<UInt64>
-
-    /// How many entries lie between a leaf's checkpoints when its row is computed.
     static var checkpointStride: Int { 16 }
     /// How many checkpoints a leaf keeps, at entries 16, 32 and 48 when its row is computed.
     static var checkpointsPerLeaf: Int { MortonTree.leafCapacity / checkpointStride - 1 }
@@ -57,24 +62,32 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
 
     /// Whether the rows keep checkpoints: when the block of all has no minimum or maximum.
     let keepsCheckpoints: Bool
+    /// Where a leaf's checkpoints start in its block: after its row.
+    var checkpointsAt: Int { width }
+    /// Where what a leaf's entries store starts in its block: after its checkpoints.
+    let valuesAt: Int
+    /// Words per leaf block.
+    let blockSize: Int
 
     init(layout: RowLayout) {
         self.layout = layout
         keepsCheckpoints = layout.all.width > 0 && layout.all.mins == 0 && layout.all.maxes == 0
-        // Every array of values holds at least one double, so that its base address is never nil.
-        var defaults = ContiguousArray<Double>(repeating: .nan, count: max(1, layout.entryWidth))
-        if layout.isWeighted { defaults[0] = 1 }
+        var defaults = ContiguousArray<UInt64>(repeating: Double.nan.bitPattern, count: max(1, layout.entryWidth))
+        if layout.isWeighted { defaults[0] = (1.0).bitPattern }
         self.defaults = defaults
+        prepared = defaults
+        lastRemoved = defaults
         emptyRow = layout.emptyRow
-        stored = EntryValues(width: layout.entryWidth, filler: .nan, defaults: defaults)
+        valuesAt = layout.width + (keepsCheckpoints ? Self.checkpointsPerLeaf * Self.checkpointWidth(layout) : 0)
+        blockSize = valuesAt + Self.window * layout.entryWidth
     }
 
     func copy() -> any AggregateColumn {
         let copy = NodeRows(layout: layout)
-        copy.leafRows = leafRows
+        copy.leafBlocks = leafBlocks
         copy.branchRows = branchRows
-        copy.stored = stored
-        copy.checkpoints = checkpoints
+        copy.prepared = prepared
+        copy.lastRemoved = lastRemoved
         copy.input = input
         return copy
     }
@@ -82,93 +95,146 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
     var width: Int { layout.width }
     var entryWidth: Int { layout.entryWidth }
 
+    /// Where the values of the entry at `position` start in its leaf's block.
+    @inline(__always) func valuesAt(_ position: Int) -> Int { valuesAt + position * entryWidth }
+
     // MARK: Stored values
 
-    func prepareDefault() { stored.prepare(defaults) }
+    func prepareDefault() { prepared = defaults }
 
-    func prepareLastRemoved() { stored.prepareLastRemoved() }
+    func prepareLastRemoved() { prepared = lastRemoved }
 
     /// Makes the next inserted entry store an element's validated values.
     func prepare(_ values: ElementValues) {
-        stored.prepared.withMutableCursor { target in
+        prepared.withMutableCursor { target in
             layout.write(values, into: target)
         }
     }
 
-    /// Where an entry's stored values start.
-    @inline(__always) func storedAt(_ position: Int, of leaf: Int32) -> Int { stored.start(position, of: leaf) }
+    /// Calls `body` with a leaf's block, made (a row of no member, no values) when the leaf has none yet.
+    @inline(__always) private func withBlock<Result>(
+        of leaf: Int32, _ body: (MutableCursor<UInt64>) -> Result
+    ) -> Result {
+        let n = Int(leaf)
+        if leafBlocks.count <= n {
+            leafBlocks.append(contentsOf: repeatElement([], count: n + 1 - leafBlocks.count))
+        }
+        if leafBlocks[n].isEmpty { leafBlocks[n] = newBlock() }
+        return leafBlocks[n].withMutableCursor(body)
+    }
+
+    /// A leaf's block of no member: its row clear, its checkpoints at no bound, no value stored.
+    private func newBlock() -> ContiguousArray<UInt64> {
+        var block = ContiguousArray<UInt64>(repeating: Double.nan.bitPattern, count: max(1, blockSize))
+        block.withMutableCursor { block in
+            for i in 0..<width { block[i] = emptyRow[i] }
+            for i in width..<valuesAt { block[i] = 0 }
+        }
+        return block
+    }
 
     func inserted(at position: Int, of leaf: Int32, count: Int) {
-        stored.inserted(at: position, of: leaf, count: count)
-    }
-
-    func removed(at position: Int, of leaf: Int32, count: Int) { stored.removed(at: position, of: leaf, count: count) }
-
-    /// Adds (`sign` 1) or takes out (-1) an entry, which stores `values`, to or from the checkpoints of its leaf whose
-    /// bounds lie above it.
-    private func moveCheckpoints(_ entry: IndexEntry, of leaf: Int32, values: Cursor<Double>, sign: Int64) {
-        guard keepsCheckpoints else { return }
-        let (at, width) = (checkpointsStart(growingToHold: leaf), checkpointWidth)
-        checkpoints.withMutableCursor { checkpoints in
-            for k in 0..<Self.checkpointsPerLeaf {
-                let checkpoint = checkpoints + at + k * width
-                guard entry.key < checkpoint[0] else { continue }
-                checkpoint[1] &+= UInt64(bitPattern: sign)
-                _ = layout.addEntry(entry, values, toAll: checkpoint + 2, sign: sign, precise: true)
+        guard entryWidth > 0 else { return }
+        let (prepared, width) = (prepared, entryWidth)
+        withBlock(of: leaf) { block in
+            let values = block + valuesAt
+            var i = count * width - 1
+            while i >= (position + 1) * width {
+                values[i] = values[i - width]
+                i -= 1
             }
+            for j in 0..<width { values[position * width + j] = prepared[j] }
         }
     }
 
-    /// Where a leaf's checkpoints start, the array grown to hold them.
-    @inline(__always) private func checkpointsStart(growingToHold leaf: Int32) -> Int {
-        let size = Self.checkpointsPerLeaf * checkpointWidth
-        let needed = (Int(leaf) + 1) * size
-        if checkpoints.count < needed {
-            checkpoints.append(contentsOf: repeatElement(0, count: needed - checkpoints.count))
+    func removed(at position: Int, of leaf: Int32, count: Int) {
+        guard entryWidth > 0 else { return }
+        let width = entryWidth
+        withBlock(of: leaf) { block in
+            let values = block + valuesAt
+            for j in 0..<width { lastRemoved[j] = values[position * width + j] }
+            for i in (position * width)..<((count - 1) * width) { values[i] = values[i + width] }
         }
-        return Int(leaf) * size
     }
 
     func split(_ leaf: Int32, at half: Int, count: Int, into sibling: Int32) {
-        stored.split(leaf, at: half, count: count, into: sibling)
+        guard width > 0 else { return }
+        let moved = (count - half) * entryWidth
+        var values = ContiguousArray<UInt64>(repeating: 0, count: max(1, moved))
+        withBlock(of: leaf) { block in
+            values.withMutableCursor { $0.update(from: (block + valuesAt(half)).reading, count: moved) }
+        }
+        withBlock(of: sibling) { block in
+            values.withCursor { (block + valuesAt).update(from: $0, count: moved) }
+        }
     }
 
     func merged(_ drop: Int32, count dropCount: Int, into keep: Int32, count: Int) {
-        stored.merged(drop, count: dropCount, into: keep, count: count)
+        guard width > 0 else { return }
+        let moved = dropCount * entryWidth
+        let dropped = leafBlocks[Int(drop)]
+        leafBlocks[Int(drop)] = []
+        withBlock(of: keep) { block in
+            dropped.withCursor { (block + valuesAt(count)).update(from: $0 + valuesAt, count: moved) }
+        }
+    }
+
+    /// Moves the checkpoints of a leaf's block whose bounds lie above an entry: adds it (`sign` 1) or takes it out
+    /// (-1), which stores `values`.
+    private func moveCheckpoints(
+        _ entry: IndexEntry, in block: MutableCursor<UInt64>, values: Cursor<UInt64>, sign: Int64
+    ) {
+        guard keepsCheckpoints else { return }
+        let width = checkpointWidth
+        for k in 0..<Self.checkpointsPerLeaf {
+            let checkpoint = block + checkpointsAt + k * width
+            guard entry.key < checkpoint[0] else { continue }
+            checkpoint[1] &+= UInt64(bitPattern: sign)
+            _ = layout.addEntry(entry, values, toAll: checkpoint + 2, sign: sign, precise: true)
+        }
     }
 
     // MARK: Node rows
 
-    /// The rows of the nodes of one kind, grown to hold `node`.
-    @inline(__always) private func grow(_ rows: inout ContiguousArray<UInt64>, toHold node: Int32) {
-        while rows.count < (Int(node) + 1) * width { rows.append(contentsOf: emptyRow) }
-    }
-
-    /// Calls `body` with the row of a node (grown to hold it).
+    /// Calls `body` with the row of a node (its block's first words, for a leaf).
     @inline(__always) private func withRow<Result>(
         of node: Int32, isLeaf: Bool, _ body: (MutableCursor<UInt64>) -> Result
     ) -> Result {
-        if isLeaf {
-            grow(&leafRows, toHold: node)
-            return leafRows.withMutableCursor { body($0 + Int(node) * width) }
+        if isLeaf { return withBlock(of: node, body) }
+        growBranchRows(toHold: node)
+        if branchRows[Int(node)].isEmpty { branchRows[Int(node)] = emptyRow }
+        return branchRows[Int(node)].withMutableCursor(body)
+    }
+
+    /// Grows the branches' rows to hold `node`'s.
+    @inline(__always) private func growBranchRows(toHold node: Int32) {
+        if branchRows.count <= Int(node) {
+            branchRows.append(contentsOf: repeatElement([], count: Int(node) + 1 - branchRows.count))
         }
-        grow(&branchRows, toHold: node)
-        return branchRows.withMutableCursor { body($0 + Int(node) * width) }
+    }
+
+    /// The row of a node whose row is current: its block, for a leaf (the row is its first words).
+    @inline(__always) func row(of node: Int32, isLeaf: Bool) -> ContiguousArray<UInt64> {
+        isLeaf ? leafBlocks[Int(node)] : branchRows[Int(node)]
     }
 
     func added(_ entry: IndexEntry, to node: Int32, isLeaf: Bool) {
         guard width > 0 else { return }
-        stored.prepared.withCursor { values in
-            withRow(of: node, isLeaf: isLeaf) { row in _ = layout.addEntry(entry, values, toRow: row) }
-            if isLeaf { moveCheckpoints(entry, of: node, values: values, sign: 1) }
+        prepared.withCursor { values in
+            withRow(of: node, isLeaf: isLeaf) { row in
+                _ = layout.addEntry(entry, values, toRow: row)
+                if isLeaf { moveCheckpoints(entry, in: row, values: values, sign: 1) }
+            }
         }
     }
 
     func removed(_ entry: IndexEntry, from node: Int32, height: Int, in tree: MortonTree) {
         guard width > 0 else { return }
-        let stale = stored.lastRemoved.withCursor { values in
-            if height == 0 { moveCheckpoints(entry, of: node, values: values, sign: -1) }
-            return withRow(of: node, isLeaf: height == 0) { layout.addEntry(entry, values, toRow: $0, sign: -1) }
+        let stale = lastRemoved.withCursor { values in
+            withRow(of: node, isLeaf: height == 0) { row in
+                if height == 0 { moveCheckpoints(entry, in: row, values: values, sign: -1) }
+                return layout.addEntry(entry, values, toRow: row, sign: -1)
+            }
         }
         if stale.all { recompute(node, height: height, category: nil, in: tree) }
         if stale.categories != 0 { recompute(node, height: height, category: Int(entry.category) - 1, in: tree) }
@@ -177,42 +243,19 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
     func rebuild(_ node: Int32, height: Int, in tree: MortonTree) {
         guard width > 0 else { return }
         // One pass over what lies below: each entry into its two blocks, or each child's whole row.
-        let layout = layout
         if height == 0 {
-            let (entries, entryWidth) = (tree.leaves[Int(node)].entries, entryWidth)
-            let checkpointsAt = keepsCheckpoints ? checkpointsStart(growingToHold: node) : nil
-            stored.values.withCursor { stored in
-                checkpoints.withMutableCursor { checkpoints in
-                    withRow(of: node, isLeaf: true) { row in
-                        Self.fill(
-                            row, checkpoints: checkpointsAt.map { checkpoints + $0 }, layout: layout,
-                            entries: entries, values: stored + storedAt(0, of: node), entryWidth: entryWidth)
-                    }
-                }
-            }
+            let entries = tree.leaves[Int(node)].entries
+            withBlock(of: node) { fill($0, entries: entries) }
             return
         }
-        let children = tree.branches[Int(node)].children
-        withChildRows(of: node, height: height) { childRows, row in
-            layout.clearRow(row)
-            for child in children { layout.mergeRow(childRows + Int(child) * width, into: row) }
+        var row = emptyRow
+        row.withMutableCursor { row in
+            for child in tree.branches[Int(node)].children {
+                self.row(of: child, isLeaf: height == 1).withCursor { layout.mergeRow($0, into: row) }
+            }
         }
-    }
-
-    /// Calls `body` with the rows of a branch's children and the branch's own row, grown to hold it.
-    ///
-    /// The branch rows are lent once for both when the children are branches: a second reference to them, held while
-    /// they change, would have them copied whole (a megabyte at a million entries) for every branch added up again.
-    @inline(__always) private func withChildRows(
-        of node: Int32, height: Int, _ body: (Cursor<UInt64>, MutableCursor<UInt64>) -> Void
-    ) {
-        grow(&branchRows, toHold: node)
-        let at = Int(node) * width
-        if height == 1 {
-            leafRows.withCursor { children in branchRows.withMutableCursor { body(children, $0 + at) } }
-        } else {
-            branchRows.withMutableCursor { rows in body(rows.reading, rows + at) }
-        }
+        growBranchRows(toHold: node)
+        branchRows[Int(node)] = row
     }
 
     /// Recomputes one block of a node (a category's, or that of all when `category` is `nil`) from what lies below it,
@@ -223,49 +266,39 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         let shape = category == nil ? layout.all : layout.category
         if height == 0 {
             let entries = tree.leaves[Int(node)].entries
-            stored.values.withCursor { stored in
-                withRow(of: node, isLeaf: true) { row in
-                    RowLayout.clear(shape, at: row + block)
-                    for (position, entry) in entries.enumerated() {
-                        let values = stored + storedAt(position, of: node)
-                        if let category {
-                            guard Int(entry.category) - 1 == category else { continue }
-                            _ = layout.addEntry(entry, values, toCategory: row + block, precise: true)
-                        } else {
-                            _ = layout.addEntry(entry, values, toAll: row, precise: true)
-                        }
+            withBlock(of: node) { row in
+                RowLayout.clear(shape, at: row + block)
+                for (position, entry) in entries.enumerated() {
+                    let values = (row + valuesAt(position)).reading
+                    if let category {
+                        guard Int(entry.category) - 1 == category else { continue }
+                        _ = layout.addEntry(entry, values, toCategory: row + block, precise: true)
+                    } else {
+                        _ = layout.addEntry(entry, values, toAll: row, precise: true)
                     }
                 }
             }
             return
         }
         let children = tree.branches[Int(node)].children
-        withChildRows(of: node, height: height) { childRows, row in
+        withRow(of: node, isLeaf: false) { row in
             RowLayout.clear(shape, at: row + block)
             for child in children {
-                RowLayout.merge(shape, childRows + Int(child) * width + block, into: shape, row + block, precise: true)
+                self.row(of: child, isLeaf: height == 1).withCursor { childRow in
+                    RowLayout.merge(shape, childRow + block, into: shape, row + block, precise: true)
+                }
             }
         }
     }
 
     func build(_ tree: MortonTree) {
-        // A bulk load lays out its input; otherwise (a recomputation to check against) what each entry stores stays.
-        if input != nil {
-            stored.reset(leaves: tree.leaves.count)
-        } else if !tree.leaves.isEmpty {
-            stored.grow(toHold: Int32(tree.leaves.count - 1))
+        guard width > 0 else {
+            input = nil
+            return
         }
-        // Reserved to the word: these rows are most of an aggregated index's memory, and growing by doubling would
-        // briefly hold half as much again.
-        leafRows = ContiguousArray(repeating: 0, count: max(1, tree.leaves.count * width))
-        checkpoints = ContiguousArray(
-            repeating: 0,
-            count: max(1, keepsCheckpoints ? tree.leaves.count * Self.checkpointsPerLeaf * checkpointWidth : 0))
-        branchRows = []
-        branchRows.reserveCapacity(tree.branches.count * width)
-        for _ in 0..<tree.branches.count { branchRows.append(contentsOf: emptyRow) }
         buildLeaves(tree)
         input = nil
+        branchRows = ContiguousArray(repeating: [], count: tree.branches.count)
         if tree.height > 0 {
             func build(_ node: Int32, height: Int) {
                 if height > 1 {
@@ -277,71 +310,58 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         }
     }
 
-    /// Lays out what each entry of a bulk load stores and computes every leaf's row, on all cores: each leaf writes its
-    /// own window and row.
+    /// Makes every leaf's block, on all cores: what its entries store (laid out from a bulk load's input, or kept, for a
+    /// recomputation to check against), its row and its checkpoints.
     private func buildLeaves(_ tree: MortonTree) {
-        guard width > 0 || input != nil else { return }
-        let (layout, input, leaves) = (layout, input, tree.leaves)
-        let (width, entryWidth, window, keepsCheckpoints) = (width, entryWidth, Self.window, keepsCheckpoints)
-        let checkpointsSize = Self.checkpointsPerLeaf * checkpointWidth
-        stored.values.withMutableCursor { stored in
-            leafRows.withMutableCursor { rows in
-                checkpoints.withMutableCursor { checkpoints in
-                    // Chunks of leaves write disjoint windows, rows and checkpoints of buffers that outlive
-                    // `concurrentPerform`.
-                    nonisolated(unsafe) let storedBase = stored
-                    nonisolated(unsafe) let rowsBase = rows
-                    nonisolated(unsafe) let checkpointsBase = keepsCheckpoints ? checkpoints : nil
-                    let chunks = min(max(leaves.count / 1_024, 1), 16)
-                    DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-                        for leaf in (leaves.count * chunk / chunks)..<(leaves.count * (chunk + 1) / chunks) {
-                            let entries = leaves[leaf].entries
-                            let base = storedBase + leaf * window * entryWidth
-                            if let input {
-                                for (position, entry) in entries.enumerated() {
-                                    input.write(slot: Int(entry.slot), into: base + position * entryWidth)
-                                }
-                            }
-                            guard width > 0 else { continue }
-                            Self.fill(
-                                rowsBase + leaf * width,
-                                checkpoints: checkpointsBase.map { $0 + leaf * checkpointsSize }, layout: layout,
-                                entries: entries, values: base.reading, entryWidth: entryWidth)
-                        }
+        let (input, leaves, kept) = (input, tree.leaves, leafBlocks)
+        let (entryWidth, valuesAt) = (entryWidth, valuesAt)
+        // The rows are most of an aggregated index's memory: each block is made at its size, once.
+        leafBlocks = Parallel.map(count: leaves.count, minimumChunk: 1_024) { [self] leaf in
+            let entries = leaves[leaf].entries
+            var block: ContiguousArray<UInt64>
+            if input == nil, leaf < kept.count, !kept[leaf].isEmpty {
+                block = kept[leaf]
+            } else {
+                block = newBlock()
+            }
+            block.withMutableCursor { block in
+                if let input {
+                    for (position, entry) in entries.enumerated() {
+                        input.write(slot: Int(entry.slot), into: block + valuesAt + position * entryWidth)
                     }
                 }
+                fill(block, entries: entries)
             }
+            return block
         }
     }
 
-    /// Computes a leaf's row from its entries and what they store (from `values` on), and its checkpoints when given:
-    /// each bound at an entry 16, 32 or 48 (`UInt64.max` past the end), with the block of all of the entries below it,
-    /// copied from the row as it fills.
-    private static func fill(
-        _ row: MutableCursor<UInt64>, checkpoints: MutableCursor<UInt64>?, layout: RowLayout,
-        entries: ContiguousArray<IndexEntry>, values: Cursor<Double>, entryWidth: Int
-    ) {
-        let (allWidth, width) = (layout.all.width, checkpointWidth(layout))
-        if let checkpoints {
-            for k in 0..<checkpointsPerLeaf {
-                let end = (k + 1) * checkpointStride
-                let bound = end < entries.count ? entries[end].key : .max
-                checkpoints[k * width] = bound
-                // Entries of one key lie on one side of a bound.
-                checkpoints[k * width + 1] = UInt64(entries.lowerBound(of: bound))
-            }
+    /// Computes a leaf's row from its entries and what they store, and its checkpoints when it keeps them: each bound at
+    /// an entry 16, 32 or 48 (`UInt64.max` past the end), with the block of all of the entries below it, copied from the
+    /// row as it fills.
+    private func fill(_ block: MutableCursor<UInt64>, entries: ContiguousArray<IndexEntry>) {
+        let (allWidth, width, perLeaf) = (
+            layout.all.width, checkpointWidth, keepsCheckpoints ? Self.checkpointsPerLeaf : 0
+        )
+        let checkpoints = block + checkpointsAt
+        for k in 0..<perLeaf {
+            let end = (k + 1) * Self.checkpointStride
+            let bound = end < entries.count ? entries[end].key : .max
+            checkpoints[k * width] = bound
+            // Entries of one key lie on one side of a bound.
+            checkpoints[k * width + 1] = UInt64(entries.lowerBound(of: bound))
         }
-        layout.clearRow(row)
+        layout.clearRow(block)
         var next = 0
         for (position, entry) in entries.enumerated() {
-            while let checkpoints, next < checkpointsPerLeaf, checkpoints[next * width + 1] == UInt64(position) {
-                (checkpoints + next * width + 2).update(from: row.reading, count: allWidth)
+            while next < perLeaf, checkpoints[next * width + 1] == UInt64(position) {
+                (checkpoints + next * width + 2).update(from: block.reading, count: allWidth)
                 next += 1
             }
-            _ = layout.addEntry(entry, values + position * entryWidth, toRow: row)
+            _ = layout.addEntry(entry, (block + valuesAt(position)).reading, toRow: block)
         }
-        while let checkpoints, next < checkpointsPerLeaf {
-            (checkpoints + next * width + 2).update(from: row.reading, count: allWidth)
+        while next < perLeaf {
+            (checkpoints + next * width + 2).update(from: block.reading, count: allWidth)
             next += 1
         }
     }
@@ -358,34 +378,36 @@ struct BulkValues: Sendable {
     var columns: [ReductionValues?]
 
     /// Writes what the element in `slot` stores.
-    @inline(__always) func write(slot: Int, into target: MutableCursor<Double>) {
+    @inline(__always) func write(slot: Int, into target: MutableCursor<UInt64>) {
         var at = 0
         if isWeighted {
-            target[0] = weights?[slot] ?? 1
+            target[0] = (weights?[slot] ?? 1).bitPattern
             at = 1
         }
         for (i, column) in columns.enumerated() {
-            target[at + i] =
+            let number =
                 switch column {
                 case .numbers(let numbers)?: numbers[slot] ?? .nan
                 case .values(let values)?: RowLayout.number(of: values[slot])
-                case nil: .nan
+                case nil: Double.nan
                 }
+            target[at + i] = number.bitPattern
         }
     }
 }
 
 extension RowLayout {
     /// Writes what an element with validated `values` stores.
-    func write(_ values: ElementValues, into target: MutableCursor<Double>) {
+    func write(_ values: ElementValues, into target: MutableCursor<UInt64>) {
         var at = 0
         if isWeighted {
-            target[0] = values.weight
+            target[0] = values.weight.bitPattern
             at = 1
         }
         for field in fields {
-            target[at + field.numeric] =
+            let number =
                 field.position < values.reductions.count ? Self.number(of: values.reductions[field.position]) : .nan
+            target[at + field.numeric] = number.bitPattern
         }
     }
 

@@ -229,7 +229,7 @@ struct RowLayout: Sendable {
     /// `row`; returns false when taking it out leaves a minimum or maximum that it attained, which must then be
     /// recomputed.
     @inline(__always) func addEntry(
-        _ entry: IndexEntry, _ values: Cursor<Double>, toAll row: MutableCursor<UInt64>, sign: Int64 = 1,
+        _ entry: IndexEntry, _ values: Cursor<UInt64>, toAll row: MutableCursor<UInt64>, sign: Int64 = 1,
         precise: Bool
     ) -> Bool {
         if categoryCount > 0 && entry.category != 0 {
@@ -244,7 +244,7 @@ struct RowLayout: Sendable {
     /// removal left stale (the entry attained a minimum, a maximum or a key of theirs), which must be added up again;
     /// none for an insert.
     @inline(__always) func addEntry(
-        _ entry: IndexEntry, _ values: Cursor<Double>, toRow row: MutableCursor<UInt64>, sign: Int64 = 1
+        _ entry: IndexEntry, _ values: Cursor<UInt64>, toRow row: MutableCursor<UInt64>, sign: Int64 = 1
     ) -> StaleBlocks {
         var stale = StaleBlocks()
         stale.all = !addEntry(entry, values, toAll: row, sign: sign, precise: true)
@@ -259,7 +259,7 @@ struct RowLayout: Sendable {
     /// ``addEntry(_:_:toAll:sign:precise:)`` for the block of the entry's category, at `row`, with its clustering
     /// totals.
     @inline(__always) func addEntry(
-        _ entry: IndexEntry, _ values: Cursor<Double>, toCategory row: MutableCursor<UInt64>,
+        _ entry: IndexEntry, _ values: Cursor<UInt64>, toCategory row: MutableCursor<UInt64>,
         sign: Int64 = 1, precise: Bool
     ) -> Bool {
         let kept = addTail(entry, values, to: row, block: category, intsAt: 0, sign: sign, precise: precise)
@@ -278,13 +278,13 @@ struct RowLayout: Sendable {
     /// What an entry adds to a block besides the category counts and clustering totals: its reductions' counts (from
     /// `intsAt` on), its weight and pairs, its minima and maxima.
     @inline(__always) private func addTail(
-        _ entry: IndexEntry, _ values: Cursor<Double>, to row: MutableCursor<UInt64>, block: Block,
+        _ entry: IndexEntry, _ values: Cursor<UInt64>, to row: MutableCursor<UInt64>, block: Block,
         intsAt: Int, sign: Int64, precise: Bool
     ) -> Bool {
         var valuesAt = 0
         let signed = Double(sign)
         if isWeighted {
-            let weight = signed * values[0]
+            let weight = signed * Double(bitPattern: values[0])
             let pairs = row + block.pairsAt
             Self.addPair(pairs, weight, 0, precise: precise)
             Self.addPair(pairs + 2, weight * entry.coordinate.latitude, 0, precise: precise)
@@ -293,7 +293,7 @@ struct RowLayout: Sendable {
         }
         var kept = true
         for field in fields {
-            let value = values[valuesAt + field.numeric]
+            let value = Double(bitPattern: values[valuesAt + field.numeric])
             guard !value.isNaN else { continue }
             row[intsAt + field.numeric] &+= UInt64(bitPattern: sign)
             switch field.kind {

@@ -8,9 +8,9 @@ protocol RowVisitor {
     /// A node whose entries all lie in range `range`: its row.
     mutating func node(_ row: Cursor<UInt64>, range: Int)
     /// An entry in range `range`, and what it stores.
-    mutating func entry(_ entry: IndexEntry, _ values: Cursor<Double>, range: Int)
+    mutating func entry(_ entry: IndexEntry, _ values: Cursor<UInt64>, range: Int)
     /// Takes a leaf that straddles `candidates` of `ranges` in a way of its own, from its row, its checkpoints (when
-    /// the rows keep them, ``NodeRows/checkpoints``) and fewer visits; false to have its entries handed over one by
+    /// the rows keep them, ``NodeRows/checkpointsAt``) and fewer visits; false to have its entries handed over one by
     /// one.
     mutating func leaf(_ leaf: LeafView, ranges: Run<ClosedRange<UInt64>>, candidates: Range<Int>)
         -> Bool
@@ -25,11 +25,11 @@ extension RowVisitor {
 /// What a walk knows of a leaf: its entries, what they store, its row and its checkpoints.
 struct LeafView {
     let entries: Run<IndexEntry>
-    /// What the entries store, `entryWidth` doubles each.
-    let values: Cursor<Double>
+    /// What the entries store, `entryWidth` doubles each (as bit patterns).
+    let values: Cursor<UInt64>
     let entryWidth: Int
     let row: Cursor<UInt64>
-    /// The leaf's checkpoints (``NodeRows/checkpoints``); `nil` when the rows keep none.
+    /// The leaf's checkpoints (``NodeRows/checkpointsAt``); `nil` when the rows keep none.
     let checkpoints: Cursor<UInt64>?
 }
 
@@ -39,59 +39,39 @@ extension NodeRows {
     /// - Complexity: O(*r* *F* log *n* + *e*) for *r* ranges and *e* entries in leaves that straddle them; every entry
     ///   of a range whose nodes the visitor does not take (``RowVisitor/takesNodes(in:)``).
     func walk<Visitor: RowVisitor>(ranges: [ClosedRange<UInt64>], tree: MortonTree, _ visitor: inout Visitor) {
-        guard tree.rootSummary != nil, !ranges.isEmpty else { return }
-        leafRows.withCursorIfAny { leafRows in
-            branchRows.withCursorIfAny { branchRows in
-                stored.values.withCursor { stored in
-                    ranges.withRun { ranges in
-                        checkpoints.withCursorIfAny { checkpoints in
-                            var walk = Walk(
-                                leaves: tree.leaves, ranges: ranges, leafRows: leafRows, branchRows: branchRows,
-                                stored: stored, checkpoints: keepsCheckpoints ? checkpoints : nil, width: width,
-                                entryWidth: entryWidth, checkpointsSize: NodeRows.checkpointsPerLeaf * checkpointWidth,
-                                visitor: visitor)
-                            tree.descend(ranges: ranges, &walk)
-                            visitor = walk.visitor
-                        }
-                    }
-                }
-            }
+        guard tree.rootSummary != nil, !ranges.isEmpty, width > 0 else { return }
+        ranges.withRun { ranges in
+            var walk = Walk(rows: self, leaves: tree.leaves, ranges: ranges, visitor: visitor)
+            tree.descend(ranges: ranges, &walk)
+            visitor = walk.visitor
         }
     }
 
     /// One walk: the nodes of a descent as their rows, and the entries of the leaves that straddle ranges.
     private struct Walk<Visitor: RowVisitor>: RangeDescent {
+        let rows: NodeRows
         let leaves: ContiguousArray<MortonTree.Leaf>
         let ranges: Run<ClosedRange<UInt64>>
-        let leafRows: Cursor<UInt64>?
-        let branchRows: Cursor<UInt64>?
-        let stored: Cursor<Double>
-        let checkpoints: Cursor<UInt64>?
-        let width: Int
-        let entryWidth: Int
-        let checkpointsSize: Int
         var visitor: Visitor
 
         mutating func whole(_ node: Int32, height: Int, summary: Summary, range: Int) -> Bool {
-            guard visitor.takesNodes(in: range), let rows = height == 0 ? leafRows : branchRows else { return false }
-            visitor.node(rows + Int(node) * width, range: range)
+            guard visitor.takesNodes(in: range) else { return false }
+            rows.row(of: node, isLeaf: height == 0).withCursor { visitor.node($0, range: range) }
             return true
         }
 
         mutating func leaf(_ leaf: Int32, candidates: Range<Int>) {
+            let rows = rows
             leaves[Int(leaf)].entries.withRun { entries in
-                let base = stored + Int(leaf) * NodeRows.window * entryWidth
-                if let leafRows,
-                    visitor.leaf(
-                        LeafView(
-                            entries: entries, values: base, entryWidth: entryWidth, row: leafRows + Int(leaf) * width,
-                            checkpoints: checkpoints.map { $0 + Int(leaf) * checkpointsSize }),
-                        ranges: ranges, candidates: candidates)
-                {
-                    return
-                }
-                entries.forEachEntry(in: ranges, candidates: candidates) { position, entry, range in
-                    visitor.entry(entry, base + position * entryWidth, range: range)
+                rows.leafBlocks[Int(leaf)].withCursor { block in
+                    let (values, entryWidth) = (block + rows.valuesAt, rows.entryWidth)
+                    let view = LeafView(
+                        entries: entries, values: values, entryWidth: entryWidth, row: block,
+                        checkpoints: rows.keepsCheckpoints ? block + rows.checkpointsAt : nil)
+                    if visitor.leaf(view, ranges: ranges, candidates: candidates) { return }
+                    entries.forEachEntry(in: ranges, candidates: candidates) { position, entry, range in
+                        visitor.entry(entry, values + position * entryWidth, range: range)
+                    }
                 }
             }
         }
@@ -108,17 +88,17 @@ extension NodeRows {
         _ singles: [(answer: Int, place: EntryPlace)], of tree: MortonTree, categories: CategorySet?,
         into rows: MutableCursor<UInt64>
     ) {
+        guard self.width > 0 else { return }
         let layout = layout
         let width = layout.all.width
         tree.leaves.withRun { leaves in
-            stored.values.withCursor { stored in
-                for (answer, place) in singles {
-                    let position = Int(place.position)
-                    let entry = leaves[Int(place.leaf)].entries[position]
-                    if let categories, !categories.admits(code: entry.category) { continue }
+            for (answer, place) in singles {
+                let position = Int(place.position)
+                let entry = leaves[Int(place.leaf)].entries[position]
+                if let categories, !categories.admits(code: entry.category) { continue }
+                leafBlocks[Int(place.leaf)].withCursor { block in
                     _ = layout.addEntry(
-                        entry, stored + storedAt(position, of: place.leaf), toAll: rows + answer * width,
-                        precise: false)
+                        entry, block + valuesAt(position), toAll: rows + answer * width, precise: false)
                 }
             }
         }
@@ -150,7 +130,7 @@ struct AggregateRowsVisitor: RowVisitor {
         layout.addNode(row, categories: categories, into: rows + targets[range] * layout.all.width)
     }
 
-    mutating func entry(_ entry: IndexEntry, _ values: Cursor<Double>, range: Int) {
+    mutating func entry(_ entry: IndexEntry, _ values: Cursor<UInt64>, range: Int) {
         if let categories, !categories.admits(code: entry.category) { return }
         guard matches[range].takes(entry, rules: rules) else { return }
         _ = layout.addEntry(entry, values, toAll: rows + targets[range] * layout.all.width, precise: false)
@@ -398,7 +378,7 @@ struct CategoryTotalsVisitor: RowVisitor {
         totals[range].add(row, categories: categories, layout: layout)
     }
 
-    mutating func entry(_ entry: IndexEntry, _ values: Cursor<Double>, range: Int) {
+    mutating func entry(_ entry: IndexEntry, _ values: Cursor<UInt64>, range: Int) {
         if categories.admits(code: entry.category) { totals[range].add(entry) }
     }
 }
@@ -425,24 +405,16 @@ extension NodeRows {
     /// - Complexity: O(*F* log *n*) for each node descended, those whose bounds reach past the members before them
     ///   (about the nodes along the rectangle's edges), and their entries.
     func categoryBounds(in range: ClosedRange<UInt64>, categories: CategorySet, tree: MortonTree) -> MapRect? {
-        leafRows.withCursorIfAny { leafRows in
-            branchRows.withCursorIfAny { branchRows in
-                var bounder = CategoryBounds(
-                    leaves: tree.leaves, range: range, leafRows: leafRows, branchRows: branchRows, layout: layout,
-                    categories: categories)
-                Run.withOne(range) { tree.descend(ranges: $0, &bounder) }
-                return bounder.bounds
-            }
-        }
+        var bounder = CategoryBounds(rows: self, leaves: tree.leaves, range: range, categories: categories)
+        Run.withOne(range) { tree.descend(ranges: $0, &bounder) }
+        return bounder.bounds
     }
 
     /// The descent of ``categoryBounds(in:categories:tree:)``.
     private struct CategoryBounds: RangeDescent {
+        let rows: NodeRows
         let leaves: ContiguousArray<MortonTree.Leaf>
         let range: ClosedRange<UInt64>
-        let leafRows: Cursor<UInt64>?
-        let branchRows: Cursor<UInt64>?
-        let layout: RowLayout
         let categories: CategorySet
         var minX = UInt32.max
         var minY = UInt32.max
@@ -457,10 +429,10 @@ extension NodeRows {
             if minX <= summary.minX && summary.maxX <= maxX && minY <= summary.minY && summary.maxY <= maxY {
                 return true
             }
-            guard let rows = height == 0 ? leafRows : branchRows else { return false }
-            let row = rows + Int(node) * layout.width
             var selected = 0
-            categories.forEach(below: layout.categoryCount) { selected += Int(truncatingIfNeeded: row[$0]) }
+            rows.row(of: node, isLeaf: height == 0).withCursor { row in
+                categories.forEach(below: rows.layout.categoryCount) { selected += Int(truncatingIfNeeded: row[$0]) }
+            }
             guard selected == summary.count || selected == 0 else { return false }
             if selected > 0 {
                 extend(GridPosition(x: summary.minX, y: summary.minY))

@@ -85,11 +85,11 @@ struct CoarseCells: Sendable {
     /// prepared: at every level, or at the deepest one alone in a batch.
     mutating func insert(_ entry: IndexEntry, rows nodeRows: NodeRows?) {
         guard let nodeRows, fixed != nil else { return insert(entry, values: nil) }
-        nodeRows.stored.prepared.withCursor { insert(entry, values: $0) }
+        nodeRows.prepared.withCursor { insert(entry, values: $0) }
     }
 
     /// ``insert(_:rows:)`` of an entry that stores `values`.
-    private mutating func insert(_ entry: IndexEntry, values: Cursor<Double>?) {
+    private mutating func insert(_ entry: IndexEntry, values: Cursor<UInt64>?) {
         let latitude = Summary.fixedPoint(entry.coordinate.latitude)
         let longitude = Summary.fixedPoint(entry.coordinate.wrappedLongitude)
         let levels = deferred == nil ? 0...Self.deepestLevel : Self.deepestLevel...Self.deepestLevel
@@ -114,11 +114,11 @@ struct CoarseCells: Sendable {
     /// deepest level alone in a batch.
     mutating func remove(_ entry: IndexEntry, rows nodeRows: NodeRows?, from tree: MortonTree) {
         guard let nodeRows, fixed != nil else { return remove(entry, values: nil, from: tree) }
-        nodeRows.stored.lastRemoved.withCursor { remove(entry, values: $0, from: tree) }
+        nodeRows.lastRemoved.withCursor { remove(entry, values: $0, from: tree) }
     }
 
     /// ``remove(_:rows:from:)`` of an entry that stored `values`.
-    private mutating func remove(_ entry: IndexEntry, values: Cursor<Double>?, from tree: MortonTree) {
+    private mutating func remove(_ entry: IndexEntry, values: Cursor<UInt64>?, from tree: MortonTree) {
         let latitude = Summary.fixedPoint(entry.coordinate.latitude)
         let longitude = Summary.fixedPoint(entry.coordinate.wrappedLongitude)
         for level in (0...Self.deepestLevel).reversed() {
@@ -255,7 +255,7 @@ struct CoarseCells: Sendable {
             }
         }
 
-        mutating func entry(_ entry: IndexEntry, _ values: Cursor<Double>, range: Int) {
+        mutating func entry(_ entry: IndexEntry, _ values: Cursor<UInt64>, range: Int) {
             let row = rows + range * layout.width
             if blocks?[range].all ?? true { _ = layout.addEntry(entry, values, toAll: row, precise: true) }
             if let block = layout.categoryBlock(of: entry),

@@ -23,7 +23,7 @@ extension MortonTree {
             // Integers, extremes and keys exactly, pairs to their value: equal to a recomputation whatever order the
             // changes came in.
             let rebuilt = NodeRows(layout: rows.layout)
-            rebuilt.stored = rows.stored
+            rebuilt.leafBlocks = rows.leafBlocks
             rebuilt.build(self)
             precondition(rows.matches(rebuilt, in: self), "the nodes' aggregate rows differ from their recomputation")
         }
@@ -107,8 +107,8 @@ extension NodeRows {
     func matches(_ other: NodeRows, in tree: MortonTree) -> Bool {
         guard tree.count > 0 else { return true }
         func nodeMatches(_ node: Int32, height: Int) -> Bool {
-            let (mine, theirs) = height == 0 ? (leafRows, other.leafRows) : (branchRows, other.branchRows)
-            guard rowsMatch(mine, theirs, at: Int(node) * width) else { return false }
+            let isLeaf = height == 0
+            guard rowsMatch(row(of: node, isLeaf: isLeaf), other.row(of: node, isLeaf: isLeaf)) else { return false }
             guard height > 0 else { return true }
             return tree.branches[Int(node)].children.allSatisfy { nodeMatches($0, height: height - 1) }
         }
@@ -119,30 +119,28 @@ extension NodeRows {
     func checkpointsMatchEntries(of leaf: Int32, _ entries: ContiguousArray<IndexEntry>) -> Bool {
         guard keepsCheckpoints else { return true }
         let (width, allWidth) = (checkpointWidth, layout.all.width)
+        let block = leafBlocks[Int(leaf)]
         return (0..<Self.checkpointsPerLeaf).allSatisfy { k in
-            let at = (Int(leaf) * Self.checkpointsPerLeaf + k) * width
-            let below = entries.lowerBound(of: checkpoints[at])
-            guard checkpoints[at + 1] == UInt64(below) else { return false }
+            let at = checkpointsAt + k * width
+            let below = entries.lowerBound(of: block[at])
+            guard block[at + 1] == UInt64(below) else { return false }
             var recomputed = ContiguousArray<UInt64>(repeating: 0, count: allWidth)
-            recomputed.withMutableCursor { block in
-                stored.values.withCursor { stored in
+            recomputed.withMutableCursor { total in
+                block.withCursor { block in
                     for position in 0..<below {
-                        _ = layout.addEntry(
-                            entries[position], stored + storedAt(position, of: leaf), toAll: block,
-                            precise: true)
+                        _ = layout.addEntry(entries[position], block + valuesAt(position), toAll: total, precise: true)
                     }
                 }
             }
-            return checkpoints.withCursor { kept in
+            return block.withCursor { kept in
                 recomputed.withCursor { RowLayout.blockMatches(layout.all, kept + at + 2, $0) }
             }
         }
     }
 
-    private func rowsMatch(_ mine: ContiguousArray<UInt64>, _ theirs: ContiguousArray<UInt64>, at row: Int) -> Bool {
-        mine.withCursor { mine in
-            theirs.withCursor { theirs in layout.rowMatches(mine + row, theirs + row) }
-        }
+    private func rowsMatch(_ mine: ContiguousArray<UInt64>, _ theirs: ContiguousArray<UInt64>) -> Bool {
+        mine.count >= width && theirs.count >= width
+            && mine.withCursor { mine in theirs.withCursor { theirs in layout.rowMatches(mine, theirs) } }
     }
 }
 

@@ -168,8 +168,11 @@ struct AggregatesTests {
         var rng = SplitMix64(seed: 202)
         var points = Dictionary(uniqueKeysWithValues: (0..<2_000).map { ($0, Self.randomPoint(shape, using: &rng)) })
         var index = try Self.bulkIndex(points)
+        // A reader's copy, which shares every node's rows until the edits copy those on their paths.
         let snapshot = index
-        let snapshotClusters = snapshot.clustering().clusters(in: Viewport(rect: .world, size: testScreen))
+        let world = Viewport(rect: .world, size: testScreen)
+        let snapshotAnswer = snapshot.clustering().clustersWithAggregates(in: world)
+        let snapshotPoints = points
         var nextID = points.count
         for step in 0..<4_000 {
             switch Int.random(in: 0..<5, using: &rng) {
@@ -196,7 +199,10 @@ struct AggregatesTests {
             }
         }
         try Self.expectAggregatesMatch(index, points, using: &rng)
-        #expect(snapshot.clustering().clusters(in: Viewport(rect: .world, size: testScreen)) == snapshotClusters)
+        let after = snapshot.clustering().clustersWithAggregates(in: world)
+        #expect(after.clusters == snapshotAnswer.clusters && after.aggregates == snapshotAnswer.aggregates)
+        snapshot._checkInvariants()
+        try Self.expectAggregatesMatch(snapshot, snapshotPoints, using: &rng, viewports: 4)
     }
 
     /// A batch of 9,000 elements with values, over several of the steps that two threads share, is all applied.

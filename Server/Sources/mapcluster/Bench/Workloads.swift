@@ -120,6 +120,27 @@ struct Workload {
                 "viewport-1M-z3-filtered", zoom: 3, categories: Set(BenchmarkData.aggregateCategories.prefix(3))),
             aggregateViewport("viewport-1M-z8-aggregates", zoom: 8, categories: nil),
             worldViewport("viewport-1M-world-z2-aggregates", aggregated: true),
+            Workload(name: "snapshot-1M-aggregates", iterations: 21) {
+                // As snapshot-1M, on an index that keeps aggregates: the first insert while a reader's copy is alive.
+                var index = BenchmarkData.aggregatedIndex(
+                    BenchmarkData.uniformPoints(count: 1_000_000, seed: 47), seed: 54)
+                var snapshot = index
+                var round = 0
+                let place = BenchmarkData.uniformPoints(count: 1, seed: 48)[0].1
+                var rng = BenchmarkData.Generator(seed: 55)
+                return Iteration(
+                    setUp: { snapshot = index },
+                    run: {
+                        do {
+                            try index.insert(
+                                2_000_000 + round, at: place, values: BenchmarkData.aggregateValues(using: &rng))
+                        } catch {
+                            preconditionFailure("the benchmark's values are valid: \(error)")
+                        }
+                        round += 1
+                        blackHole(snapshot)
+                    })
+            },
             Workload(name: "update-1M-aggregates", iterations: 21) {
                 var index = BenchmarkData.aggregatedIndex(
                     BenchmarkData.uniformPoints(count: 1_000_000, seed: 46), seed: 51)
