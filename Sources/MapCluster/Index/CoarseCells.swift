@@ -20,8 +20,9 @@ struct CoarseCells: Sendable {
 
     /// Every cell's totals, by ``index(level:code:)``; `nil` for an empty cell.
     private var cells: ContiguousArray<CellTotals?>
-    /// Every cell's row, ``RowLayout/width`` words from `index(level:code:)` rows on; `nil` without aggregates.
-    private(set) var rows: ContiguousArray<UInt64>?
+    /// Every cell's row, by ``index(level:code:)``, each an array of its own, so that a change after a copy (a reader's
+    /// snapshot) copies the rows of the cells it changes, not all of them; `nil` without aggregates.
+    private(set) var rows: ContiguousArray<ContiguousArray<UInt64>>?
     /// The layout of `rows` (in ``NodeAggregates/Fixed``): by reference, so that a copy of the cells (a query's)
     /// retains one object, not the layout's arrays; `nil` without aggregates.
     private let fixed: NodeAggregates.Fixed?
@@ -51,16 +52,23 @@ struct CoarseCells: Sendable {
         let nodeRows = tree.aggregates.flatMap { $0.rows.width > 0 ? $0.rows : nil }
         fixed = nodeRows == nil ? nil : tree.aggregates?.fixed
         if let nodeRows {
-            var rows = ContiguousArray<UInt64>()
-            rows.reserveCapacity(Self.cellCount * nodeRows.width)
-            for _ in 0..<Self.cellCount { rows.append(contentsOf: nodeRows.emptyRow) }
-            let codes = (0..<(UInt64(1) << (2 * UInt64(deepest))))
-            rows.withMutableCursor { rows in
-                var builder = RowBuilder(
-                    layout: nodeRows.layout, rows: rows + Self.index(level: deepest, code: 0) * nodeRows.width)
+            // The deepest level's rows from one walk, into one buffer that is then cut into the cells' rows.
+            let (width, deepestCells) = (nodeRows.width, 1 << (2 * deepest))
+            var built = ContiguousArray<UInt64>()
+            built.reserveCapacity(deepestCells * width)
+            for _ in 0..<deepestCells { built.append(contentsOf: nodeRows.emptyRow) }
+            built.withMutableCursor { built in
+                var builder = RowBuilder(layout: nodeRows.layout, rows: built)
+                let codes = 0..<UInt64(deepestCells)
                 nodeRows.walk(ranges: codes.map { GridCell(level: deepest, code: $0).keyRange }, tree: tree, &builder)
             }
-            self.rows = rows
+            let first = Self.index(level: deepest, code: 0)
+            rows = ContiguousArray(
+                (0..<Self.cellCount).lazy.map { index in
+                    index < first
+                        ? nodeRows.emptyRow
+                        : ContiguousArray(built[((index - first) * width)..<((index - first + 1) * width)])
+                })
         }
         for level in (0..<deepest).reversed() {
             for code in 0..<(UInt64(1) << (2 * UInt64(level))) { addUpChildren(level: level, code: code) }
@@ -220,22 +228,22 @@ struct CoarseCells: Sendable {
             if let part = cells[Self.index(level: level + 1, code: 4 * code + child)] { totals.append(part) }
         }
         cells[Self.index(level: level, code: code)] = totals
-        guard let fixed else { return }
-        let width = fixed.layout.width
-        rows?.withMutableCursor { rows in
-            let parent = rows + Self.index(level: level, code: code) * width
+        guard let fixed, rows != nil else { return }
+        var parent = ContiguousArray<UInt64>(repeating: 0, count: fixed.layout.width)
+        parent.withMutableCursor { parent in
             fixed.layout.clearRow(parent)
             for child in 0..<UInt64(4) {
-                fixed.layout.mergeRow(
-                    (rows + Self.index(level: level + 1, code: 4 * code + child) * width).reading, into: parent)
+                rows?[Self.index(level: level + 1, code: 4 * code + child)].withCursor {
+                    fixed.layout.mergeRow($0, into: parent)
+                }
             }
         }
+        rows?[Self.index(level: level, code: code)] = parent
     }
 
     /// Calls `body` with the row of the cell at `index`.
     @inline(__always) private mutating func withRow(_ index: Int, _ body: (MutableCursor<UInt64>) -> Void) {
-        guard let width = fixed?.layout.width else { return }
-        rows?.withMutableCursor { rows in body(rows + index * width) }
+        rows?[index].withMutableCursor(body)
     }
 
     /// Adds up the rows of the ranges a walk visits, precisely: what the cells' rows are built from; with `blocks`, only
@@ -282,11 +290,9 @@ struct CoarseCells: Sendable {
     /// The totals of the members of `categories` in a cell of a kept level; `nil` when the tree keeps no aggregates.
     func categoryTotals(level: Int, code: UInt64, categories: CategorySet) -> CategoryTotals? {
         guard let fixed else { return nil }
-        return rows?.withCursor { rows in
+        return rows?[Self.index(level: level, code: code)].withCursor { row in
             var totals = CategoryTotals()
-            totals.add(
-                rows + Self.index(level: level, code: code) * fixed.layout.width, categories: categories,
-                layout: fixed.layout)
+            totals.add(row, categories: categories, layout: fixed.layout)
             return totals
         }
     }
@@ -296,10 +302,8 @@ struct CoarseCells: Sendable {
         level: Int, code: UInt64, categories: CategorySet?, into target: MutableCursor<UInt64>
     ) -> Bool {
         guard let fixed else { return false }
-        rows?.withCursor { rows in
-            fixed.layout.addNode(
-                rows + Self.index(level: level, code: code) * fixed.layout.width, categories: categories,
-                into: target)
+        rows?[Self.index(level: level, code: code)].withCursor { row in
+            fixed.layout.addNode(row, categories: categories, into: target)
         }
         return true
     }
@@ -319,12 +323,8 @@ struct CoarseCells: Sendable {
         switch (rows, other.rows, layout) {
         case (nil, nil, _): return true
         case (let mine?, let theirs?, let layout?):
-            return mine.withCursor { mine in
-                theirs.withCursor { theirs in
-                    (0..<Self.cellCount).allSatisfy {
-                        layout.rowMatches(mine + $0 * layout.width, theirs + $0 * layout.width)
-                    }
-                }
+            return zip(mine, theirs).allSatisfy { mine, theirs in
+                mine.withCursor { mine in theirs.withCursor { theirs in layout.rowMatches(mine, theirs) } }
             }
         default: return false
         }
