@@ -60,10 +60,10 @@ extension ClusterAggregate {
 /// A user's reduction (a ``ClusterAggregate`` that rows can't hold), kept for every node of the tree, and what each
 /// element stores for it.
 ///
-/// A node's values are one per category and then that of all its entries (``groupCount``), at `node * groupCount` in
-/// the array of its kind (leaves, branches), so a node keeps its values wherever it sits in its parent, and a freed
-/// node's are overwritten when the node is reused. What each element stores lies beside the leaf's entries
-/// (``EntryValues``).
+/// A node's values are one per category and then that of all its entries (``groupCount``), in an array of its own by
+/// node id, as the rows are (``NodeRows``): a leaf's holds its groups and then what its entries store, a window of
+/// ``NodeRows/window`` entries, beside each other; a branch's holds its groups. A copy of the column (a reader's
+/// snapshot) shares them, and a change copies those of the nodes on its path.
 ///
 /// An insert merges the entry's value into its two groups in the nodes on its path, O(1) a level. A merge has no
 /// inverse, so a removal recomputes those two groups of each node on its path from what lies below it, O(*F* + *L*) a
@@ -78,10 +78,14 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
 
     // Changed only by the tree that owns the column, which copies a shared one first (no access overlaps another):
     // the dynamic exclusivity checks of class properties would cost more than the work of an update.
-    /// What each entry stores.
-    @exclusivity(unchecked) var stored = EntryValues(width: 1, filler: Value.identity, defaults: [.identity])
-    @exclusivity(unchecked) var leafValues: ContiguousArray<Value> = []
-    @exclusivity(unchecked) var branchValues: ContiguousArray<Value> = []
+    /// Each leaf's groups and then what its entries store, by leaf id; empty for a leaf id not in use.
+    @exclusivity(unchecked) var leafValues: ContiguousArray<ContiguousArray<Value>> = []
+    /// Each branch's groups, by branch id.
+    @exclusivity(unchecked) var branchValues: ContiguousArray<ContiguousArray<Value>> = []
+    /// What the next inserted entry stores.
+    @exclusivity(unchecked) var prepared = Value.identity
+    /// What the last removed entry stored.
+    @exclusivity(unchecked) var lastRemoved = Value.identity
     /// A bulk load's value of a slot, until ``build(_:)`` lays them out: read from the caller's values, so that no copy
     /// of them by slot is made on the way.
     @exclusivity(unchecked) var input: ((Int) -> Value)?
@@ -94,9 +98,10 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
 
     func copyReduction() -> any UserReductionColumn {
         let copy = ReductionColumn(categoryCount: categoryCount)
-        copy.stored = stored
         copy.leafValues = leafValues
         copy.branchValues = branchValues
+        copy.prepared = prepared
+        copy.lastRemoved = lastRemoved
         copy.input = input
         return copy
     }
@@ -113,18 +118,18 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
 
     /// What the entry at `position` of a leaf stores.
     @inline(__always) func stored(at position: Int, of leaf: Int32) -> Value {
-        stored.values[stored.start(position, of: leaf)]
+        leafValues[Int(leaf)][groupCount + position]
     }
 
     // MARK: Stored values
 
-    func prepareDefault() { stored.prepared[0] = .identity }
+    func prepareDefault() { prepared = .identity }
 
-    func prepareLastRemoved() { stored.prepareLastRemoved() }
+    func prepareLastRemoved() { prepared = lastRemoved }
 
     func prepare(erased value: any ClusterAggregate) {
         guard let value = value as? Value else { preconditionFailure("values are validated before they are stored") }
-        stored.prepared[0] = value
+        prepared = value
     }
 
     func storeInput(_ values: ReductionValues?) {
@@ -136,51 +141,84 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
         }
     }
 
-    func inserted(at position: Int, of leaf: Int32, count: Int) {
-        stored.inserted(at: position, of: leaf, count: count)
+    /// Calls `body` with a leaf's values, made (no member, nothing stored) when the leaf has none yet.
+    @inline(__always) private func withLeaf<Result>(_ leaf: Int32, _ body: (inout ContiguousArray<Value>) -> Result)
+        -> Result
+    {
+        let n = Int(leaf)
+        if leafValues.count <= n { leafValues.append(contentsOf: repeatElement([], count: n + 1 - leafValues.count)) }
+        if leafValues[n].isEmpty { leafValues[n] = newLeaf() }
+        return body(&leafValues[n])
     }
 
-    func removed(at position: Int, of leaf: Int32, count: Int) { stored.removed(at: position, of: leaf, count: count) }
+    /// A leaf's values of no member.
+    private func newLeaf() -> ContiguousArray<Value> {
+        ContiguousArray(repeating: .identity, count: groupCount + NodeRows.window)
+    }
+
+    func inserted(at position: Int, of leaf: Int32, count: Int) {
+        let (first, value) = (groupCount, prepared)
+        withLeaf(leaf) { values in
+            var i = count - 1
+            while i > position {
+                values[first + i] = values[first + i - 1]
+                i -= 1
+            }
+            values[first + position] = value
+        }
+    }
+
+    func removed(at position: Int, of leaf: Int32, count: Int) {
+        let first = groupCount
+        withLeaf(leaf) { values in
+            lastRemoved = values[first + position]
+            for i in position..<(count - 1) { values[first + i] = values[first + i + 1] }
+            values[first + count - 1] = .identity
+        }
+    }
 
     func split(_ leaf: Int32, at half: Int, count: Int, into sibling: Int32) {
-        stored.split(leaf, at: half, count: count, into: sibling)
+        let first = groupCount
+        let moved = withLeaf(leaf) { values in
+            defer { for i in half..<count { values[first + i] = .identity } }
+            return Array(values[(first + half)..<(first + count)])
+        }
+        withLeaf(sibling) { values in
+            for (i, value) in moved.enumerated() { values[first + i] = value }
+        }
     }
 
     func merged(_ drop: Int32, count dropCount: Int, into keep: Int32, count: Int) {
-        stored.merged(drop, count: dropCount, into: keep, count: count)
+        let first = groupCount
+        let dropped = leafValues[Int(drop)]
+        leafValues[Int(drop)] = []
+        withLeaf(keep) { values in
+            for i in 0..<dropCount { values[first + count + i] = dropped[first + i] }
+        }
     }
 
     // MARK: Node values
 
-    /// The values of the nodes of one kind, grown to hold `node`.
-    @inline(__always) private func grow(_ values: inout ContiguousArray<Value>, toHold node: Int32) {
-        let needed = (Int(node) + 1) * groupCount
-        if values.count < needed {
-            values.append(contentsOf: repeatElement(Value.identity, count: needed - values.count))
-        }
-    }
-
-    /// Calls `body` with a node's value of a group, to change it in place (the values grown to hold the node).
+    /// Calls `body` with a node's value of a group, to change it in place.
     @inline(__always) private func withValue(
         of node: Int32, isLeaf: Bool, group: Int, _ body: (inout Value) -> Void
     ) {
-        let at = Int(node) * groupCount + group
-        if isLeaf {
-            grow(&leafValues, toHold: node)
-            body(&leafValues[at])
-        } else {
-            grow(&branchValues, toHold: node)
-            body(&branchValues[at])
+        if isLeaf { return withLeaf(node) { body(&$0[group]) } }
+        let n = Int(node)
+        if branchValues.count <= n {
+            branchValues.append(contentsOf: repeatElement([], count: n + 1 - branchValues.count))
         }
+        if branchValues[n].isEmpty { branchValues[n] = ContiguousArray(repeating: .identity, count: groupCount) }
+        body(&branchValues[n][group])
     }
 
     /// A node's value of a group.
     @inline(__always) private func value(of node: Int32, isLeaf: Bool, group: Int) -> Value {
-        (isLeaf ? leafValues : branchValues)[Int(node) * groupCount + group]
+        (isLeaf ? leafValues : branchValues)[Int(node)][group]
     }
 
     func added(_ entry: IndexEntry, to node: Int32, isLeaf: Bool) {
-        let one = stored.prepared[0]
+        let one = prepared
         withValue(of: node, isLeaf: isLeaf, group: allGroup) { $0.merge(one) }
         if let group = categoryGroup(of: entry) { withValue(of: node, isLeaf: isLeaf, group: group) { $0.merge(one) } }
     }
@@ -198,11 +236,9 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
                 ofAll.merge(one)
             }
         } else {
-            let childValues = height == 1 ? leafValues : branchValues
             for child in tree.branches[Int(node)].children {
-                let base = Int(child) * groupCount
-                if let category { ofCategory.merge(childValues[base + category]) }
-                ofAll.merge(childValues[base + allGroup])
+                if let category { ofCategory.merge(value(of: child, isLeaf: height == 1, group: category)) }
+                ofAll.merge(value(of: child, isLeaf: height == 1, group: allGroup))
             }
         }
         withValue(of: node, isLeaf: height == 0, group: allGroup) { $0 = ofAll }
@@ -219,26 +255,28 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
                 totals[allGroup].merge(one)
             }
         } else {
-            let childValues = height == 1 ? leafValues : branchValues
             for child in tree.branches[Int(node)].children {
-                for group in 0..<groupCount { totals[group].merge(childValues[Int(child) * groupCount + group]) }
+                for group in 0..<groupCount { totals[group].merge(value(of: child, isLeaf: height == 1, group: group)) }
             }
         }
         for group in 0..<groupCount { withValue(of: node, isLeaf: height == 0, group: group) { $0 = totals[group] } }
     }
 
     func build(_ tree: MortonTree) {
-        stored.reset(leaves: tree.leaves.count)
-        if let input {
-            for (leaf, node) in tree.leaves.enumerated() {
-                for (position, entry) in node.entries.enumerated() {
-                    stored.values[stored.start(position, of: Int32(leaf))] = input(Int(entry.slot))
+        // A bulk load lays out its input; otherwise (a recomputation to check against) what each entry stores stays.
+        let kept = input == nil ? leafValues : []
+        leafValues = ContiguousArray(
+            tree.leaves.indices.lazy.map { leaf in
+                var values = leaf < kept.count && !kept[leaf].isEmpty ? kept[leaf] : self.newLeaf()
+                if let input = self.input {
+                    for (position, entry) in tree.leaves[leaf].entries.enumerated() {
+                        values[self.groupCount + position] = input(Int(entry.slot))
+                    }
                 }
-            }
-            self.input = nil
-        }
-        leafValues = ContiguousArray(repeating: .identity, count: tree.leaves.count * groupCount)
-        branchValues = ContiguousArray(repeating: .identity, count: tree.branches.count * groupCount)
+                return values
+            })
+        input = nil
+        branchValues = ContiguousArray(repeating: [], count: tree.branches.count)
         guard tree.count > 0 else { return }
         func build(_ node: Int32, height: Int) {
             if height > 0 {
@@ -309,21 +347,24 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
     func matchesRecomputation(in tree: MortonTree) -> Bool {
         guard tree.count > 0 else { return true }
         let rebuilt = ReductionColumn(categoryCount: categoryCount)
-        rebuilt.stored = stored
+        rebuilt.leafValues = leafValues
         var matches = true
         func check(_ node: Int32, height: Int) {
             if height > 0 {
                 for child in tree.branches[Int(node)].children { check(child, height: height - 1) }
             }
             rebuilt.rebuild(node, height: height, in: tree)
-            let (kept, computed) =
-                height == 0 ? (leafValues, rebuilt.leafValues) : (branchValues, rebuilt.branchValues)
-            let base = Int(node) * groupCount
-            guard base + groupCount <= kept.count else {
+            let isLeaf = height == 0
+            let kept = isLeaf ? leafValues : branchValues
+            guard Int(node) < kept.count, !kept[Int(node)].isEmpty else {
                 matches = false
                 return
             }
-            for group in 0..<groupCount where kept[base + group] != computed[base + group] { matches = false }
+            for group in 0..<groupCount
+            where value(of: node, isLeaf: isLeaf, group: group) != rebuilt.value(of: node, isLeaf: isLeaf, group: group)
+            {
+                matches = false
+            }
         }
         check(tree.root, height: tree.height)
         return matches

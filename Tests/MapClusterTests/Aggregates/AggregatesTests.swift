@@ -350,6 +350,8 @@ struct AggregatesTests {
     /// A user's reduction is kept in its own column, per category and for all: through 3,000 random inserts, moves and
     /// removals every node's values stay a recomputation's, and every cluster's tally, filtered or not, is its
     /// members'.
+    ///
+    /// A copy taken halfway keeps its own values through the edits after it.
     @Test(arguments: [DataShape.uniform, .clustered])
     func aUserReductionFollowsEveryEdit(shape: DataShape) throws {
         struct Tagged: ModelPoint {
@@ -366,7 +368,13 @@ struct AggregatesTests {
             ElementValues(
                 category: point.category.map { categories[$0] }, reductions: [Tally(count: 1, tags: point.tag)])
         }
+        let world = Viewport(rect: .world, size: testScreen)
+        var snapshot: (index: ClusterIndex<Int>, clusters: [Cluster<Int>], aggregates: ClusterAggregateTable?)?
         for step in 0..<3_000 {
+            if step == 1_500 {
+                let answer = index.clustering().clustersWithAggregates(in: world)
+                snapshot = (index, answer.clusters, answer.aggregates)
+            }
             switch Int.random(in: 0..<6, using: &rng) {
             case 0, 1, 2:
                 // One in four without a category.
@@ -404,6 +412,10 @@ struct AggregatesTests {
             }
         }
         #expect(points.count > 100)
+        let (copy, clusters, aggregates) = try #require(snapshot)
+        copy.tree._checkInvariants()
+        let now = copy.clustering().clustersWithAggregates(in: world)
+        #expect(now.clusters == clusters && now.aggregates == aggregates)
     }
 
     @Test func severalClustersCombinedAddUpToTheirMembersTogether() throws {
