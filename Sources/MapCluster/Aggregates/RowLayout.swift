@@ -284,7 +284,7 @@ struct RowLayout: Sendable {
         var valuesAt = 0
         let signed = Double(sign)
         if isWeighted {
-            let weight = signed * Double(bitPattern: values[0])
+            let weight = signed * values.double(0)
             let pairs = row + block.pairsAt
             Self.addPair(pairs, weight, 0, precise: precise)
             Self.addPair(pairs + 2, weight * entry.coordinate.latitude, 0, precise: precise)
@@ -293,7 +293,7 @@ struct RowLayout: Sendable {
         }
         var kept = true
         for field in fields {
-            let value = Double(bitPattern: values[valuesAt + field.numeric])
+            let value = values.double(valuesAt + field.numeric)
             guard !value.isNaN else { continue }
             row[intsAt + field.numeric] &+= UInt64(bitPattern: sign)
             switch field.kind {

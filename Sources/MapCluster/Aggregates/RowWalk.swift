@@ -41,7 +41,10 @@ extension NodeRows {
     func walk<Visitor: RowVisitor>(ranges: [ClosedRange<UInt64>], tree: MortonTree, _ visitor: inout Visitor) {
         guard tree.rootSummary != nil, !ranges.isEmpty, width > 0 else { return }
         ranges.withRun { ranges in
-            var walk = Walk(rows: self, leaves: tree.leaves, ranges: ranges, visitor: visitor)
+            var walk = Walk(
+                leaves: tree.leaves, leafBlocks: leafBlocks, branchRows: branchRows, ranges: ranges,
+                valuesAt: valuesAt, entryWidth: entryWidth, checkpointsAt: keepsCheckpoints ? checkpointsAt : nil,
+                visitor: visitor)
             tree.descend(ranges: ranges, &walk)
             visitor = walk.visitor
         }
@@ -49,25 +52,30 @@ extension NodeRows {
 
     /// One walk: the nodes of a descent as their rows, and the entries of the leaves that straddle ranges.
     private struct Walk<Visitor: RowVisitor>: RangeDescent {
-        let rows: NodeRows
         let leaves: ContiguousArray<MortonTree.Leaf>
+        let leafBlocks: ContiguousArray<ContiguousArray<UInt64>>
+        let branchRows: ContiguousArray<ContiguousArray<UInt64>>
         let ranges: Run<ClosedRange<UInt64>>
+        let valuesAt: Int
+        let entryWidth: Int
+        /// Where a leaf's checkpoints start in its block; `nil` when the rows keep none.
+        let checkpointsAt: Int?
         var visitor: Visitor
 
         mutating func whole(_ node: Int32, height: Int, summary: Summary, range: Int) -> Bool {
             guard visitor.takesNodes(in: range) else { return false }
-            rows.row(of: node, isLeaf: height == 0).withCursor { visitor.node($0, range: range) }
+            (height == 0 ? leafBlocks : branchRows)[Int(node)].withCursor { visitor.node($0, range: range) }
             return true
         }
 
         mutating func leaf(_ leaf: Int32, candidates: Range<Int>) {
-            let rows = rows
+            let (entryWidth, checkpointsAt) = (entryWidth, checkpointsAt)
             leaves[Int(leaf)].entries.withRun { entries in
-                rows.leafBlocks[Int(leaf)].withCursor { block in
-                    let (values, entryWidth) = (block + rows.valuesAt, rows.entryWidth)
+                leafBlocks[Int(leaf)].withCursor { block in
+                    let values = block + valuesAt
                     let view = LeafView(
                         entries: entries, values: values, entryWidth: entryWidth, row: block,
-                        checkpoints: rows.keepsCheckpoints ? block + rows.checkpointsAt : nil)
+                        checkpoints: checkpointsAt.map { block + $0 })
                     if visitor.leaf(view, ranges: ranges, candidates: candidates) { return }
                     entries.forEachEntry(in: ranges, candidates: candidates) { position, entry, range in
                         visitor.entry(entry, values + position * entryWidth, range: range)

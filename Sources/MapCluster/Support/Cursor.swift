@@ -16,6 +16,9 @@ struct Cursor<Element> {
 
     /// The cursor `offset` places on.
     @inline(__always) static func + (cursor: Cursor, offset: Int) -> Cursor { Cursor(place: cursor.place + offset) }
+
+    /// The double whose bits the word `offset` places on holds (``MutableCursor/double(_:)``).
+    @inline(__always) func double(_ offset: Int) -> Double where Element == UInt64 { place.double(offset) }
 }
 
 /// A ``Cursor`` that also writes.
@@ -64,6 +67,12 @@ struct MutableCursor<Element> {
 
     /// The same place, to read.
     @inline(__always) var reading: Cursor<Element> { Cursor(place: self) }
+
+    /// The double whose bits the word `offset` places on holds (what an entry stores for its aggregates, kept among a
+    /// leaf's words): loaded as a double, without a move through an integer register.
+    @inline(__always) func double(_ offset: Int) -> Double where Element == UInt64 {
+        UnsafeRawPointer(checked(offset)).load(as: Double.self)
+    }
 
     /// Sets the `count` elements from here to those from `source`, which lie elsewhere.
     @inline(__always) func update(from source: Cursor<Element>, count: Int) {
