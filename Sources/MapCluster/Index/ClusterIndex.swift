@@ -16,10 +16,10 @@
 /// the new coordinate, as `Dictionary.updateValue(_:forKey:)` replaces a value.
 ///
 /// `ClusterIndex` is a value: a copy taken before a mutation (a snapshot handed to another task) is unchanged by it.
-/// Copies share their storage: the tree's nodes and the pages of the element store and of the slot table. The
-/// first mutation after a copy duplicates the tables of references to those (O(*n* / 60) references) and then only
-/// the nodes and pages it changes (`mapcluster bench --workload snapshot-1M` measures it). Later mutations of the same
-/// value cost the usual.
+/// Copies share their storage: the tree's nodes, their aggregates, and the pages of the element store and of the slot
+/// table. The first mutation after a copy duplicates the tables of references to those (O(*n* / 60) references) and
+/// then only the nodes and pages it changes (`mapcluster bench --workload snapshot-1M` and `snapshot-1M-aggregates`
+/// measure it). Later mutations of the same value cost the usual.
 ///
 /// The index does not store properties, categories or weights, and it does not round positions: members come back with
 /// the coordinates they were given.
