@@ -1,11 +1,8 @@
 /// The rows of a tree's nodes (``RowLayout``), and what each entry stores for them, kept current through every change
 /// of the tree (the coarse cells keep their own rows, ``CoarseCells``).
 ///
-/// Each node's storage is an array of its own, by node id, as the tree's nodes are: a leaf's block holds its row, its
-/// checkpoints and what its entries store (`entryWidth` doubles each, as bit patterns, a window of ``window`` entries),
-/// side by side, so that a change to a leaf reads and writes one allocation; a branch's holds its row. A copy of the
-/// rows (a reader's snapshot of the tree) shares every node's array, and a change then copies the arrays of the nodes
-/// on its path, not those of every node.
+/// They live in a ``NodeStore``, an array per node: a leaf's holds its row, its checkpoints and what its entries store
+/// (`entryWidth` doubles each, as bit patterns), a branch's its row.
 ///
 /// The tree tells the rows of each change, bottom-up (``MortonTree/insert(_:)``, ``MortonTree/remove(key:where:)``).
 /// An insert adds the entry to two blocks of each node on its path, its category's and that of all: O(1) a level. A
@@ -14,19 +11,14 @@
 /// double-doubles), so nothing drifts however many changes come.
 ///
 /// A class, so that the tree (and ``NodeAggregates``) holds it by reference; the tree copies it before changing it when
-/// another tree shares it, so trees keep their value semantics.
+/// another tree shares it (which copies the store's table of arrays, not the arrays), so trees keep their value
+/// semantics.
 final class NodeRows: AggregateColumn, @unchecked Sendable {
     let layout: RowLayout
-    /// The room per leaf for what its entries store: a leaf holds one entry over its capacity before it splits.
-    static var window: Int { MortonTree.leafCapacity + 1 }
-
     // Changed only by the tree that owns the rows, which copies shared ones first (no access overlaps another): the
     // dynamic exclusivity checks of class properties would cost more than the work of an update.
-    /// Each leaf's block, by leaf id: its row (``width`` words), its checkpoints from ``checkpointsAt``, and what its
-    /// entries store from ``valuesAt``; empty for a leaf id not in use.
-    @exclusivity(unchecked) var leafBlocks: ContiguousArray<ContiguousArray<UInt64>> = []
-    /// Each branch's row, by branch id.
-    @exclusivity(unchecked) var branchRows: ContiguousArray<ContiguousArray<UInt64>> = []
+    /// Each node's row; a leaf's checkpoints from ``checkpointsAt``, and what its entries store.
+    @exclusivity(unchecked) var store: NodeStore<UInt64>
     /// What the next inserted entry stores: its weight, when weighted, then a double per numeric reduction (NaN for
     /// none), as bit patterns; one word at least, so that its base address is never nil.
     @exclusivity(unchecked) var prepared: ContiguousArray<UInt64>
@@ -41,7 +33,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
 
     /// A leaf's checkpoints: its prefix totals, so that a range that ends inside a leaf is answered from the nearest of
     /// them and a few entries (``AggregateRowsVisitor``): ``checkpointsPerLeaf`` of them, ``checkpointWidth`` words
-    /// each, from ``checkpointsAt`` in the leaf's block.
+    /// each, from ``checkpointsAt`` in the leaf's array.
     ///
     /// A checkpoint is a bound key, how many of the leaf's entries lie below it (a prefix, entries being in key order),
     /// and their block of all (``RowLayout/all``). Computing a leaf's row sets the bounds at its 16th, 32nd and 48th
@@ -62,30 +54,31 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
 
     /// Whether the rows keep checkpoints: when the block of all has no minimum or maximum.
     let keepsCheckpoints: Bool
-    /// Where a leaf's checkpoints start in its block: after its row.
+    /// Where a leaf's checkpoints start in its array: after its row.
     var checkpointsAt: Int { width }
-    /// Where what a leaf's entries store starts in its block: after its checkpoints.
-    let valuesAt: Int
-    /// Words per leaf block.
-    let blockSize: Int
 
     init(layout: RowLayout) {
         self.layout = layout
-        keepsCheckpoints = layout.all.width > 0 && layout.all.mins == 0 && layout.all.maxes == 0
+        let keepsCheckpoints = layout.all.width > 0 && layout.all.mins == 0 && layout.all.maxes == 0
+        self.keepsCheckpoints = keepsCheckpoints
         var defaults = ContiguousArray<UInt64>(repeating: Double.nan.bitPattern, count: max(1, layout.entryWidth))
         if layout.isWeighted { defaults[0] = (1.0).bitPattern }
         self.defaults = defaults
         prepared = defaults
         lastRemoved = defaults
         emptyRow = layout.emptyRow
-        valuesAt = layout.width + (keepsCheckpoints ? Self.checkpointsPerLeaf * Self.checkpointWidth(layout) : 0)
-        blockSize = valuesAt + Self.window * layout.entryWidth
+        // A leaf's own words: its row, then its checkpoints (at no bound until the row is computed).
+        var head = emptyRow
+        let checkpointWords = keepsCheckpoints ? Self.checkpointsPerLeaf * Self.checkpointWidth(layout) : 0
+        head.append(contentsOf: repeatElement(0, count: checkpointWords))
+        store = NodeStore(
+            head: layout.width > 0 ? head : [], entryWidth: layout.entryWidth, filler: Double.nan.bitPattern,
+            emptyBranch: emptyRow)
     }
 
     func copy() -> any AggregateColumn {
         let copy = NodeRows(layout: layout)
-        copy.leafBlocks = leafBlocks
-        copy.branchRows = branchRows
+        copy.store = store
         copy.prepared = prepared
         copy.lastRemoved = lastRemoved
         copy.input = input
@@ -94,9 +87,6 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
 
     var width: Int { layout.width }
     var entryWidth: Int { layout.entryWidth }
-
-    /// Where the values of the entry at `position` start in its leaf's block.
-    @inline(__always) func valuesAt(_ position: Int) -> Int { valuesAt + position * entryWidth }
 
     // MARK: Stored values
 
@@ -111,83 +101,33 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         }
     }
 
-    /// Calls `body` with a leaf's block, made (a row of no member, no values) when the leaf has none yet.
-    @inline(__always) private func withBlock<Result>(
-        of leaf: Int32, _ body: (MutableCursor<UInt64>) -> Result
-    ) -> Result {
-        let n = Int(leaf)
-        if leafBlocks.count <= n {
-            leafBlocks.append(contentsOf: repeatElement([], count: n + 1 - leafBlocks.count))
-        }
-        if leafBlocks[n].isEmpty { leafBlocks[n] = newBlock() }
-        return leafBlocks[n].withMutableCursor(body)
-    }
-
-    /// A leaf's block of no member: its row clear, its checkpoints at no bound, no value stored.
-    private func newBlock() -> ContiguousArray<UInt64> {
-        var block = ContiguousArray<UInt64>(repeating: Double.nan.bitPattern, count: max(1, blockSize))
-        block.withMutableCursor { block in
-            for i in 0..<width { block[i] = emptyRow[i] }
-            for i in width..<valuesAt { block[i] = 0 }
-        }
-        return block
-    }
-
     func inserted(at position: Int, of leaf: Int32, count: Int) {
-        guard entryWidth > 0 else { return }
-        let (prepared, width) = (prepared, entryWidth)
-        withBlock(of: leaf) { block in
-            let values = block + valuesAt
-            var i = count * width - 1
-            while i >= (position + 1) * width {
-                values[i] = values[i - width]
-                i -= 1
-            }
-            for j in 0..<width { values[position * width + j] = prepared[j] }
-        }
+        store.inserted(at: position, of: leaf, count: count, storing: prepared)
     }
 
     func removed(at position: Int, of leaf: Int32, count: Int) {
-        guard entryWidth > 0 else { return }
-        let width = entryWidth
-        withBlock(of: leaf) { block in
-            let values = block + valuesAt
-            for j in 0..<width { lastRemoved[j] = values[position * width + j] }
-            for i in (position * width)..<((count - 1) * width) { values[i] = values[i + width] }
-        }
+        store.removed(at: position, of: leaf, count: count, into: &lastRemoved)
     }
 
     func split(_ leaf: Int32, at half: Int, count: Int, into sibling: Int32) {
         guard width > 0 else { return }
-        let moved = (count - half) * entryWidth
-        var values = ContiguousArray<UInt64>(repeating: 0, count: max(1, moved))
-        withBlock(of: leaf) { block in
-            values.withMutableCursor { $0.update(from: (block + valuesAt(half)).reading, count: moved) }
-        }
-        withBlock(of: sibling) { block in
-            values.withCursor { (block + valuesAt).update(from: $0, count: moved) }
-        }
+        store.split(leaf, at: half, count: count, into: sibling)
     }
 
     func merged(_ drop: Int32, count dropCount: Int, into keep: Int32, count: Int) {
         guard width > 0 else { return }
-        let moved = dropCount * entryWidth
-        let dropped = leafBlocks[Int(drop)]
-        leafBlocks[Int(drop)] = []
-        withBlock(of: keep) { block in
-            dropped.withCursor { (block + valuesAt(count)).update(from: $0 + valuesAt, count: moved) }
-        }
+        store.merged(drop, count: dropCount, into: keep, count: count)
     }
 
-    /// Moves the checkpoints of a leaf's block whose bounds lie above an entry: adds it (`sign` 1) or takes it out
+    /// Moves the checkpoints of a leaf's array whose bounds lie above an entry: adds it (`sign` 1) or takes it out
     /// (-1), which stores `values`.
     private func moveCheckpoints(
-        _ entry: IndexEntry, in block: MutableCursor<UInt64>, values: Cursor<UInt64>, sign: Int64
+        _ entry: IndexEntry, in leaf: MutableCursor<UInt64>, values: Cursor<UInt64>, sign: Int64
     ) {
         guard keepsCheckpoints else { return }
         let width = checkpointWidth
         for k in 0..<Self.checkpointsPerLeaf {
-            let checkpoint = block + checkpointsAt + k * width
+            let checkpoint = leaf + checkpointsAt + k * width
             guard entry.key < checkpoint[0] else { continue }
             checkpoint[1] &+= UInt64(bitPattern: sign)
             _ = layout.addEntry(entry, values, toAll: checkpoint + 2, sign: sign, precise: true)
@@ -196,32 +136,15 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
 
     // MARK: Node rows
 
-    /// Calls `body` with the row of a node (its block's first words, for a leaf).
-    @inline(__always) private func withRow<Result>(
-        of node: Int32, isLeaf: Bool, _ body: (MutableCursor<UInt64>) -> Result
-    ) -> Result {
-        if isLeaf { return withBlock(of: node, body) }
-        growBranchRows(toHold: node)
-        if branchRows[Int(node)].isEmpty { branchRows[Int(node)] = emptyRow }
-        return branchRows[Int(node)].withMutableCursor(body)
-    }
-
-    /// Grows the branches' rows to hold `node`'s.
-    @inline(__always) private func growBranchRows(toHold node: Int32) {
-        if branchRows.count <= Int(node) {
-            branchRows.append(contentsOf: repeatElement([], count: Int(node) + 1 - branchRows.count))
-        }
-    }
-
-    /// The row of a node whose row is current: its block, for a leaf (the row is its first words).
+    /// The row of a node whose row is current: its array, whose first words are its row.
     @inline(__always) func row(of node: Int32, isLeaf: Bool) -> ContiguousArray<UInt64> {
-        isLeaf ? leafBlocks[Int(node)] : branchRows[Int(node)]
+        store.node(node, isLeaf: isLeaf)
     }
 
     func added(_ entry: IndexEntry, to node: Int32, isLeaf: Bool) {
         guard width > 0 else { return }
         prepared.withCursor { values in
-            withRow(of: node, isLeaf: isLeaf) { row in
+            store.withNode(node, isLeaf: isLeaf) { row in
                 _ = layout.addEntry(entry, values, toRow: row)
                 if isLeaf { moveCheckpoints(entry, in: row, values: values, sign: 1) }
             }
@@ -231,7 +154,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
     func removed(_ entry: IndexEntry, from node: Int32, height: Int, in tree: MortonTree) {
         guard width > 0 else { return }
         let stale = lastRemoved.withCursor { values in
-            withRow(of: node, isLeaf: height == 0) { row in
+            store.withNode(node, isLeaf: height == 0) { row in
                 if height == 0 { moveCheckpoints(entry, in: row, values: values, sign: -1) }
                 return layout.addEntry(entry, values, toRow: row, sign: -1)
             }
@@ -244,18 +167,17 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         guard width > 0 else { return }
         // One pass over what lies below: each entry into its two blocks, or each child's whole row.
         if height == 0 {
-            let entries = tree.leaves[Int(node)].entries
-            withBlock(of: node) { fill($0, entries: entries) }
+            let (entries, first) = (tree.leaves[Int(node)].entries, store.entryAt(0))
+            store.withNode(node, isLeaf: true) { fill($0, entries: entries, values: first) }
             return
         }
         var row = emptyRow
         row.withMutableCursor { row in
             for child in tree.branches[Int(node)].children {
-                self.row(of: child, isLeaf: height == 1).withCursor { layout.mergeRow($0, into: row) }
+                store.node(child, isLeaf: height == 1).withCursor { layout.mergeRow($0, into: row) }
             }
         }
-        growBranchRows(toHold: node)
-        branchRows[Int(node)] = row
+        store.set(node, isLeaf: false, to: row)
     }
 
     /// Recomputes one block of a node (a category's, or that of all when `category` is `nil`) from what lies below it,
@@ -265,11 +187,11 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         let block = category.map { layout.categoryBlock($0) } ?? 0
         let shape = category == nil ? layout.all : layout.category
         if height == 0 {
-            let entries = tree.leaves[Int(node)].entries
-            withBlock(of: node) { row in
+            let (entries, first, entryWidth) = (tree.leaves[Int(node)].entries, store.entryAt(0), entryWidth)
+            store.withNode(node, isLeaf: true) { row in
                 RowLayout.clear(shape, at: row + block)
                 for (position, entry) in entries.enumerated() {
-                    let values = (row + valuesAt(position)).reading
+                    let values = (row + first + position * entryWidth).reading
                     if let category {
                         guard Int(entry.category) - 1 == category else { continue }
                         _ = layout.addEntry(entry, values, toCategory: row + block, precise: true)
@@ -281,10 +203,11 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
             return
         }
         let children = tree.branches[Int(node)].children
-        withRow(of: node, isLeaf: false) { row in
+        let rows = store
+        store.withNode(node, isLeaf: false) { row in
             RowLayout.clear(shape, at: row + block)
             for child in children {
-                self.row(of: child, isLeaf: height == 1).withCursor { childRow in
+                rows.node(child, isLeaf: height == 1).withCursor { childRow in
                     RowLayout.merge(shape, childRow + block, into: shape, row + block, precise: true)
                 }
             }
@@ -298,7 +221,6 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         }
         buildLeaves(tree)
         input = nil
-        branchRows = ContiguousArray(repeating: [], count: tree.branches.count)
         if tree.height > 0 {
             func build(_ node: Int32, height: Int) {
                 if height > 1 {
@@ -310,40 +232,35 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         }
     }
 
-    /// Makes every leaf's block, on all cores: what its entries store (laid out from a bulk load's input, or kept, for a
+    /// Makes every leaf's array, on all cores: what its entries store (laid out from a bulk load's input, or kept, for a
     /// recomputation to check against), its row and its checkpoints.
     private func buildLeaves(_ tree: MortonTree) {
-        let (input, leaves, kept) = (input, tree.leaves, leafBlocks)
-        let (entryWidth, valuesAt) = (entryWidth, valuesAt)
-        // The rows are most of an aggregated index's memory: each block is made at its size, once.
-        leafBlocks = Parallel.map(count: leaves.count, minimumChunk: 1_024) { [self] leaf in
+        let (input, leaves, kept, empty) = (input, tree.leaves, store.leaves, store.emptyLeaf)
+        let (entryWidth, first) = (entryWidth, store.entryAt(0))
+        // The rows are most of an aggregated index's memory: each array is made at its size, once.
+        let arrays = Parallel.map(count: leaves.count, minimumChunk: 1_024) { [self] leaf in
             let entries = leaves[leaf].entries
-            var block: ContiguousArray<UInt64>
-            if input == nil, leaf < kept.count, !kept[leaf].isEmpty {
-                block = kept[leaf]
-            } else {
-                block = newBlock()
-            }
-            block.withMutableCursor { block in
+            var array = input == nil && leaf < kept.count && !kept[leaf].isEmpty ? kept[leaf] : empty
+            array.withMutableCursor { array in
                 if let input {
                     for (position, entry) in entries.enumerated() {
-                        input.write(slot: Int(entry.slot), into: block + valuesAt + position * entryWidth)
+                        input.write(slot: Int(entry.slot), into: array + first + position * entryWidth)
                     }
                 }
-                fill(block, entries: entries)
+                fill(array, entries: entries, values: first)
             }
-            return block
+            return array
         }
+        store.reset(leaves: arrays, branchCount: tree.branches.count)
     }
 
-    /// Computes a leaf's row from its entries and what they store, and its checkpoints when it keeps them: each bound at
-    /// an entry 16, 32 or 48 (`UInt64.max` past the end), with the block of all of the entries below it, copied from the
-    /// row as it fills.
-    private func fill(_ block: MutableCursor<UInt64>, entries: ContiguousArray<IndexEntry>) {
-        let (allWidth, width, perLeaf) = (
-            layout.all.width, checkpointWidth, keepsCheckpoints ? Self.checkpointsPerLeaf : 0
-        )
-        let checkpoints = block + checkpointsAt
+    /// Computes a leaf's row from its entries and what they store (from word `values` of its array on), and its
+    /// checkpoints when it keeps them: each bound at an entry 16, 32 or 48 (`UInt64.max` past the end), with the block
+    /// of all of the entries below it, copied from the row as it fills.
+    private func fill(_ leaf: MutableCursor<UInt64>, entries: ContiguousArray<IndexEntry>, values: Int) {
+        let (allWidth, width, entryWidth) = (layout.all.width, checkpointWidth, entryWidth)
+        let perLeaf = keepsCheckpoints ? Self.checkpointsPerLeaf : 0
+        let checkpoints = leaf + checkpointsAt
         for k in 0..<perLeaf {
             let end = (k + 1) * Self.checkpointStride
             let bound = end < entries.count ? entries[end].key : .max
@@ -351,17 +268,17 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
             // Entries of one key lie on one side of a bound.
             checkpoints[k * width + 1] = UInt64(entries.lowerBound(of: bound))
         }
-        layout.clearRow(block)
+        layout.clearRow(leaf)
         var next = 0
         for (position, entry) in entries.enumerated() {
             while next < perLeaf, checkpoints[next * width + 1] == UInt64(position) {
-                (checkpoints + next * width + 2).update(from: block.reading, count: allWidth)
+                (checkpoints + next * width + 2).update(from: leaf.reading, count: allWidth)
                 next += 1
             }
-            _ = layout.addEntry(entry, (block + valuesAt(position)).reading, toRow: block)
+            _ = layout.addEntry(entry, (leaf + values + position * entryWidth).reading, toRow: leaf)
         }
         while next < perLeaf {
-            (checkpoints + next * width + 2).update(from: block.reading, count: allWidth)
+            (checkpoints + next * width + 2).update(from: leaf.reading, count: allWidth)
             next += 1
         }
     }

@@ -60,10 +60,8 @@ extension ClusterAggregate {
 /// A user's reduction (a ``ClusterAggregate`` that rows can't hold), kept for every node of the tree, and what each
 /// element stores for it.
 ///
-/// A node's values are one per category and then that of all its entries (``groupCount``), in an array of its own by
-/// node id, as the rows are (``NodeRows``): a leaf's holds its groups and then what its entries store, a window of
-/// ``NodeRows/window`` entries, beside each other; a branch's holds its groups. A copy of the column (a reader's
-/// snapshot) shares them, and a change copies those of the nodes on its path.
+/// A node's values are one per category and then that of all its entries (``groupCount``), in a ``NodeStore`` as the
+/// rows are: a leaf's array holds its groups and then what its entries store, a branch's its groups.
 ///
 /// An insert merges the entry's value into its two groups in the nodes on its path, O(1) a level. A merge has no
 /// inverse, so a removal recomputes those two groups of each node on its path from what lies below it, O(*F* + *L*) a
@@ -78,28 +76,26 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
 
     // Changed only by the tree that owns the column, which copies a shared one first (no access overlaps another):
     // the dynamic exclusivity checks of class properties would cost more than the work of an update.
-    /// Each leaf's groups and then what its entries store, by leaf id; empty for a leaf id not in use.
-    @exclusivity(unchecked) var leafValues: ContiguousArray<ContiguousArray<Value>> = []
-    /// Each branch's groups, by branch id.
-    @exclusivity(unchecked) var branchValues: ContiguousArray<ContiguousArray<Value>> = []
-    /// What the next inserted entry stores.
-    @exclusivity(unchecked) var prepared = Value.identity
-    /// What the last removed entry stored.
-    @exclusivity(unchecked) var lastRemoved = Value.identity
+    /// Each node's groups, and what a leaf's entries store.
+    @exclusivity(unchecked) var store: NodeStore<Value>
+    /// What the next inserted entry stores, and what the last removed one stored (one value each).
+    @exclusivity(unchecked) var prepared: ContiguousArray<Value> = [.identity]
+    @exclusivity(unchecked) var lastRemoved: ContiguousArray<Value> = [.identity]
     /// A bulk load's value of a slot, until ``build(_:)`` lays them out: read from the caller's values, so that no copy
     /// of them by slot is made on the way.
     @exclusivity(unchecked) var input: ((Int) -> Value)?
 
     init(categoryCount: Int) {
         self.categoryCount = categoryCount
+        let groups = ContiguousArray(repeating: Value.identity, count: categoryCount + 1)
+        store = NodeStore(head: groups, entryWidth: 1, filler: .identity, emptyBranch: groups)
     }
 
     func copy() -> any AggregateColumn { copyReduction() }
 
     func copyReduction() -> any UserReductionColumn {
         let copy = ReductionColumn(categoryCount: categoryCount)
-        copy.leafValues = leafValues
-        copy.branchValues = branchValues
+        copy.store = store
         copy.prepared = prepared
         copy.lastRemoved = lastRemoved
         copy.input = input
@@ -118,18 +114,23 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
 
     /// What the entry at `position` of a leaf stores.
     @inline(__always) func stored(at position: Int, of leaf: Int32) -> Value {
-        leafValues[Int(leaf)][groupCount + position]
+        store.leaves[Int(leaf)][store.entryAt(position)]
+    }
+
+    /// A node's value of a group.
+    @inline(__always) func value(of node: Int32, isLeaf: Bool, group: Int) -> Value {
+        store.node(node, isLeaf: isLeaf)[group]
     }
 
     // MARK: Stored values
 
-    func prepareDefault() { prepared = .identity }
+    func prepareDefault() { prepared[0] = .identity }
 
-    func prepareLastRemoved() { prepared = lastRemoved }
+    func prepareLastRemoved() { prepared[0] = lastRemoved[0] }
 
     func prepare(erased value: any ClusterAggregate) {
         guard let value = value as? Value else { preconditionFailure("values are validated before they are stored") }
-        prepared = value
+        prepared[0] = value
     }
 
     func storeInput(_ values: ReductionValues?) {
@@ -141,86 +142,30 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
         }
     }
 
-    /// Calls `body` with a leaf's values, made (no member, nothing stored) when the leaf has none yet.
-    @inline(__always) private func withLeaf<Result>(_ leaf: Int32, _ body: (inout ContiguousArray<Value>) -> Result)
-        -> Result
-    {
-        let n = Int(leaf)
-        if leafValues.count <= n { leafValues.append(contentsOf: repeatElement([], count: n + 1 - leafValues.count)) }
-        if leafValues[n].isEmpty { leafValues[n] = newLeaf() }
-        return body(&leafValues[n])
-    }
-
-    /// A leaf's values of no member.
-    private func newLeaf() -> ContiguousArray<Value> {
-        ContiguousArray(repeating: .identity, count: groupCount + NodeRows.window)
-    }
-
     func inserted(at position: Int, of leaf: Int32, count: Int) {
-        let (first, value) = (groupCount, prepared)
-        withLeaf(leaf) { values in
-            var i = count - 1
-            while i > position {
-                values[first + i] = values[first + i - 1]
-                i -= 1
-            }
-            values[first + position] = value
-        }
+        store.inserted(at: position, of: leaf, count: count, storing: prepared)
     }
 
     func removed(at position: Int, of leaf: Int32, count: Int) {
-        let first = groupCount
-        withLeaf(leaf) { values in
-            lastRemoved = values[first + position]
-            for i in position..<(count - 1) { values[first + i] = values[first + i + 1] }
-            values[first + count - 1] = .identity
-        }
+        store.removed(at: position, of: leaf, count: count, into: &lastRemoved)
     }
 
     func split(_ leaf: Int32, at half: Int, count: Int, into sibling: Int32) {
-        let first = groupCount
-        let moved = withLeaf(leaf) { values in
-            defer { for i in half..<count { values[first + i] = .identity } }
-            return Array(values[(first + half)..<(first + count)])
-        }
-        withLeaf(sibling) { values in
-            for (i, value) in moved.enumerated() { values[first + i] = value }
-        }
+        store.split(leaf, at: half, count: count, into: sibling)
     }
 
     func merged(_ drop: Int32, count dropCount: Int, into keep: Int32, count: Int) {
-        let first = groupCount
-        let dropped = leafValues[Int(drop)]
-        leafValues[Int(drop)] = []
-        withLeaf(keep) { values in
-            for i in 0..<dropCount { values[first + count + i] = dropped[first + i] }
-        }
+        store.merged(drop, count: dropCount, into: keep, count: count)
     }
 
     // MARK: Node values
 
-    /// Calls `body` with a node's value of a group, to change it in place.
-    @inline(__always) private func withValue(
-        of node: Int32, isLeaf: Bool, group: Int, _ body: (inout Value) -> Void
-    ) {
-        if isLeaf { return withLeaf(node) { body(&$0[group]) } }
-        let n = Int(node)
-        if branchValues.count <= n {
-            branchValues.append(contentsOf: repeatElement([], count: n + 1 - branchValues.count))
-        }
-        if branchValues[n].isEmpty { branchValues[n] = ContiguousArray(repeating: .identity, count: groupCount) }
-        body(&branchValues[n][group])
-    }
-
-    /// A node's value of a group.
-    @inline(__always) private func value(of node: Int32, isLeaf: Bool, group: Int) -> Value {
-        (isLeaf ? leafValues : branchValues)[Int(node)][group]
-    }
-
     func added(_ entry: IndexEntry, to node: Int32, isLeaf: Bool) {
-        let one = prepared
-        withValue(of: node, isLeaf: isLeaf, group: allGroup) { $0.merge(one) }
-        if let group = categoryGroup(of: entry) { withValue(of: node, isLeaf: isLeaf, group: group) { $0.merge(one) } }
+        let (one, all, category) = (prepared[0], allGroup, categoryGroup(of: entry))
+        store.withNode(node, isLeaf: isLeaf) { groups in
+            groups[all].merge(one)
+            if let category { groups[category].merge(one) }
+        }
     }
 
     func removed(_ entry: IndexEntry, from node: Int32, height: Int, in tree: MortonTree) {
@@ -241,8 +186,11 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
                 ofAll.merge(value(of: child, isLeaf: height == 1, group: allGroup))
             }
         }
-        withValue(of: node, isLeaf: height == 0, group: allGroup) { $0 = ofAll }
-        if let category { withValue(of: node, isLeaf: height == 0, group: category) { $0 = ofCategory } }
+        let all = allGroup
+        store.withNode(node, isLeaf: height == 0) { groups in
+            groups[all] = ofAll
+            if let category { groups[category] = ofCategory }
+        }
     }
 
     func rebuild(_ node: Int32, height: Int, in tree: MortonTree) {
@@ -259,24 +207,26 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
                 for group in 0..<groupCount { totals[group].merge(value(of: child, isLeaf: height == 1, group: group)) }
             }
         }
-        for group in 0..<groupCount { withValue(of: node, isLeaf: height == 0, group: group) { $0 = totals[group] } }
+        store.withNode(node, isLeaf: height == 0) { groups in
+            for (group, total) in totals.enumerated() { groups[group] = total }
+        }
     }
 
     func build(_ tree: MortonTree) {
         // A bulk load lays out its input; otherwise (a recomputation to check against) what each entry stores stays.
-        let kept = input == nil ? leafValues : []
-        leafValues = ContiguousArray(
+        let (kept, empty, first) = (input == nil ? store.leaves : [], store.emptyLeaf, store.entryAt(0))
+        let leaves = ContiguousArray(
             tree.leaves.indices.lazy.map { leaf in
-                var values = leaf < kept.count && !kept[leaf].isEmpty ? kept[leaf] : self.newLeaf()
+                var values = leaf < kept.count && !kept[leaf].isEmpty ? kept[leaf] : empty
                 if let input = self.input {
                     for (position, entry) in tree.leaves[leaf].entries.enumerated() {
-                        values[self.groupCount + position] = input(Int(entry.slot))
+                        values[first + position] = input(Int(entry.slot))
                     }
                 }
                 return values
             })
+        store.reset(leaves: leaves, branchCount: tree.branches.count)
         input = nil
-        branchValues = ContiguousArray(repeating: [], count: tree.branches.count)
         guard tree.count > 0 else { return }
         func build(_ node: Int32, height: Int) {
             if height > 0 {
@@ -347,7 +297,7 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
     func matchesRecomputation(in tree: MortonTree) -> Bool {
         guard tree.count > 0 else { return true }
         let rebuilt = ReductionColumn(categoryCount: categoryCount)
-        rebuilt.leafValues = leafValues
+        rebuilt.store = store
         var matches = true
         func check(_ node: Int32, height: Int) {
             if height > 0 {
@@ -355,7 +305,7 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
             }
             rebuilt.rebuild(node, height: height, in: tree)
             let isLeaf = height == 0
-            let kept = isLeaf ? leafValues : branchValues
+            let kept = isLeaf ? store.leaves : store.branches
             guard Int(node) < kept.count, !kept[Int(node)].isEmpty else {
                 matches = false
                 return

@@ -42,8 +42,9 @@ extension NodeRows {
         guard tree.rootSummary != nil, !ranges.isEmpty, width > 0 else { return }
         ranges.withRun { ranges in
             var walk = Walk(
-                leaves: tree.leaves, leafBlocks: leafBlocks, branchRows: branchRows, ranges: ranges,
-                valuesAt: valuesAt, entryWidth: entryWidth, checkpointsAt: keepsCheckpoints ? checkpointsAt : nil,
+                leaves: tree.leaves, leafBlocks: store.leaves, branchRows: store.branches, ranges: ranges,
+                valuesAt: store.entryAt(0), entryWidth: entryWidth,
+                checkpointsAt: keepsCheckpoints ? checkpointsAt : nil,
                 visitor: visitor)
             tree.descend(ranges: ranges, &walk)
             visitor = walk.visitor
@@ -104,9 +105,9 @@ extension NodeRows {
                 let position = Int(place.position)
                 let entry = leaves[Int(place.leaf)].entries[position]
                 if let categories, !categories.admits(code: entry.category) { continue }
-                leafBlocks[Int(place.leaf)].withCursor { block in
+                store.leaves[Int(place.leaf)].withCursor { block in
                     _ = layout.addEntry(
-                        entry, block + valuesAt(position), toAll: rows + answer * width, precise: false)
+                        entry, block + store.entryAt(position), toAll: rows + answer * width, precise: false)
                 }
             }
         }

@@ -23,7 +23,7 @@ extension MortonTree {
             // Integers, extremes and keys exactly, pairs to their value: equal to a recomputation whatever order the
             // changes came in.
             let rebuilt = NodeRows(layout: rows.layout)
-            rebuilt.leafBlocks = rows.leafBlocks
+            rebuilt.store = rows.store
             rebuilt.build(self)
             precondition(rows.matches(rebuilt, in: self), "the nodes' aggregate rows differ from their recomputation")
         }
@@ -119,7 +119,7 @@ extension NodeRows {
     func checkpointsMatchEntries(of leaf: Int32, _ entries: ContiguousArray<IndexEntry>) -> Bool {
         guard keepsCheckpoints else { return true }
         let (width, allWidth) = (checkpointWidth, layout.all.width)
-        let block = leafBlocks[Int(leaf)]
+        let (block, first, entryWidth) = (store.leaves[Int(leaf)], store.entryAt(0), entryWidth)
         return (0..<Self.checkpointsPerLeaf).allSatisfy { k in
             let at = checkpointsAt + k * width
             let below = entries.lowerBound(of: block[at])
@@ -128,7 +128,8 @@ extension NodeRows {
             recomputed.withMutableCursor { total in
                 block.withCursor { block in
                     for position in 0..<below {
-                        _ = layout.addEntry(entries[position], block + valuesAt(position), toAll: total, precise: true)
+                        _ = layout.addEntry(
+                            entries[position], block + first + position * entryWidth, toAll: total, precise: true)
                     }
                 }
             }
