@@ -202,16 +202,18 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
             }
             return
         }
-        let children = tree.branches[Int(node)].children
-        let rows = store
-        store.withNode(node, isLeaf: false) { row in
+        // Into a copy of the row, set when done: the children's rows are read from the store meanwhile, which a
+        // second reference to it, held while the node's row changes, would have copied whole.
+        var row = store.node(node, isLeaf: false)
+        row.withMutableCursor { row in
             RowLayout.clear(shape, at: row + block)
-            for child in children {
-                rows.node(child, isLeaf: height == 1).withCursor { childRow in
+            for child in tree.branches[Int(node)].children {
+                store.node(child, isLeaf: height == 1).withCursor { childRow in
                     RowLayout.merge(shape, childRow + block, into: shape, row + block, precise: true)
                 }
             }
         }
+        store.set(node, isLeaf: false, to: row)
     }
 
     func build(_ tree: MortonTree) {

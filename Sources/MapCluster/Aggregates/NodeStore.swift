@@ -80,8 +80,11 @@ struct NodeStore<Element: Sendable>: Sendable {
         branches = ContiguousArray(repeating: [], count: branchCount)
     }
 
-    @inline(__always) private static func grow(_ arrays: inout ContiguousArray<ContiguousArray<Element>>, toHold n: Int) {
-        if arrays.count <= n { arrays.append(contentsOf: repeatElement([], count: n + 1 - arrays.count)) }
+    /// Grows a table of nodes' arrays to hold node `n`'s (empty until it is made).
+    @inline(__always) private static func grow(
+        _ table: inout ContiguousArray<ContiguousArray<Element>>, toHold n: Int
+    ) {
+        if table.count <= n { table.append(contentsOf: repeatElement([], count: n + 1 - table.count)) }
     }
 
     // MARK: What the entries store
