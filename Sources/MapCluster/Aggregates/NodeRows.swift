@@ -72,7 +72,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         let checkpointWords = keepsCheckpoints ? Self.checkpointsPerLeaf * Self.checkpointWidth(layout) : 0
         head.append(contentsOf: repeatElement(0, count: checkpointWords))
         store = NodeStore(
-            head: layout.width > 0 ? head : [], entryWidth: layout.entryWidth, filler: Double.nan.bitPattern,
+            head: head, entryWidth: layout.entryWidth, filler: Double.nan.bitPattern,
             emptyBranch: emptyRow)
     }
 
