@@ -177,7 +177,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
                 store.node(child, isLeaf: height == 1).withCursor { layout.mergeRow($0, into: row) }
             }
         }
-        store.set(node, isLeaf: false, to: row)
+        store.setBranch(node, to: row)
     }
 
     /// Recomputes one block of a node (a category's, or that of all when `category` is `nil`) from what lies below it,
@@ -213,7 +213,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
                 }
             }
         }
-        store.set(node, isLeaf: false, to: row)
+        store.setBranch(node, to: row)
     }
 
     func build(_ tree: MortonTree) {

@@ -63,15 +63,10 @@ struct NodeStore<Element: Sendable>: Sendable {
         return branches[n].withMutableCursor(body)
     }
 
-    /// Sets a node's array.
-    mutating func set(_ node: Int32, isLeaf: Bool, to values: ContiguousArray<Element>) {
-        if isLeaf {
-            Self.grow(&leaves, toHold: Int(node))
-            leaves[Int(node)] = values
-        } else {
-            Self.grow(&branches, toHold: Int(node))
-            branches[Int(node)] = values
-        }
+    /// Sets a branch's array.
+    mutating func setBranch(_ branch: Int32, to values: ContiguousArray<Element>) {
+        Self.grow(&branches, toHold: Int(branch))
+        branches[Int(branch)] = values
     }
 
     /// Sets every leaf's array (a bulk load's), and makes every branch's one of no member until it is set.

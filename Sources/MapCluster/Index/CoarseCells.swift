@@ -229,9 +229,8 @@ struct CoarseCells: Sendable {
         }
         cells[Self.index(level: level, code: code)] = totals
         guard let fixed, rows != nil else { return }
-        var parent = ContiguousArray<UInt64>(repeating: 0, count: fixed.layout.width)
+        var parent = fixed.layout.emptyRow
         parent.withMutableCursor { parent in
-            fixed.layout.clearRow(parent)
             for child in 0..<UInt64(4) {
                 rows?[Self.index(level: level + 1, code: 4 * code + child)].withCursor {
                     fixed.layout.mergeRow($0, into: parent)
