@@ -237,7 +237,7 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
     /// Makes every leaf's array, on all cores: what its entries store (laid out from a bulk load's input, or kept, for a
     /// recomputation to check against), its row and its checkpoints.
     private func buildLeaves(_ tree: MortonTree) {
-        let (input, leaves, kept, empty) = (input, tree.leaves, store.leaves, store.emptyLeaf)
+        let (input, leaves, kept, empty) = (input, tree.leaves, store.leaves.arrays, store.emptyLeaf)
         let (entryWidth, first) = (entryWidth, store.entryAt(0))
         // The rows are most of an aggregated index's memory: each array is made at its size, once.
         let arrays = Parallel.map(count: leaves.count, minimumChunk: 1_024) { [self] leaf in

@@ -18,13 +18,10 @@ struct NodeStore<Element: Sendable>: Sendable {
     /// What the room no entry holds is filled with: the room a removal or a split leaves holds nothing of an entry
     /// that went (a user's value may hold references).
     let filler: Element
-    /// A leaf's array of no member, and a branch's.
-    let emptyLeaf: ContiguousArray<Element>
-    let emptyBranch: ContiguousArray<Element>
-    /// Each leaf's array, by leaf id; empty for an id not in use.
-    private(set) var leaves: ContiguousArray<ContiguousArray<Element>> = []
-    /// Each branch's array, by branch id; empty for an id not in use.
-    private(set) var branches: ContiguousArray<ContiguousArray<Element>> = []
+    /// Each leaf's array, by leaf id.
+    private(set) var leaves: ArrayTable<Element>
+    /// Each branch's array, by branch id.
+    private(set) var branches: ArrayTable<Element>
 
     /// A store of no node, whose leaves start as `head` (their own values of no member) and room for their entries
     /// full of `filler`, and branches as `emptyBranch`.
@@ -36,9 +33,12 @@ struct NodeStore<Element: Sendable>: Sendable {
         emptyLeaf.append(contentsOf: repeatElement(filler, count: Self.window * entryWidth))
         // One value at least, so that its base address is never nil.
         if emptyLeaf.isEmpty { emptyLeaf.append(filler) }
-        self.emptyLeaf = emptyLeaf
-        self.emptyBranch = emptyBranch
+        leaves = ArrayTable(empty: emptyLeaf)
+        branches = ArrayTable(empty: emptyBranch)
     }
+
+    /// A leaf's array of no member.
+    var emptyLeaf: ContiguousArray<Element> { leaves.empty }
 
     /// Where the values of the entry at `position` start in its leaf's array.
     @inline(__always) func entryAt(_ position: Int) -> Int { leafHead + position * entryWidth }
@@ -52,34 +52,18 @@ struct NodeStore<Element: Sendable>: Sendable {
     @inline(__always) mutating func withNode<Result>(
         _ node: Int32, isLeaf: Bool, _ body: (MutableCursor<Element>) -> Result
     ) -> Result {
-        let n = Int(node)
-        if isLeaf {
-            Self.grow(&leaves, toHold: n)
-            if leaves[n].isEmpty { leaves[n] = emptyLeaf }
-            return leaves[n].withMutableCursor(body)
-        }
-        Self.grow(&branches, toHold: n)
-        if branches[n].isEmpty { branches[n] = emptyBranch }
-        return branches[n].withMutableCursor(body)
+        isLeaf ? leaves.withArray(Int(node), body) : branches.withArray(Int(node), body)
     }
 
     /// Sets a branch's array.
     mutating func setBranch(_ branch: Int32, to values: ContiguousArray<Element>) {
-        Self.grow(&branches, toHold: Int(branch))
         branches[Int(branch)] = values
     }
 
     /// Sets every leaf's array (a bulk load's), and makes every branch's one of no member until it is set.
     mutating func reset(leaves: ContiguousArray<ContiguousArray<Element>>, branchCount: Int) {
-        self.leaves = leaves
-        branches = ContiguousArray(repeating: [], count: branchCount)
-    }
-
-    /// Grows a table of nodes' arrays to hold node `n`'s (empty until it is made).
-    @inline(__always) private static func grow(
-        _ table: inout ContiguousArray<ContiguousArray<Element>>, toHold n: Int
-    ) {
-        if table.count <= n { table.append(contentsOf: repeatElement([], count: n + 1 - table.count)) }
+        self.leaves.arrays = leaves
+        branches.arrays = ContiguousArray(repeating: [], count: branchCount)
     }
 
     // MARK: What the entries store
@@ -138,5 +122,37 @@ struct NodeStore<Element: Sendable>: Sendable {
         withNode(keep, isLeaf: true) { keep in
             dropped.withCursor { (keep + to).update(from: $0 + first, count: moved) }
         }
+    }
+}
+
+/// Arrays by id (a tree's nodes, the coarse cells), each an allocation of its own, so that a copy of the table (a
+/// reader's snapshot) shares them all and a change copies only the arrays it changes.
+///
+/// An id's array is `empty` until it is first changed: it is made then from ``empty`` (the values of no member).
+struct ArrayTable<Element: Sendable>: Sendable {
+    /// What an id's array is made from when it is first changed.
+    let empty: ContiguousArray<Element>
+    /// Each id's array; empty for an id whose array is not made.
+    var arrays: ContiguousArray<ContiguousArray<Element>> = []
+
+    /// An id's array; setting one grows the table to hold it.
+    @inline(__always) subscript(id: Int) -> ContiguousArray<Element> {
+        get { arrays[id] }
+        set {
+            grow(toHold: id)
+            arrays[id] = newValue
+        }
+    }
+
+    /// Calls `body` with an id's array to change, made from ``empty`` when it is not yet.
+    @inline(__always) mutating func withArray<Result>(_ id: Int, _ body: (MutableCursor<Element>) -> Result) -> Result {
+        grow(toHold: id)
+        if arrays[id].isEmpty { arrays[id] = empty }
+        return arrays[id].withMutableCursor(body)
+    }
+
+    /// Grows the table to hold id `n` (its array not made).
+    @inline(__always) private mutating func grow(toHold n: Int) {
+        if arrays.count <= n { arrays.append(contentsOf: repeatElement([], count: n + 1 - arrays.count)) }
     }
 }

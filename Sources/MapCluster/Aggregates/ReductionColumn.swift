@@ -214,7 +214,7 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
 
     func build(_ tree: MortonTree) {
         // A bulk load lays out its input; otherwise (a recomputation to check against) what each entry stores stays.
-        let (kept, empty, first) = (input == nil ? store.leaves : [], store.emptyLeaf, store.entryAt(0))
+        let (kept, empty, first) = (input == nil ? store.leaves.arrays : [], store.emptyLeaf, store.entryAt(0))
         let leaves = ContiguousArray(
             tree.leaves.indices.lazy.map { leaf in
                 var values = leaf < kept.count && !kept[leaf].isEmpty ? kept[leaf] : empty
@@ -305,7 +305,7 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
             }
             rebuilt.rebuild(node, height: height, in: tree)
             let isLeaf = height == 0
-            let kept = isLeaf ? store.leaves : store.branches
+            let kept = isLeaf ? store.leaves.arrays : store.branches.arrays
             guard Int(node) < kept.count, !kept[Int(node)].isEmpty else {
                 matches = false
                 return

@@ -42,7 +42,7 @@ extension NodeRows {
         guard tree.rootSummary != nil, !ranges.isEmpty, width > 0 else { return }
         ranges.withRun { ranges in
             var walk = Walk(
-                leaves: tree.leaves, leafBlocks: store.leaves, branchRows: store.branches, ranges: ranges,
+                leaves: tree.leaves, leafBlocks: store.leaves.arrays, branchRows: store.branches.arrays, ranges: ranges,
                 valuesAt: store.entryAt(0), entryWidth: entryWidth,
                 checkpointsAt: keepsCheckpoints ? checkpointsAt : nil,
                 visitor: visitor)

@@ -20,9 +20,10 @@ struct CoarseCells: Sendable {
 
     /// Every cell's totals, by ``index(level:code:)``; `nil` for an empty cell.
     private var cells: ContiguousArray<CellTotals?>
-    /// Every cell's row, by ``index(level:code:)``, each an array of its own, so that a change after a copy (a reader's
-    /// snapshot) copies the rows of the cells it changes, not all of them; `nil` without aggregates.
-    private(set) var rows: ContiguousArray<ContiguousArray<UInt64>>?
+    /// Every cell's row, by ``index(level:code:)``, in a table of arrays as the tree's nodes keep theirs
+    /// (``NodeStore``), so that a change after a copy (a reader's snapshot) copies the rows of the cells it changes, not
+    /// all of them; `nil` without aggregates.
+    private(set) var rows: ArrayTable<UInt64>?
     /// The layout of `rows` (in ``NodeAggregates/Fixed``): by reference, so that a copy of the cells (a query's)
     /// retains one object, not the layout's arrays; `nil` without aggregates.
     private let fixed: NodeAggregates.Fixed?
@@ -63,12 +64,14 @@ struct CoarseCells: Sendable {
                 nodeRows.walk(ranges: codes.map { GridCell(level: deepest, code: $0).keyRange }, tree: tree, &builder)
             }
             let first = Self.index(level: deepest, code: 0)
-            rows = ContiguousArray(
-                (0..<Self.cellCount).lazy.map { index in
-                    index < first
-                        ? nodeRows.emptyRow
-                        : ContiguousArray(built[((index - first) * width)..<((index - first + 1) * width)])
-                })
+            rows = ArrayTable(
+                empty: nodeRows.emptyRow,
+                arrays: ContiguousArray(
+                    (0..<Self.cellCount).lazy.map { index in
+                        index < first
+                            ? nodeRows.emptyRow
+                            : ContiguousArray(built[((index - first) * width)..<((index - first + 1) * width)])
+                    }))
         }
         for level in (0..<deepest).reversed() {
             for code in 0..<(UInt64(1) << (2 * UInt64(level))) { addUpChildren(level: level, code: code) }
@@ -242,7 +245,7 @@ struct CoarseCells: Sendable {
 
     /// Calls `body` with the row of the cell at `index`.
     @inline(__always) private mutating func withRow(_ index: Int, _ body: (MutableCursor<UInt64>) -> Void) {
-        rows?[index].withMutableCursor(body)
+        rows?.withArray(index, body)
     }
 
     /// Adds up the rows of the ranges a walk visits, precisely: what the cells' rows are built from; with `blocks`, only
@@ -322,7 +325,7 @@ struct CoarseCells: Sendable {
         switch (rows, other.rows, layout) {
         case (nil, nil, _): return true
         case (let mine?, let theirs?, let layout?):
-            return zip(mine, theirs).allSatisfy { mine, theirs in
+            return zip(mine.arrays, theirs.arrays).allSatisfy { mine, theirs in
                 mine.withCursor { mine in theirs.withCursor { theirs in layout.rowMatches(mine, theirs) } }
             }
         default: return false
