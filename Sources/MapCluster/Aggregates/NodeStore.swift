@@ -74,11 +74,7 @@ struct NodeStore<Element: Sendable>: Sendable {
         guard entryWidth > 0 else { return }
         let (width, first) = (entryWidth, entryAt(0))
         withNode(leaf, isLeaf: true) { values in
-            var i = first + count * width - 1
-            while i >= first + (position + 1) * width {
-                values[i] = values[i - width]
-                i -= 1
-            }
+            values.shift(from: first + position * width, count: (count - 1 - position) * width, by: width)
             for j in 0..<width { values[first + position * width + j] = prepared[j] }
         }
     }
@@ -91,7 +87,7 @@ struct NodeStore<Element: Sendable>: Sendable {
         let (width, first, filler) = (entryWidth, entryAt(0), filler)
         withNode(leaf, isLeaf: true) { values in
             for j in 0..<width { removed[j] = values[first + position * width + j] }
-            for i in (first + position * width)..<(first + (count - 1) * width) { values[i] = values[i + width] }
+            values.shift(from: first + (position + 1) * width, count: (count - 1 - position) * width, by: -width)
             for i in (first + (count - 1) * width)..<(first + count * width) { values[i] = filler }
         }
     }

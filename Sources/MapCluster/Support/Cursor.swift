@@ -78,6 +78,16 @@ struct MutableCursor<Element> {
     @inline(__always) func update(from source: Cursor<Element>, count: Int) {
         for i in 0..<count { self[i] = source[i] }
     }
+
+    /// Moves the `count` elements from `offset` on by `distance` places, either way, as one block copy (the two runs
+    /// may overlap): what opens or closes a gap in a leaf's stored values.
+    @inline(__always) func shift(from offset: Int, count: Int, by distance: Int) {
+        guard count > 0 else { return }
+        let target = checked(offset + distance)
+        _ = checked(offset + distance + count - 1)
+        _ = checked(offset + count - 1)
+        target.update(from: checked(offset), count: count)
+    }
 }
 
 /// The elements of a buffer that a `with…` call lends for its length (a leaf's entries, a walk's ranges): a collection
