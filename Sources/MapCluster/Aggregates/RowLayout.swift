@@ -30,11 +30,11 @@ struct RowLayout: Sendable {
         var keyMaxes = 0
 
         var pairsAt: Int { ints }
-        var minsAt: Int { ints + 2 * pairs }
-        var maxesAt: Int { minsAt + mins }
-        var keyMinsAt: Int { maxesAt + maxes }
-        var keyMaxesAt: Int { keyMinsAt + keyMins }
-        var width: Int { keyMaxesAt + keyMaxes }
+        var minsAt: Int { ints &+ 2 &* pairs }
+        var maxesAt: Int { minsAt &+ mins }
+        var keyMinsAt: Int { maxesAt &+ maxes }
+        var keyMaxesAt: Int { keyMinsAt &+ keyMins }
+        var width: Int { keyMaxesAt &+ keyMaxes }
     }
 
     /// What a reduction of the schema is, as rows keep it.
@@ -115,7 +115,7 @@ struct RowLayout: Sendable {
     }
 
     /// Where the block of a category (a position of the schema) starts in a row.
-    @inline(__always) func categoryBlock(_ position: Int) -> Int { all.width + position * category.width }
+    @inline(__always) func categoryBlock(_ position: Int) -> Int { all.width &+ position &* category.width }
 
     /// Where the block an entry's category adds to starts, if it has a category.
     @inline(__always) func categoryBlock(of entry: IndexEntry) -> Int? {
