@@ -337,9 +337,9 @@ struct CategoryTotals: Equatable {
             let members = Int(truncatingIfNeeded: row[position])
             guard members > 0 else { return }
             let block = row + layout.categoryBlock(position)
-            count += members
+            count &+= members
             latitudeSum &+= Int64(bitPattern: block[layout.latitudeSumAt])
-            longitudeSum &+= Int64(bitPattern: block[layout.latitudeSumAt + 1])
+            longitudeSum &+= Int64(bitPattern: block[layout.latitudeSumAt &+ 1])
             firstKey = min(firstKey, block[layout.category.keyMinsAt])
             lastKey = max(lastKey, block[layout.category.keyMaxesAt])
         }

@@ -45,10 +45,23 @@ final class ClusteringPass: Sendable {
     ) -> [ClusterDraft]? {
         let clusteringIsOn = zoom <= pass.rules.maxZoomLevelForClustering
         var receiver = Receiver(
-            pass: pass, level: region.level, clusteringIsOn: clusteringIsOn, filter: filter, stop: stop)
+            pass: pass, level: region.level, clusteringIsOn: clusteringIsOn, filter: filter, stop: stop,
+            expectedCount: expectedDraftCount(in: region, of: tree))
         if pass.needsFinishing { return pass.finishedDrafts(in: region, receiver: &receiver) }
         tree.forEachCell(in: region, into: &receiver)
         return receiver.stopped ? nil : receiver.drafts
+    }
+
+    /// How many drafts to make room for before the first: a small view's clusters at once (16), rather than the five
+    /// reallocations doubling makes to them; at the coarse levels, one per cell of the region (a world map's are
+    /// mostly non-empty), or per element of a smaller tree.
+    ///
+    /// A world map at zoom 3 makes about a thousand drafts; grown by doubling from 16, it copied them all once more and
+    /// allocated twice the room.
+    private static func expectedDraftCount(in region: CellRegion, of tree: borrowing MortonTree) -> Int {
+        guard region.level <= CoarseCells.deepestLevel else { return 16 }
+        let columns = region.columns.count + (region.wrappedColumns?.count ?? 0)
+        return max(16, min(region.rows.count * columns, tree.count, CoarseCells.cellCount))
     }
 
     /// The drafts of a pass with a category filter or a weighted position, which come in steps.
@@ -128,6 +141,8 @@ final class ClusteringPass: Sendable {
         let clusteringIsOn: Bool
         let filter: MemberFilter
         let stop: (() -> Bool)?
+        /// How many drafts to make room for when the first comes (``ClusteringPass/expectedDraftCount(in:of:)``).
+        let expectedCount: Int
         var drafts: [ClusterDraft] = []
         var stopped = false
         var cellsToNextCheck = ClusteringPass.cellsPerStopCheck
@@ -142,8 +157,7 @@ final class ClusteringPass: Sendable {
                     if stopped { return }
                 }
             }
-            // Room for a small view's clusters at once, rather than the five reallocations doubling makes to 16.
-            if drafts.capacity == 0 { drafts.reserveCapacity(16) }
+            if drafts.capacity == 0 { drafts.reserveCapacity(expectedCount) }
             pass.clusters(
                 of: GridCell(level: level, code: code), totals: totals, clusteringIsOn: clusteringIsOn, taking: filter,
                 into: &drafts)
