@@ -46,22 +46,10 @@ final class ClusteringPass: Sendable {
         let clusteringIsOn = zoom <= pass.rules.maxZoomLevelForClustering
         var receiver = Receiver(
             pass: pass, level: region.level, clusteringIsOn: clusteringIsOn, filter: filter, stop: stop,
-            expectedCount: expectedDraftCount(in: region, of: tree))
+            cellCount: min(region.cellCount, tree.count, 4_096))
         if pass.needsFinishing { return pass.finishedDrafts(in: region, receiver: &receiver) }
         tree.forEachCell(in: region, into: &receiver)
         return receiver.stopped ? nil : receiver.drafts
-    }
-
-    /// How many drafts to make room for before the first: a small view's clusters at once (16), rather than the five
-    /// reallocations doubling makes to them; at the coarse levels, one per cell of the region (a world map's are
-    /// mostly non-empty), or per element of a smaller tree.
-    ///
-    /// A world map at zoom 3 makes about a thousand drafts; grown by doubling from 16, it copied them all once more and
-    /// allocated twice the room.
-    private static func expectedDraftCount(in region: CellRegion, of tree: borrowing MortonTree) -> Int {
-        guard region.level <= CoarseCells.deepestLevel else { return 16 }
-        let columns = region.columns.count + (region.wrappedColumns?.count ?? 0)
-        return max(16, min(region.rows.count * columns, tree.count, CoarseCells.cellCount))
     }
 
     /// The drafts of a pass with a category filter or a weighted position, which come in steps.
@@ -141,8 +129,9 @@ final class ClusteringPass: Sendable {
         let clusteringIsOn: Bool
         let filter: MemberFilter
         let stop: (() -> Bool)?
-        /// How many drafts to make room for when the first comes (``ClusteringPass/expectedDraftCount(in:of:)``).
-        let expectedCount: Int
+        /// How many cells of the region may hold elements (at most 4,096): the room the drafts take at once when they
+        /// need more than a small view's.
+        let cellCount: Int
         var drafts: [ClusterDraft] = []
         var stopped = false
         var cellsToNextCheck = ClusteringPass.cellsPerStopCheck
@@ -157,7 +146,13 @@ final class ClusteringPass: Sendable {
                     if stopped { return }
                 }
             }
-            if drafts.capacity == 0 { drafts.reserveCapacity(expectedCount) }
+            // Room for the drafts in one step or two, rather than the ten reallocations doubling makes to a thousand
+            // (each copies them all): a small view's at once; past them, or at a coarse level, where most cells hold
+            // elements (a world map), one per cell.
+            if drafts.count == drafts.capacity {
+                let isCoarse = level <= CoarseCells.deepestLevel
+                drafts.reserveCapacity(drafts.isEmpty && !isCoarse ? 16 : max(2 &* drafts.count, cellCount, 16))
+            }
             pass.clusters(
                 of: GridCell(level: level, code: code), totals: totals, clusteringIsOn: clusteringIsOn, taking: filter,
                 into: &drafts)

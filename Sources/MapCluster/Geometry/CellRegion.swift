@@ -31,6 +31,9 @@ package struct CellRegion: Sendable {
         wrappedCodes = wrappedColumns.map(span)
     }
 
+    /// How many cells the region covers.
+    var cellCount: Int { rows.count * (columns.count + (wrappedColumns?.count ?? 0)) }
+
     /// The cells at `level` that intersect `rect`; x wraps around the world, y is clamped to it.
     @usableFromInline
     init(level: Int, covering rect: MapRect) {
