@@ -293,21 +293,21 @@ struct RowLayout: Sendable {
         }
         var kept = true
         for field in fields {
-            let value = values.double(valuesAt + field.numeric)
+            let value = values.double(valuesAt &+ field.numeric)
             guard !value.isNaN else { continue }
-            row[intsAt + field.numeric] &+= UInt64(bitPattern: sign)
+            row[intsAt &+ field.numeric] &+= UInt64(bitPattern: sign)
             switch field.kind {
             case .sum, .mean:
-                Self.addPair(row + block.pairsAt + 2 * field.slot, signed * value, 0, precise: precise)
+                Self.addPair(row + (block.pairsAt &+ 2 &* field.slot), signed * value, 0, precise: precise)
             case .minimum:
-                let at = block.minsAt + field.slot
+                let at = block.minsAt &+ field.slot
                 if sign > 0 {
                     if value < Double(bitPattern: row[at]) { row[at] = value.bitPattern }
                 } else if value <= Double(bitPattern: row[at]) {
                     kept = false
                 }
             case .maximum:
-                let at = block.maxesAt + field.slot
+                let at = block.maxesAt &+ field.slot
                 if sign > 0 {
                     if value > Double(bitPattern: row[at]) { row[at] = value.bitPattern }
                 } else if value >= Double(bitPattern: row[at]) {

@@ -243,7 +243,7 @@ struct AggregateRowsVisitor: RowVisitor {
         func add(_ positions: Range<Int>, sign: Int64) {
             for position in positions {
                 _ = layout.addEntry(
-                    leaf.entries[position], leaf.values + position * leaf.entryWidth, toAll: target, sign: sign,
+                    leaf.entries[position], leaf.values + position &* leaf.entryWidth, toAll: target, sign: sign,
                     precise: false)
             }
         }
@@ -255,7 +255,7 @@ struct AggregateRowsVisitor: RowVisitor {
             var best = (end: count, totals: Cursor?(leaf.row))
             if position < count - position { best = (0, nil) }
             for k in 0..<NodeRows.checkpointsPerLeaf {
-                let checkpoint = checkpoints + k * width
+                let checkpoint = checkpoints + k &* width
                 let end = Int(checkpoint[1])
                 if abs(position - end) < abs(position - best.end) { best = (end, checkpoint + 2) }
             }
