@@ -124,7 +124,7 @@ struct NodeStore<Element: Sendable>: Sendable {
 /// Arrays by id (a tree's nodes, the coarse cells), each an allocation of its own, so that a copy of the table (a
 /// reader's snapshot) shares them all and a change copies only the arrays it changes.
 ///
-/// An id's array is `empty` until it is first changed: it is made then from ``empty`` (the values of no member).
+/// An id's array holds nothing until it is first changed, when it is made from ``empty`` (the values of no member).
 struct ArrayTable<Element: Sendable>: Sendable {
     /// What an id's array is made from when it is first changed.
     let empty: ContiguousArray<Element>
