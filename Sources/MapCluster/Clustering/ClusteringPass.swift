@@ -146,9 +146,9 @@ final class ClusteringPass: Sendable {
                     if stopped { return }
                 }
             }
-            // Room for the drafts in one step or two, rather than the ten reallocations doubling makes to a thousand
-            // (each copies them all): a small view's at once; past them, or at a coarse level, where most cells hold
-            // elements (a world map), one per cell.
+            // Room for the drafts in one step or two, rather than doubling from 16, which reallocates six times on the
+            // way to a thousand and copies them all each time: a small view's at once; past them, or at a coarse
+            // level, where most cells hold elements (a world map), one per cell.
             if drafts.count == drafts.capacity {
                 let isCoarse = level <= CoarseCells.deepestLevel
                 drafts.reserveCapacity(drafts.isEmpty && !isCoarse ? 16 : max(2 &* drafts.count, cellCount, 16))

@@ -119,7 +119,7 @@ extension NodeRows {
     func checkpointsMatchEntries(of leaf: Int32, _ entries: ContiguousArray<IndexEntry>) -> Bool {
         guard keepsCheckpoints else { return true }
         let (width, allWidth) = (checkpointWidth, layout.all.width)
-        let (block, first, entryWidth) = (store.leaves[Int(leaf)], store.entryAt(0), entryWidth)
+        let block = store.leaves[Int(leaf)]
         return (0..<Self.checkpointsPerLeaf).allSatisfy { k in
             let at = checkpointsAt + k * width
             let below = entries.lowerBound(of: block[at])
@@ -129,7 +129,7 @@ extension NodeRows {
                 block.withCursor { block in
                     for position in 0..<below {
                         _ = layout.addEntry(
-                            entries[position], block + first + position * entryWidth, toAll: total, precise: true)
+                            entries[position], block + store.entryAt(position), toAll: total, precise: true)
                     }
                 }
             }
