@@ -231,10 +231,12 @@ struct CoarseCells: Sendable {
             if let part = cells[Self.index(level: level + 1, code: 4 * code + child)] { totals.append(part) }
         }
         cells[Self.index(level: level, code: code)] = totals
-        guard let fixed, rows != nil else { return }
-        var parent = fixed.layout.emptyRow
+        guard let fixed, let first = rows?[Self.index(level: level + 1, code: 4 * code)] else { return }
+        // The first child's row is what adding it to a row of no member gives: the parent starts as a copy of it and
+        // adds the other three (a quarter of the merges at a batch's end, and no clearing).
+        var parent = first.isEmpty ? fixed.layout.emptyRow : first
         parent.withMutableCursor { parent in
-            for child in 0..<UInt64(4) {
+            for child in 1..<UInt64(4) {
                 rows?[Self.index(level: level + 1, code: 4 * code + child)].withCursor {
                     fixed.layout.mergeRow($0, into: parent)
                 }
