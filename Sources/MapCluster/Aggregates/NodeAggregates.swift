@@ -86,15 +86,7 @@ struct NodeAggregates: Sendable {
 
     /// The number of an element's value of a numeric reduction when it is infinite or NaN.
     static func nonFiniteNumber(of value: any ClusterAggregate) -> Double? {
-        let number: Double? =
-            switch value {
-            case let sum as Sum: sum.count == 0 ? nil : sum.total
-            case let mean as Mean: mean.sum.count == 0 ? nil : mean.sum.total
-            case let minimum as Minimum: minimum.value
-            case let maximum as Maximum: maximum.value
-            default: nil
-            }
-        return number.flatMap { $0.isFinite ? nil : $0 }
+        RowLayout.number(of: value).flatMap { $0.isFinite ? nil : $0 }
     }
 
     /// Makes the next inserted entry store validated values.

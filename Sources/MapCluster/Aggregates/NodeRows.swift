@@ -307,7 +307,7 @@ struct BulkValues: Sendable {
             let number =
                 switch column {
                 case .numbers(let numbers)?: numbers[slot] ?? .nan
-                case .values(let values)?: RowLayout.number(of: values[slot])
+                case .values(let values)?: RowLayout.number(of: values[slot]) ?? .nan
                 case nil: Double.nan
                 }
             target[at + i] = number.bitPattern
@@ -325,19 +325,27 @@ extension RowLayout {
         }
         for field in fields {
             let number =
-                field.position < values.reductions.count ? Self.number(of: values.reductions[field.position]) : .nan
+                field.position < values.reductions.count
+                ? Self.number(of: values.reductions[field.position]) ?? .nan : .nan
             target[at + field.numeric] = number.bitPattern
         }
     }
 
-    /// The one number an element's value of a numeric reduction stands for; NaN for none.
-    static func number(of value: any ClusterAggregate) -> Double {
-        switch value {
-        case let sum as Sum: sum.count == 0 ? .nan : sum.total
-        case let mean as Mean: mean.sum.count == 0 ? .nan : mean.sum.total
-        case let minimum as Minimum: minimum.value ?? .nan
-        case let maximum as Maximum: maximum.value ?? .nan
-        default: .nan
+    /// The one number an element's value of a numeric reduction stands for; `nil` for none, or for a value of none of
+    /// the four numeric types. (A value stores NaN for none: ``NodeAggregates/validate(_:)`` refuses a NaN.)
+    ///
+    /// The value's type is opened and compared with each of them, rather than the value cast to each: a cast of an
+    /// existential is a call into the runtime, and an aggregated insert made two (a tenth of its instructions).
+    static func number(of value: any ClusterAggregate) -> Double? {
+        func read<Value: ClusterAggregate>(_ value: Value) -> Double? {
+            // `unsafeBitCast` to the very type the value has: a copy.
+            if Value.self == Sum.self { return number(of: unsafeBitCast(value, to: Sum.self)) }
+            if Value.self == Mean.self { return number(of: unsafeBitCast(value, to: Mean.self).sum) }
+            if Value.self == Minimum.self { return unsafeBitCast(value, to: Minimum.self).value }
+            if Value.self == Maximum.self { return unsafeBitCast(value, to: Maximum.self).value }
+            return nil
         }
+        func number(of sum: Sum) -> Double? { sum.count == 0 ? nil : sum.total }
+        return read(value)
     }
 }

@@ -766,6 +766,30 @@ struct AggregatesTests {
         #expect(throws: AggregateError.invalidValue(reduction: "value_min", .infinity)) {
             try index.insert(2, at: .checked(2, 2), values: ElementValues(reductions: [Sum(1), Minimum(.infinity)]))
         }
+        // Each numeric type's number is read for the check, a NaN too (which a row would take for no value).
+        let nan = try #require(
+            throws: AggregateError.self,
+            performing: { try index.insert(2, at: .checked(2, 2), values: ElementValues(reductions: [Sum(.nan)])) })
+        guard case .invalidValue("value_sum", let number) = nan else { throw nan }
+        #expect(number.isNaN)
+        #expect(throws: AggregateError.invalidValue(reduction: "value_max", -.infinity)) {
+            try index.insert(
+                2, at: .checked(2, 2), values: ElementValues(reductions: [Sum(1), Minimum(1), Maximum(-.infinity)]))
+        }
+        #expect(throws: AggregateError.invalidValue(reduction: "value_mean", .infinity)) {
+            try index.insert(
+                2, at: .checked(2, 2),
+                values: ElementValues(reductions: [Sum(nil), Minimum(nil), Maximum(nil), Mean(.infinity)]))
+        }
+        #expect(throws: AggregateError.element(position: 1, .invalidValue(reduction: "value_mean", -.infinity))) {
+            try ClusterIndex(
+                [(1, Coordinate.checked(0, 0)), (2, .checked(1, 1))],
+                values: ElementValueColumns(reductions: [
+                    .numbers([1, 2]), .numbers([1, 2]), .numbers([1, 2]),
+                    .values([Mean(1), Mean(-.infinity)]),
+                ]),
+                schema: Self.schema)
+        }
         #expect(throws: AggregateError.self) {
             try ClusterIndex(
                 [(1, Coordinate.checked(0, 0)), (2, .checked(1, 1))],
