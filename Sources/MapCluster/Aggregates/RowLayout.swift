@@ -248,20 +248,23 @@ struct RowLayout: Sendable {
     ) -> StaleBlocks {
         var stale = StaleBlocks()
         stale.all = !addEntry(entry, values, toAll: row, sign: sign, precise: true)
-        if let block = categoryBlock(of: entry),
-            !addEntry(entry, values, toCategory: row + block, sign: sign, precise: true)
-        {
-            stale.categories = 1 << (entry.category - 1)
+        if let block = categoryBlock(of: entry) {
+            let kept = addEntry(entry, values, toCategory: row + block, sign: sign, precise: true)
+            if !kept.values {
+                stale.categories = 1 << (entry.category - 1)
+            } else if !kept.keys {
+                stale.categoryKeys = 1 << (entry.category - 1)
+            }
         }
         return stale
     }
 
     /// ``addEntry(_:_:toAll:sign:precise:)`` for the block of the entry's category, at `row`, with its clustering
-    /// totals.
-    @inline(__always) func addEntry(
+    /// totals; says whether a removal kept its minima and maxima (`values`) and its key span (`keys`).
+    @inline(__always) @discardableResult func addEntry(
         _ entry: IndexEntry, _ values: Cursor<UInt64>, toCategory row: MutableCursor<UInt64>,
         sign: Int64 = 1, precise: Bool
-    ) -> Bool {
+    ) -> (values: Bool, keys: Bool) {
         let kept = addTail(entry, values, to: row, block: category, intsAt: 0, sign: sign, precise: precise)
         row[latitudeSumAt] &+= UInt64(bitPattern: sign &* Summary.fixedPoint(entry.coordinate.latitude))
         row[latitudeSumAt + 1] &+= UInt64(bitPattern: sign &* Summary.fixedPoint(entry.coordinate.wrappedLongitude))
@@ -270,9 +273,9 @@ struct RowLayout: Sendable {
         if sign > 0 {
             row[keyMinAt] = Swift.min(row[keyMinAt], entry.key)
             row[keyMaxAt] = Swift.max(row[keyMaxAt], entry.key)
-            return kept
+            return (kept, true)
         }
-        return kept && entry.key != row[keyMinAt] && entry.key != row[keyMaxAt]
+        return (kept, entry.key != row[keyMinAt] && entry.key != row[keyMaxAt])
     }
 
     /// What an entry adds to a block besides the category counts and clustering totals: its reductions' counts (from

@@ -147,7 +147,9 @@ struct CoarseCells: Sendable {
                 cells[index]?.latitudeSum &-= latitude
                 cells[index]?.longitudeSum &-= longitude
                 if let fixed, let values {
-                    withRow(index) { stale.formUnion(fixed.layout.addEntry(entry, values, toRow: $0, sign: -1)) }
+                    withRow(index) {
+                        stale.formUnion(fixed.layout.addEntry(entry, values, toRow: $0, sign: -1).wholeBlocks)
+                    }
                 }
             }
             if deferred != nil {
@@ -273,7 +275,7 @@ struct CoarseCells: Sendable {
             if let block = layout.categoryBlock(of: entry),
                 blocks.map({ $0[range].categories & (1 << (entry.category - 1)) != 0 }) ?? true
             {
-                _ = layout.addEntry(entry, values, toCategory: row + block, precise: true)
+                layout.addEntry(entry, values, toCategory: row + block, precise: true)
             }
         }
     }
@@ -342,14 +344,21 @@ struct StaleBlocks: Sendable {
     var all = false
     /// The categories' blocks of the row, a bit each by position.
     var categories: UInt64 = 0
+    /// The categories' blocks whose key span alone a removal took an end of, their other sections having subtracted
+    /// exactly: a node sets the span again from below, a coarse cell adds the block up again (``wholeBlocks``).
+    var categoryKeys: UInt64 = 0
     /// A coarse cell's totals' first and last keys and same-location test.
     var keys = false
 
-    var isEmpty: Bool { !all && categories == 0 && !keys }
+    var isEmpty: Bool { !all && categories == 0 && categoryKeys == 0 && !keys }
+
+    /// These, a block whose key span alone is stale counted as stale whole.
+    var wholeBlocks: StaleBlocks { StaleBlocks(all: all, categories: categories | categoryKeys, keys: keys) }
 
     mutating func formUnion(_ other: StaleBlocks) {
         all = all || other.all
         categories |= other.categories
+        categoryKeys |= other.categoryKeys
         keys = keys || other.keys
     }
 }
