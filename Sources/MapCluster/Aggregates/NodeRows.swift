@@ -6,9 +6,9 @@
 ///
 /// The tree tells the rows of each change, bottom-up (``MortonTree/insert(_:)``, ``MortonTree/remove(key:where:)``).
 /// An insert adds the entry to two blocks of each node on its path, its category's and that of all: O(1) a level. A
-/// removal takes it out of them the same way; only a minimum, a maximum or a key that the entry attained makes the
-/// block be recomputed from what lies below, O(*F* + *L*) a level. Every section but those subtracts exactly (pairs as
-/// double-doubles), so nothing drifts however many changes come.
+/// removal takes it out of them the same way; only a minimum or a maximum that the entry attained makes the block be
+/// recomputed from what lies below, O(*F* + *L*) a level, and a first or last key it was, that key alone. Every section
+/// but those subtracts exactly (pairs as double-doubles), so nothing drifts however many changes come.
 ///
 /// A class, so that the tree (and ``NodeAggregates``) holds it by reference; the tree copies it before changing it when
 /// another tree shares it (which copies the store's table of arrays, not the arrays), so trees keep their value

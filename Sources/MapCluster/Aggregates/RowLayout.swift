@@ -241,8 +241,8 @@ struct RowLayout: Sendable {
     /// Adds (`sign` 1) or takes out (-1) an entry to or from a row of the tree or its coarse cells, precisely.
     ///
     /// `values` are what the entry stores; it counts in the block of all and in its category's. Returns the blocks a
-    /// removal left stale (the entry attained a minimum, a maximum or a key of theirs), which must be added up again;
-    /// none for an insert.
+    /// removal left stale (the entry attained a minimum or a maximum of theirs), which must be added up again, and the
+    /// category blocks whose key span alone it left stale (the entry was its first or last key); none for an insert.
     @inline(__always) func addEntry(
         _ entry: IndexEntry, _ values: Cursor<UInt64>, toRow row: MutableCursor<UInt64>, sign: Int64 = 1
     ) -> StaleBlocks {
