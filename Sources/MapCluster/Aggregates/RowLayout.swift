@@ -67,6 +67,14 @@ struct RowLayout: Sendable {
     let category: Block
     /// Words per row.
     let width: Int
+    /// A whole row's words section by section across its blocks: the integers, the pairs (their high words), the
+    /// minima, the maxima, the key minima and the key maxima, each list ending where ``rowSectionEnds`` says.
+    ///
+    /// What ``mergeRow(_:into:)`` walks: a loop a section, where a loop a section of each block made six short loops a
+    /// block (a row of 8 categories with weights and a sum: about 1,500 instructions a merge, against 2,400).
+    let rowWords: ContiguousArray<Int>
+    /// Where each section's list ends in ``rowWords``.
+    let rowSectionEnds: (ints: Int, pairs: Int, mins: Int, maxes: Int, keyMins: Int, keyMaxes: Int)
     /// Doubles each entry stores.
     let entryWidth: Int
     /// The pair of the weight, when weighted (the weighted latitude and longitude follow it).
@@ -112,6 +120,22 @@ struct RowLayout: Sendable {
             : Block(ints: fields.count + 2, pairs: pairs, mins: mins, maxes: maxes, keyMins: 1, keyMaxes: 1)
         width = all.width + categoryCount * category.width
         entryWidth = (isWeighted ? 1 : 0) + fields.count
+        var sections = [[Int]](repeating: [], count: 6)
+        let (allShape, categoryShape) = (all, category)
+        let blocks =
+            [(allShape, 0)] + (0..<categoryCount).map { (categoryShape, allShape.width + $0 * categoryShape.width) }
+        for (block, start) in blocks {
+            sections[0] += (0..<block.ints).map { start + $0 }
+            sections[1] += (0..<block.pairs).map { start + block.pairsAt + 2 * $0 }
+            sections[2] += (block.minsAt..<block.maxesAt).map { start + $0 }
+            sections[3] += (block.maxesAt..<block.keyMinsAt).map { start + $0 }
+            sections[4] += (block.keyMinsAt..<block.keyMaxesAt).map { start + $0 }
+            sections[5] += (block.keyMaxesAt..<block.width).map { start + $0 }
+        }
+        rowWords = ContiguousArray(sections.joined())
+        var ends = [Int]()
+        for section in sections { ends.append((ends.last ?? 0) + section.count) }
+        rowSectionEnds = (ends[0], ends[1], ends[2], ends[3], ends[4], ends[5])
     }
 
     /// Where the block of a category (a position of the schema) starts in a row.
@@ -183,10 +207,23 @@ struct RowLayout: Sendable {
 
     /// Adds a whole row to another, precisely: a node's children into the node.
     func mergeRow(_ source: Cursor<UInt64>, into target: MutableCursor<UInt64>) {
-        Self.merge(all, source, into: all, target, precise: true)
-        for position in 0..<categoryCount {
-            let at = categoryBlock(position)
-            Self.merge(category, source + at, into: category, target + at, precise: true)
+        let ends = rowSectionEnds
+        rowWords.withRun { words in
+            for k in 0..<ends.ints { target[words[k]] &+= source[words[k]] }
+            for k in ends.ints..<ends.pairs {
+                let i = words[k]
+                Self.addPair(target + i, source.double(i), source.double(i &+ 1), precise: true)
+            }
+            for k in ends.pairs..<ends.mins {
+                let i = words[k]
+                if source.double(i) < target.double(i) { target[i] = source[i] }
+            }
+            for k in ends.mins..<ends.maxes {
+                let i = words[k]
+                if source.double(i) > target.double(i) { target[i] = source[i] }
+            }
+            for k in ends.maxes..<ends.keyMins { target[words[k]] = Swift.min(target[words[k]], source[words[k]]) }
+            for k in ends.keyMins..<ends.keyMaxes { target[words[k]] = Swift.max(target[words[k]], source[words[k]]) }
         }
     }
 
