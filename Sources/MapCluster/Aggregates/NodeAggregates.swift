@@ -368,7 +368,9 @@ extension NodeAggregates {
         answerRows.reserveCapacity(words)
         answerRows.append(contentsOf: repeatElement(0, count: words))
         answerRows.withMutableCursor { answerRows in
-            for index in plan.counts.indices { RowLayout.clear(all, at: answerRows + index * width) }
+            if all.minsAt < all.keyMaxesAt {
+                for index in plan.counts.indices { RowLayout.clearExtremes(all, at: answerRows + index * width) }
+            }
             // Read in place: binding the coarse cells would copy them, retaining their arrays, even for a view with
             // none to read.
             for (answer, cell) in plan.coarse {

@@ -151,10 +151,16 @@ struct RowLayout: Sendable {
     /// Sets `block`'s words at `row` to the value of no member.
     @inline(__always) static func clear(_ block: Block, at row: MutableCursor<UInt64>) {
         for i in 0..<(block.ints + 2 * block.pairs) { row[i] = 0 }
+        clearExtremes(block, at: row)
+        for i in block.keyMaxesAt..<block.width { row[i] = 0 }
+    }
+
+    /// Sets the words of `block` at `row` whose value of no member is not zero: its minima, maxima and key minima,
+    /// for a row that starts as zeros (an answer's).
+    @inline(__always) static func clearExtremes(_ block: Block, at row: MutableCursor<UInt64>) {
         for i in block.minsAt..<block.maxesAt { row[i] = Double.infinity.bitPattern }
         for i in block.maxesAt..<block.keyMinsAt { row[i] = (-Double.infinity).bitPattern }
         for i in block.keyMinsAt..<block.keyMaxesAt { row[i] = .max }
-        for i in block.keyMaxesAt..<block.width { row[i] = 0 }
     }
 
     /// Sets a whole row to the value of no member.
