@@ -216,7 +216,7 @@ public struct ClusterAggregates: Hashable, Sendable {
         var row = ContiguousArray<UInt64>(repeating: 0, count: layout.all.width)
         var custom = first.storage.custom.indices.map { [first.storage.custom[$0][first.row]] }
         row.withMutableCursor { row in
-            RowLayout.clear(layout.all, at: row)
+            RowLayout.clearExtremes(layout.all, at: row)
             for part in parts {
                 part.storage.rows.withCursor { rows in
                     let source = rows + part.row * layout.all.width
