@@ -368,7 +368,7 @@ extension NodeAggregates {
         answerRows.reserveCapacity(words)
         answerRows.append(contentsOf: repeatElement(0, count: words))
         answerRows.withMutableCursor { answerRows in
-            if all.minsAt < all.keyMaxesAt {
+            if all.hasExtremes {
                 for index in plan.counts.indices { RowLayout.clearExtremes(all, at: answerRows + index * width) }
             }
             // Read in place: binding the coarse cells would copy them, retaining their arrays, even for a view with

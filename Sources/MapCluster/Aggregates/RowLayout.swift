@@ -35,6 +35,9 @@ struct RowLayout: Sendable {
         var keyMinsAt: Int { maxesAt &+ maxes }
         var keyMaxesAt: Int { keyMinsAt &+ keyMins }
         var width: Int { keyMaxesAt &+ keyMaxes }
+        /// Whether some word's value of no member is not zero (a minimum, a maximum or a key minimum): a block that
+        /// starts as zeros must then have them set (``RowLayout/clearExtremes(_:at:)``).
+        var hasExtremes: Bool { minsAt < keyMaxesAt }
     }
 
     /// What a reduction of the schema is, as rows keep it.
