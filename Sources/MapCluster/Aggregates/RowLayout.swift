@@ -80,8 +80,6 @@ struct RowLayout: Sendable {
     let rowSectionEnds: (ints: Int, pairs: Int, mins: Int, maxes: Int, keyMins: Int, keyMaxes: Int)
     /// Doubles each entry stores.
     let entryWidth: Int
-    /// The pair of the weight, when weighted (the weighted latitude and longitude follow it).
-    var weightPair: Int { 0 }
     /// Where the category blocks' coordinate sums lie among their integers.
     var latitudeSumAt: Int { fields.count }
 

@@ -72,27 +72,6 @@ public struct MapSize: Hashable, Sendable {
     }
 }
 
-extension MapPoint {
-    /// The mean of points by their weights, taken the short way around the world from the first (neighbours across
-    /// the antimeridian average to a point on the seam, not on the far side of the world), x wrapped onto the world;
-    /// `nil` when there are none, or their weights add up to 0.
-    package static func weightedMean(_ points: some Sequence<(point: MapPoint, weight: Double)>) -> MapPoint? {
-        var origin: MapPoint?
-        var dx = 0.0
-        var dy = 0.0
-        var total = 0.0
-        for (point, weight) in points {
-            let first = origin ?? point
-            origin = first
-            dx += MapSize.wrappedDeltaX(from: first.x, to: point.x) * weight
-            dy += (point.y - first.y) * weight
-            total += weight
-        }
-        guard let origin, total > 0 else { return nil }
-        return MapPoint(x: MapSize.wrappedX(origin.x + dx / total), y: origin.y + dy / total)
-    }
-}
-
 /// A rectangle on the Web Mercator plane.
 ///
 /// Its x range may run past the world's east edge (x ≥ 2^28) when it crosses the antimeridian, as MapKit's visible map
