@@ -122,56 +122,39 @@ package struct CellRegion: Sendable {
         return wrappedCodes.lowerBound & columnBits <= column && column <= wrappedCodes.upperBound & columnBits
     }
 
-    /// The first cell of the region at or after `code` in key order, or `nil` if none is.
-    ///
-    /// This is Tropf and Herzog's BIGMIN (1981) over each range of columns: it lets a walk jump over the stretches of
-    /// the Z-order curve that leave the region and come back.
-    func firstCode(from code: UInt64) -> UInt64? {
-        let first = Self.firstCode(from: code, in: codes, level: level)
-        guard let wrappedCodes, let wrapped = Self.firstCode(from: code, in: wrappedCodes, level: level) else {
-            return first
+    /// The region's rows and columns as bounds on a key's bits (``keyBounds``).
+    struct KeyBounds {
+        /// A key's row bits (odd) and column bits (even), still spread out.
+        static var rowBits: UInt64 { 0xAAAA_AAAA_AAAA_AAAA }
+        static var columnBits: UInt64 { 0x5555_5555_5555_5555 }
+
+        let rows: ClosedRange<UInt64>
+        let columns: ClosedRange<UInt64>
+        let wrappedColumns: ClosedRange<UInt64>?
+
+        /// Whether a key (on the 32-bit grid) lies in one of the region's cells.
+        @inline(__always) func contains(key: UInt64) -> Bool {
+            guard rows.contains(key & Self.rowBits) else { return false }
+            let column = key & Self.columnBits
+            return columns.contains(column) || wrappedColumns?.contains(column) == true
         }
-        return first.map { min($0, wrapped) } ?? wrapped
     }
 
-    /// The first code at or after `code` of the box of cells at `level` whose corner cells' codes are `box`.
-    private static func firstCode(from code: UInt64, in box: ClosedRange<UInt64>, level: Int) -> UInt64? {
-        if code <= box.lowerBound { return box.lowerBound }
-        if code > box.upperBound { return nil }
-        var low = box.lowerBound
-        var high = box.upperBound
-        var candidate: UInt64?
-        // From the highest bit down: where the box's corners differ, the box splits in two halves along that bit's
-        // axis, and `code` lies in one of them. A bit where `code` and both corners agree changes nothing, so the walk
-        // jumps from one bit where they differ to the next.
-        let levelBits: UInt64 = level == 32 ? .max : (UInt64(1) << (2 * level)) &- 1
-        var differing = ((code ^ low) | (code ^ high)) & levelBits
-        while differing != 0 {
-            let bit = UInt64.bitWidth - 1 - differing.leadingZeroBitCount
-            let mask = UInt64(1) << bit
-            defer { differing = ((code ^ low) | (code ^ high)) & (mask &- 1) }
-            // The bits of the same axis as `bit`, from it down.
-            let axis = (0x5555_5555_5555_5555 << (bit & 1)) & (mask | (mask &- 1))
-            switch (code & mask != 0, low & mask != 0, high & mask != 0) {
-            case (false, false, true):
-                // `code` is in the lower half: the upper half's first cell is a candidate; go on in the lower half.
-                candidate = (low & ~axis) | mask
-                high = (high & ~axis) | (axis & ~mask)
-            case (false, true, true):
-                // The whole box is above `code`: its first cell is the answer.
-                return low
-            case (true, false, false):
-                // The whole box is below `code`: the best candidate so far is the answer.
-                return candidate
-            case (true, false, true):
-                // `code` is in the upper half: go on there.
-                low = (low & ~axis) | mask
-            default:
-                // The box is on one side of this bit, as `code` is.
-                continue
-            }
+    /// The region as bounds on the spread row and column bits of a key on the 32-bit grid.
+    ///
+    /// They are the bounds ``contains(code:)`` compares a cell's code with, moved up to the grid's level: a key's bits
+    /// below the region's level may be anything, so the upper bounds have them all set. Testing a key is then two
+    /// masks and a few comparisons, with no shift to the region's level.
+    var keyBounds: KeyBounds {
+        let shift = UInt64(64 - 2 * level)
+        let below: UInt64 = shift == 64 ? .max : (1 << shift) &- 1
+        func bounds(_ codes: ClosedRange<UInt64>, _ bits: UInt64) -> ClosedRange<UInt64> {
+            guard shift < 64 else { return 0...bits }
+            return ((codes.lowerBound & bits) << shift)...(((codes.upperBound & bits) << shift) | (below & bits))
         }
-        return code  // In the box.
+        return KeyBounds(
+            rows: bounds(codes, KeyBounds.rowBits), columns: bounds(codes, KeyBounds.columnBits),
+            wrappedColumns: wrappedCodes.map { bounds($0, KeyBounds.columnBits) })
     }
 
     /// Whether a subtree whose first and last cell codes are these may hold cells of the region.

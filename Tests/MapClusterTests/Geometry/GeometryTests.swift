@@ -153,7 +153,8 @@ extension GeometryTests {
     }
 
     /// A code's membership, tested in Morton form, against its cell's row and column: random regions, wrapped or not,
-    /// and codes inside them, beside them and anywhere, down to the deepest level.
+    /// and codes inside them, beside them and anywhere, down to the deepest level; and a key of the cell, whatever its
+    /// bits below the region's level (none, all, or any), against the region's key bounds.
     @Test(arguments: [7, 12, 18, 24, 31, 32])
     func aRegionHoldsTheCodesOfItsCellsAndNoOthers(level: Int) {
         var rng = SplitMix64(seed: 900 + UInt64(level))
@@ -181,19 +182,27 @@ extension GeometryTests {
                     ? near([y0, y1].randomElement(using: &rng)!) : .random(in: 0...last, using: &rng)
                 let cell = GridCell(level: level, x: x, y: y)
                 #expect(region.contains(code: cell.code) == region.contains(cell), "level \(level), \(region), \(cell)")
+                let shift = UInt64(64 - 2 * level)
+                let below: UInt64 = shift == 0 ? 0 : (1 << shift) - 1
+                let bitsBelow = [0, below, .random(in: 0...below, using: &rng)].randomElement(using: &rng)!
+                let key = cell.code << shift | bitsBelow
+                #expect(
+                    region.keyBounds.contains(key: key) == region.contains(cell), "level \(level), \(region), \(key)")
                 if region.contains(cell) { inside += 1 } else { outside += 1 }
             }
         }
         #expect(inside > 1_000 && outside > 1_000, "both kinds of code asked: \(inside) inside, \(outside) outside")
     }
 
-    /// BIGMIN against a scan of every code: for random regions, with and without a wrap across the antimeridian, the
-    /// first cell of the region at or after each code of the level.
-    @Test(arguments: 1...5)
-    func theFirstCodeOfARegionFromAnyCodeIsTheFirstItHolds(level: Int) {
+    /// Every code of the small levels, for random regions with and without a wrap across the antimeridian: the code's
+    /// test and the key bounds' agree with the cell's row and column, for a key of the cell with its lowest and highest
+    /// bits below the level.
+    @Test(arguments: 0...5)
+    func everyCodeOfASmallLevelIsInTheRegionExactlyWhenItsCellIs(level: Int) {
         var rng = SplitMix64(seed: UInt64(level))
         let side = UInt32(1) << level
-        let codes = UInt64(1) << (2 * level)
+        let shift = UInt64(64 - 2 * level)
+        let below: UInt64 = shift == 64 ? .max : (1 << shift) - 1
         for _ in 0..<40 {
             let y0 = UInt32.random(in: 0..<side, using: &rng)
             let y1 = UInt32.random(in: y0..<side, using: &rng)
@@ -204,13 +213,13 @@ extension GeometryTests {
                 wraps
                 ? CellRegion(level: level, rows: y0...y1, columns: x1...(side - 1), wrappedColumns: 0...(x0 - 1))
                 : CellRegion(level: level, rows: y0...y1, columns: x0...x1)
-            var expected: UInt64?
-            for code in (0..<codes).reversed() {
-                #expect(region.contains(code: code) == region.contains(GridCell(level: level, code: code)))
-                if region.contains(code: code) { expected = code }
-                #expect(region.firstCode(from: code) == expected, "level \(level), \(region), from \(code)")
+            for code in 0..<(UInt64(1) << (2 * level)) {
+                let isInside = region.contains(GridCell(level: level, code: code))
+                #expect(region.contains(code: code) == isInside, "level \(level), \(region), \(code)")
+                let key = shift == 64 ? 0 : code << shift
+                #expect(region.keyBounds.contains(key: key) == isInside, "level \(level), \(region), \(code)")
+                #expect(region.keyBounds.contains(key: key | below) == isInside, "level \(level), \(region), \(code)")
             }
-            #expect(region.firstCode(from: codes) == nil)
         }
     }
 }
