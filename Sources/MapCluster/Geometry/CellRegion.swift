@@ -112,8 +112,7 @@ package struct CellRegion: Sendable {
     /// spreading keeps the order of numbers, so the bounds are those of the corners' codes under the same masks. No
     /// code is compacted back to a row and a column, which a fold of a small view did for every entry it met.
     @inline(__always) func contains(code: UInt64) -> Bool {
-        let rowBits: UInt64 = 0xAAAA_AAAA_AAAA_AAAA
-        let columnBits: UInt64 = 0x5555_5555_5555_5555
+        let (rowBits, columnBits) = (KeyBounds.rowBits, KeyBounds.columnBits)
         let row = code & rowBits
         guard codes.lowerBound & rowBits <= row, row <= codes.upperBound & rowBits else { return false }
         let column = code & columnBits
@@ -146,11 +145,11 @@ package struct CellRegion: Sendable {
     /// below the region's level may be anything, so the upper bounds have them all set. Testing a key is then two
     /// masks and a few comparisons, with no shift to the region's level.
     var keyBounds: KeyBounds {
+        // At level 0 the shift is 64, which Swift's `<<` takes to 0: every key is then in the one cell.
         let shift = UInt64(64 - 2 * level)
-        let below: UInt64 = shift == 64 ? .max : (1 << shift) &- 1
+        let below: UInt64 = (1 << shift) &- 1
         func bounds(_ codes: ClosedRange<UInt64>, _ bits: UInt64) -> ClosedRange<UInt64> {
-            guard shift < 64 else { return 0...bits }
-            return ((codes.lowerBound & bits) << shift)...(((codes.upperBound & bits) << shift) | (below & bits))
+            ((codes.lowerBound & bits) << shift)...(((codes.upperBound & bits) << shift) | (below & bits))
         }
         return KeyBounds(
             rows: bounds(codes, KeyBounds.rowBits), columns: bounds(codes, KeyBounds.columnBits),
