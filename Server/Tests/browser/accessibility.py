@@ -17,15 +17,14 @@ Reports, as JSON:
   (method and path), what a broken document would show, and axe-core's violations there.
 """
 import json
-import os
 import sys
 
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import sync_playwright
 
+import chromium
 from api import edit
 
-CHROMIUM = os.environ.get("MAPCLUSTER_CHROMIUM", "/usr/bin/chromium")
 STACK = (-140.0, -30.0)
 
 
@@ -108,7 +107,7 @@ def axe_checks(page):
 def docs(browser, url):
     """/docs with every request watched: the page must draw the reference from the server alone."""
     origin = url.rstrip("/")
-    page = browser.new_page(viewport={"width": 1024, "height": 768})
+    page = chromium.new_page(browser, 1024, 768)
     requests = []
     page.on("request", lambda request: requests.append(request.url))
 
@@ -177,11 +176,8 @@ def main():
     url, TOKEN = sys.argv[1], sys.argv[2]
     errors = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--hide-scrollbars"])
-        page = browser.new_page(viewport={"width": 1024, "height": 768})
-        page.add_init_script("window.mapclusterTest = {}")
+        browser = chromium.launch(playwright, *chromium.WEBGL, "--hide-scrollbars")
+        page = chromium.new_page(browser, 1024, 768)
         page.on("pageerror", lambda error: errors.append(str(error)))
         result = {"axe": axe(page, url), "leaflet": leaflet(page, url), "maplibre": maplibre(page, url),
                   "docs": docs(browser, url)}

@@ -8,15 +8,14 @@ clusters again, and end up drawing what /api/clusters answers.
 Needs `pip install playwright` (no browser download: it runs /usr/bin/chromium).
 """
 import json
-import os
 import sys
 import time
 
 from playwright.sync_api import sync_playwright
 
+import chromium
 from api import edit, send
 
-CHROMIUM = os.environ.get("MAPCLUSTER_CHROMIUM", "/usr/bin/chromium")
 
 
 def vans(count, longitude, latitude, step):
@@ -49,10 +48,8 @@ def main():
     screenshot = sys.argv[3] if len(sys.argv) > 3 else None
     report = {"errors": []}
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1024, "height": 768})
-        # The pages fill in what they drew only for a test that asks, with this object, before they load.
-        page.add_init_script("window.mapclusterTest = {}")
+        browser = chromium.launch(playwright)
+        page = chromium.new_page(browser, 1024, 768)
         page.on("pageerror", lambda error: report["errors"].append(str(error)))
         # Over the Atlantic off Brittany, where no city is: what the page draws there is the edits.
         page.goto(url + "#8/47.0/-8.0")

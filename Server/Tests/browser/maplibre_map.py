@@ -26,9 +26,9 @@ import urllib.parse
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError, sync_playwright
 
+import chromium
 from api import edit, send
 
-CHROMIUM = os.environ.get("MAPCLUSTER_CHROMIUM", "/usr/bin/chromium")
 SIDE = 1024
 # Tile zoom, and the tile corner (column, row) the view is centred on.
 VIEWS = [(1, 1, 1), (2, 2, 1), (3, 4, 3), (5, 16, 11), (7, 65, 44), (9, 260, 176)]
@@ -169,12 +169,8 @@ def live(page, url, token):
 def main():
     url, command = sys.argv[1], sys.argv[2]
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--hide-scrollbars"])
-        page = browser.new_page(viewport={"width": SIDE, "height": SIDE})
-        # The pages fill in what they drew only for a test that asks, with this object, before they load.
-        page.add_init_script("window.mapclusterTest = {}")
+        browser = chromium.launch(playwright, *chromium.WEBGL, "--hide-scrollbars")
+        page = chromium.new_page(browser, SIDE, SIDE)
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
 

@@ -22,7 +22,8 @@ import time
 
 from playwright.sync_api import sync_playwright
 
-CHROMIUM = os.environ.get("MAPCLUSTER_CHROMIUM", "/usr/bin/chromium")
+import chromium
+
 WIDTH, HEIGHT = 1280, 800
 VIEWS = [("world", 20, 0), ("Europe", 50, 10), ("seam", -15, 179), ("Paris", 48.85, 2.35)]
 
@@ -181,11 +182,8 @@ def basemap(page, url):
 def main():
     url, command = sys.argv[1], sys.argv[2]
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu", "--hide-scrollbars"])
-        page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
-        # The pages fill in what they drew only for a test that asks, with this object, before they load.
-        page.add_init_script("window.mapclusterTest = {}")
+        browser = chromium.launch(playwright, "--disable-gpu", "--hide-scrollbars")
+        page = chromium.new_page(browser, WIDTH, HEIGHT)
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         if command == "views":
