@@ -31,12 +31,11 @@ STACK = (-140.0, -30.0)
 def settle(page, maplibre):
     if maplibre:
         page.wait_for_function("() => window.mapclusterTest.map && window.mapclusterTest.map.loaded()"
-                               " && window.mapclusterTest.map.areTilesLoaded()", timeout=60000)
+                               " && window.mapclusterTest.map.areTilesLoaded()")
         page.evaluate("() => new Promise((done) => { const m = window.mapclusterTest.map;"
                       " if (!m.isMoving() && m.loaded()) { m.once('idle', done); m.triggerRepaint(); } else m.once('idle', done); })")
     else:
-        page.wait_for_function("() => document.body.dataset.drawn !== undefined && !window.mapclusterTest.pending",
-                               timeout=60000)
+        page.wait_for_function("() => document.body.dataset.drawn !== undefined && !window.mapclusterTest.pending")
     page.wait_for_timeout(300)
 
 
@@ -73,13 +72,13 @@ def zoom_in_and_back(page, maplibre):
     region said; then Escape, and the zoom it goes back to."""
     before = zoom(page, maplibre)
     page.keyboard.press("Enter")
-    page.wait_for_function(f"(before) => ({ZOOM[maplibre]}) > before + 0.5", arg=before, timeout=30000)
+    page.wait_for_function(f"(before) => ({ZOOM[maplibre]}) > before + 0.5", arg=before)
     settle(page, maplibre)
-    page.wait_for_function(f"() => document.activeElement && ({ON_MARKER[maplibre]})", timeout=10000)
+    page.wait_for_function(f"() => document.activeElement && ({ON_MARKER[maplibre]})")
     report = {"zoom_before": before, "zoom_after_enter": zoom(page, maplibre), "focused_after_enter": focused(page),
               "announced_after_enter": page.evaluate("() => document.getElementById('announce').textContent")}
     page.keyboard.press("Escape")
-    page.wait_for_function(f"(before) => Math.abs(({ZOOM[maplibre]}) - before) < 0.01", arg=before, timeout=30000)
+    page.wait_for_function(f"(before) => Math.abs(({ZOOM[maplibre]}) - before) < 0.01", arg=before)
     settle(page, maplibre)
     report["zoom_after_escape"] = zoom(page, maplibre)
     return report
@@ -113,8 +112,7 @@ def docs(browser, url):
 
     def open_reference():
         page.goto(url + "docs")
-        page.wait_for_function("() => document.getElementById('reference').getAttribute('aria-busy') === 'false'",
-                               timeout=30000)
+        page.wait_for_function("() => document.getElementById('reference').getAttribute('aria-busy') === 'false'")
 
     open_reference()
     operations = page.eval_on_selector_all(
@@ -149,12 +147,12 @@ def leaflet(page, url):
     report["stack"] = stack
     page.keyboard.press("Enter")
     page.wait_for_function("() => window.mapclusterTest.spider && document.activeElement"
-                           " && (document.activeElement.getAttribute('aria-label') || '').startsWith('Stacked')", timeout=30000)
+                           " && (document.activeElement.getAttribute('aria-label') || '').startsWith('Stacked')")
     report["focused_in_stack"] = focused(page)
     page.keyboard.press("Tab")
     report["next_in_stack"] = focused(page)
     page.keyboard.press("Escape")
-    page.wait_for_function("() => !window.mapclusterTest.spider", timeout=10000)
+    page.wait_for_function("() => !window.mapclusterTest.spider")
     report["focused_after_closing"] = focused(page)
     report["announced_after_closing"] = page.evaluate("() => document.getElementById('announce').textContent")
     return report

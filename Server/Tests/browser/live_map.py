@@ -54,19 +54,19 @@ def main():
         # Over the Atlantic off Brittany, where no city is: what the page draws there is the edits.
         page.goto(url + "#8/47.0/-8.0")
         page.wait_for_function("() => window.mapclusterTest && window.mapclusterTest.requests > 0 && "
-                               "!window.mapclusterTest.pending", timeout=30000)
+                               "!window.mapclusterTest.pending")
         requests = page.evaluate("() => window.mapclusterTest.requests")
         report["before"] = drawn_keys(page)
         # Ten vans a few kilometres apart: they appear without a fetch.
         edit(url, token, "POST", "/api/points", vans(10, -8.2, 46.9, 0.03))
-        page.wait_for_function("() => window.mapclusterTest.changes >= 1", timeout=15000)
+        page.wait_for_function("() => window.mapclusterTest.changes >= 1")
         time.sleep(1)
         report["after_insert"] = drawn_keys(page)
         report["drawn_after_insert"] = page.evaluate("() => window.mapclusterTest.drawn")
         # They drive apart: the cluster splits into markers that glide out of it.
         spread = vans(10, -9.5, 46.0, 0.4)
         edit(url, token, "POST", "/api/points", spread)
-        page.wait_for_function("() => window.mapclusterTest.changes >= 2", timeout=15000)
+        page.wait_for_function("() => window.mapclusterTest.changes >= 2")
         time.sleep(1)
         report["after_move"] = drawn_keys(page)
         report["order_after_move"] = reading_order(page)
@@ -74,7 +74,7 @@ def main():
             page.screenshot(path=screenshot)
         # Half of them are deleted.
         edit(url, token, "POST", "/api/points/delete", {"ids": ["van-%d" % n for n in range(0, 10, 2)]})
-        page.wait_for_function("() => window.mapclusterTest.changes >= 3", timeout=15000)
+        page.wait_for_function("() => window.mapclusterTest.changes >= 3")
         time.sleep(1)
         report["after_delete"] = drawn_keys(page)
         report["drawn_after_delete"] = page.evaluate("() => window.mapclusterTest.drawn")

@@ -43,7 +43,7 @@ def corner(z, x, y):
 def idle(page):
     """Waits until MapLibre has loaded every tile in view and drawn them."""
     page.wait_for_function("() => window.mapclusterTest && window.mapclusterTest.map && window.mapclusterTest.map.loaded()"
-                           " && window.mapclusterTest.map.areTilesLoaded()", timeout=60000)
+                           " && window.mapclusterTest.map.areTilesLoaded()")
     page.evaluate("() => new Promise((done) => { const m = window.mapclusterTest.map;"
                   " if (!m.isMoving() && m.loaded()) { m.once('idle', done); m.triggerRepaint(); } else m.once('idle', done); })")
 
@@ -93,7 +93,7 @@ def click(page, url):
     features = [f for f in rendered(page) if f["cluster"] and 0 <= f["x"] < SIDE and 0 <= f["y"] < SIDE]
     target = max(features, key=lambda f: f["count"])
     page.mouse.click(target["x"], target["y"])
-    page.wait_for_function(f"() => Math.abs(window.mapclusterTest.map.getZoom() - 3) > 0.01", timeout=30000)
+    page.wait_for_function(f"() => Math.abs(window.mapclusterTest.map.getZoom() - 3) > 0.01")
     idle(page)
     return {"clicked": target, "zoom": page.evaluate("() => window.mapclusterTest.map.getZoom()"),
             "center": page.evaluate("() => window.mapclusterTest.map.getCenter().toArray()"),
@@ -105,7 +105,7 @@ def offline(page, url):
     page.route("**/maplibre/**", lambda route: route.abort())
     page.route("https://unpkg.com/**", lambda route: route.abort())
     page.goto(url + "maplibre.html")
-    page.wait_for_selector("#status.problem", timeout=30000)
+    page.wait_for_selector("#status.problem")
     return page.evaluate("""() => {
         const status = document.getElementById("status");
         return { text: status.textContent, links: [...status.querySelectorAll("a")].map((a) => a.getAttribute("href")),
@@ -120,8 +120,7 @@ def live(page, url, token):
     page.goto(url + "maplibre.html#6/46.5/9")
     idle(page)
     # The page follows its tiles' zooms once it is idle: wait for the stream's first event.
-    page.wait_for_function("() => window.mapclusterTest.tiles && window.mapclusterTest.tiles.state.version !== null",
-                           timeout=30000)
+    page.wait_for_function("() => window.mapclusterTest.tiles && window.mapclusterTest.tiles.state.version !== null")
     first = len(tile_requests)
     held = page.evaluate("() => [...window.mapclusterTest.tiles.state.held.keys()]")
     for n in range(20):
@@ -138,11 +137,12 @@ def live(page, url, token):
     # Every edit's event applied: the page's tiles are of the last edit's version, and none is being fetched.
     try:
         page.wait_for_function("(last) => window.mapclusterTest.tiles.state.version >= last"
-                               " && window.mapclusterTest.tiles.state.pending === 0", arg=last, timeout=60000)
+                               " && window.mapclusterTest.tiles.state.pending === 0", arg=last)
     except PlaywrightTimeoutError:
         held_now = page.evaluate("() => { const s = window.mapclusterTest.tiles.state;"
                                  " return { version: s.version, pending: s.pending, named: s.named.length }; }")
-        raise SystemExit(f"the page never caught up with the last edit (version {last}) in 60 s: it holds {held_now}")
+        raise SystemExit(f"the page never caught up with the last edit (version {last}) in"
+                         f" {chromium.WAIT_MS // 1000} s: it holds {held_now}")
     idle(page)
     state = page.evaluate("""async () => {
         const s = window.mapclusterTest.tiles.state;

@@ -28,11 +28,11 @@ WIDTH, HEIGHT = 1280, 800
 VIEWS = [("world", 20, 0), ("Europe", 50, 10), ("seam", -15, 179), ("Paris", 48.85, 2.35)]
 
 
-def settled(page, requests_before, timeout=30):
+def settled(page, requests_before):
     """Waits until the page has answered a newer request than `requests_before` and drawn it."""
     page.wait_for_function(
         "(before) => { const h = window.mapclusterTest; return h && h.requests > before && !h.pending; }",
-        arg=requests_before, timeout=timeout * 1000)
+        arg=requests_before)
     # One more frame, so that the markers' positions are laid out.
     page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
 
@@ -68,7 +68,7 @@ def views(page, url):
             report.append(shot)
     screenshots = os.environ.get("MAPCLUSTER_SCREENSHOTS")
     if screenshots:
-        page.wait_for_function("() => window.mapclusterTest.outline", timeout=15000)
+        page.wait_for_function("() => window.mapclusterTest.outline")
         for name, (zoom, lat, lon) in {"world": (2, 20, 0), "europe": (5, 50, 10), "seam": (4, -15, 179)}.items():
             go(page, zoom, lat, lon)
             time.sleep(0.8)  # the markers' glide
@@ -92,7 +92,7 @@ def click(page, url, lat, lon, zoom):
             <= Math.hypot(b.x - {WIDTH / 2}, b.y - {HEIGHT / 2}) ? a : b);
     }}""")
     page.mouse.click(marker["x"], marker["y"])
-    page.wait_for_function("() => { const h = window.mapclusterTest; return h.spider || h.list; }", timeout=15000)
+    page.wait_for_function("() => { const h = window.mapclusterTest; return h.spider || h.list; }")
     opened = page.evaluate("() => ({ spider: window.mapclusterTest.spider, list: window.mapclusterTest.list })")
     if opened["list"]:
         # Scroll the list to its end, a page at a time, until every point is in it.
@@ -131,7 +131,7 @@ def smooth(page, url):
     page.goto(f"{url}#3/45/10")
     settled(page, 0)
     # The page has loaded when its outline is drawn too: what follows is use, not loading.
-    page.wait_for_function("() => window.mapclusterTest.outline", timeout=15000)
+    page.wait_for_function("() => window.mapclusterTest.outline")
     time.sleep(1)
     steps = []
     actions = [("zoom in", "zoomIn()")] * 5 + [("pan", "panBy([400, 150])"), ("pan", "panBy([-300, 200])")] \
@@ -167,9 +167,9 @@ def basemap(page, url):
         osm.clear()
         page.goto(address)
         settled(page, 0)
-        page.wait_for_function("() => ['outline', 'osm'].includes(window.mapclusterTest.basemap)", timeout=60000)
+        page.wait_for_function("() => ['outline', 'osm'].includes(window.mapclusterTest.basemap)")
         if page.evaluate("() => window.mapclusterTest.basemap") == "outline":
-            page.wait_for_function("() => window.mapclusterTest.outline", timeout=15000)
+            page.wait_for_function("() => window.mapclusterTest.outline")
         report[name] = page.evaluate("""() => ({
             basemap: window.mapclusterTest.basemap, outline: !!window.mapclusterTest.outline,
             attribution: document.querySelector('.leaflet-control-attribution').textContent,
