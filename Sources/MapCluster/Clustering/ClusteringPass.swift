@@ -202,6 +202,10 @@ final class ClusteringPass: Sendable {
     ) {
         guard let isClusterable = rules.isClusterable else {
             // Every member clusters: the totals say it all.
+            if totals.count == 1, let slot = totals.firstSlot, filter != .optedOut {
+                // One element whose slot the fold saw (a small view's usual cell): the single `unclustered` drafts.
+                return drafts.append(single(slot, at: totals.location, in: cell, place: totals.firstPlace))
+            }
             if clusteringIsOn && qualifies(totals, in: cell) {
                 drafts.append(cluster(of: totals, in: cell, filter: .clusterable))
             } else {
