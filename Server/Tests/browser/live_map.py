@@ -17,7 +17,6 @@ import chromium
 from api import edit, send
 
 
-
 def vans(count, longitude, latitude, step):
     return {"type": "FeatureCollection", "features": [
         {"type": "Feature", "id": "van-%d" % n,
