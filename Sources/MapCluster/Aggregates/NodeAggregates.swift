@@ -241,46 +241,45 @@ struct AggregateRequest {
     }
 }
 
-/// The clusters an answer adds up, each by the cheapest way: a coarse cell's row, a single element's entry where the
-/// query found it, or a walk of the tree for its request.
+/// An answer being added up, cluster by cluster, each the cheapest way: a coarse cell's row or a single element's entry
+/// where the query found it, read at once into the cluster's row; the others walked for at the end, in one walk.
 struct AggregatePlan {
     /// Each cluster's member count, in the answer's order.
     var counts: ContiguousArray<Int> = []
-    var coarse: [(answer: Int, cell: GridCell)] = []
-    var singles: [(answer: Int, place: EntryPlace)] = []
+    /// The answer's rows (``RowLayout/all``), one for each cluster the plan was made for, in order.
+    var rows = ContiguousArray<UInt64>()
     /// The clusters walked for: each one's answer, the keys its members lie in, and which entries there are members
     /// (side by side, as the walk takes them).
     var walked: [Int] = []
     var ranges: [ClosedRange<UInt64>] = []
     var matches: [AggregateRequest.Match] = []
+    /// How many clusters the plan is for: the walk's lists take room for them all when they take their first, rather
+    /// than growing three times to a small view's 17.
+    let capacity: Int
+    /// How many words a row takes.
+    let width: Int
     /// Whether the tree's coarse cells keep rows to read.
     let readsCoarseCells: Bool
-    /// How many clusters the plan is for: each list takes room for them all when it takes its first, rather than
-    /// growing five times to a small view's 17.
-    let capacity: Int
 
-    /// A plan for `capacity` clusters of `tree`: borrowed, as an initializer's argument would be a copy of the tree
-    /// (a retain of each of its buffers, and a release after).
-    init(capacity: Int, tree: borrowing MortonTree) {
+    /// A plan for `capacity` clusters of `tree`, with a row of no member for each: the tree borrowed, as an
+    /// initializer's argument would be a copy (a retain of each of its buffers, and a release after).
+    init(capacity: Int, layout: RowLayout, tree: borrowing MortonTree) {
         self.capacity = capacity
         counts.reserveCapacity(capacity)
         readsCoarseCells = tree.coarseCells?.rows != nil
-    }
-
-    /// Adds a cluster whose members a coarse cell holds exactly, if the tree keeps its row; false otherwise.
-    mutating func addCoarse(_ cell: GridCell, count: Int) -> Bool {
-        guard readsCoarseCells else { return false }
-        if coarse.isEmpty { coarse.reserveCapacity(capacity) }
-        coarse.append((counts.count, cell))
-        counts.append(count)
-        return true
-    }
-
-    /// Adds a single element whose entry lies at `place`.
-    mutating func addSingle(at place: EntryPlace) {
-        if singles.isEmpty { singles.reserveCapacity(capacity) }
-        singles.append((counts.count, place))
-        counts.append(1)
+        let all = layout.all
+        width = all.width
+        // At least one word, so that the buffer's start is never nil. Reserved and then filled:
+        // `init(repeating:count:)` calls the standard library's unspecialized allocator, which looks the storage's
+        // type up at run time, and that was a twentieth of a small view's time.
+        let words = max(1, capacity * all.width)
+        rows.reserveCapacity(words)
+        rows.append(contentsOf: repeatElement(0, count: words))
+        if all.hasExtremes {
+            rows.withMutableCursor { rows in
+                for index in 0..<capacity { RowLayout.clearExtremes(all, at: rows + index * all.width) }
+            }
+        }
     }
 
     /// Adds a cluster of `count` members, those of `range` that `match` takes, to be walked for.
@@ -298,47 +297,47 @@ struct AggregatePlan {
         counts.append(count)
     }
 
-    /// Adds the cluster of a draft: read at once when it can be, else walked for.
-    ///
-    /// `clusterable` says the query's clusters are of the clusterable elements; `key` gives a slot's key.
-    mutating func add(_ draft: ClusterDraft, clusterable: Bool, key: (UInt32) -> UInt64) {
-        switch draft.identity {
-        case .cell(let tight):
-            if let cell = AggregateRequest.coarseCell(draft.cell, clusterable: clusterable),
-                addCoarse(cell, count: draft.count)
-            {
-                return
-            }
-            return addWalked(tight.keyRange, .ofCell(clusterable: clusterable), count: draft.count)
-        case .element:
-            if let place = draft.place { return addSingle(at: place) }
-        case .location:
-            break
-        }
-        add(draft.request(clusterable: clusterable, key: key))
-    }
-
-    /// Adds a cluster as a request: read at once when it can be, else walked for.
-    mutating func add(_ request: AggregateRequest) {
-        if let cell = request.coarseCell, addCoarse(cell, count: request.count) { return }
-        if let place = request.place { return addSingle(at: place) }
-        addWalked(request.range, request.match, count: request.count)
+    /// Adds a cluster whose row `read` adds up at once, into the row it is given.
+    @inline(__always) mutating func addRead(count: Int, _ read: (MutableCursor<UInt64>) -> Void) {
+        let at = counts.count * width
+        rows.withMutableCursor { read($0 + at) }
+        counts.append(count)
     }
 }
 
 extension NodeAggregates {
+    /// Adds a cluster to a plan: read at once when it can be (a coarse cell that keeps a row, a single element the
+    /// query found), else walked for.
+    private func add(
+        _ request: AggregateRequest, to plan: inout AggregatePlan, rules: ClusteringRules, tree: MortonTree
+    ) {
+        if let cell = request.coarseCell, plan.readsCoarseCells {
+            // Read in place: binding the coarse cells would copy them, retaining their arrays.
+            return plan.addRead(count: request.count) { row in
+                _ = tree.coarseCells?.addAggregates(
+                    level: cell.level, code: cell.code, categories: rules.categories, into: row)
+            }
+        }
+        if let place = request.place {
+            return plan.addRead(count: 1) { row in
+                rows.addEntry(at: place, of: tree, categories: rules.categories, into: row)
+            }
+        }
+        plan.addWalked(request.range, request.match, count: request.count)
+    }
+
     /// The aggregates of each request, in order, for a query under `rules`: their category filter (or none), and the
     /// member filters' predicate.
     func answer(_ requests: [AggregateRequest], rules: ClusteringRules, tree: MortonTree) -> ClusterAggregateTable {
         guard !requests.isEmpty else { return ClusterAggregateTable(emptyAnswer) }
-        var plan = AggregatePlan(capacity: requests.count, tree: tree)
-        for request in requests { plan.add(request) }
+        var plan = AggregatePlan(capacity: requests.count, layout: layout, tree: tree)
+        for request in requests { add(request, to: &plan, rules: rules, tree: tree) }
         return answer(plan, custom: customAnswers(requests, rules: rules, tree: tree), rules: rules, tree: tree)
     }
 
     /// The aggregates of the clusters a query drafted, in order, as ``answer(_:rules:tree:)`` of their requests.
     ///
-    /// A coarse cell or a single element the query found makes no request. `key` gives a slot's key.
+    /// A single element whose entry the query found is read from there, without a request. `key` gives a slot's key.
     func answer(
         drafts: [ClusterDraft], clusterable: Bool, rules: ClusteringRules, tree: MortonTree, key: (UInt32) -> UInt64
     ) -> ClusterAggregateTable {
@@ -346,58 +345,58 @@ extension NodeAggregates {
             return answer(drafts.map { $0.request(clusterable: clusterable, key: key) }, rules: rules, tree: tree)
         }
         guard !drafts.isEmpty else { return ClusterAggregateTable(emptyAnswer) }
-        var plan = AggregatePlan(capacity: drafts.count, tree: tree)
-        for draft in drafts { plan.add(draft, clusterable: clusterable, key: key) }
+        var plan = AggregatePlan(capacity: drafts.count, layout: layout, tree: tree)
+        for draft in drafts {
+            switch draft.identity {
+            case .cell(let tight):
+                let coarseCell = AggregateRequest.coarseCell(draft.cell, clusterable: clusterable)
+                add(
+                    AggregateRequest(
+                        range: tight.keyRange, match: .ofCell(clusterable: clusterable), count: draft.count,
+                        coarseCell: coarseCell),
+                    to: &plan, rules: rules, tree: tree)
+            case .element:
+                if let place = draft.place {
+                    plan.addRead(count: 1) { row in
+                        rows.addEntry(at: place, of: tree, categories: rules.categories, into: row)
+                    }
+                } else {
+                    add(draft.request(clusterable: clusterable, key: key), to: &plan, rules: rules, tree: tree)
+                }
+            case .location:
+                add(draft.request(clusterable: clusterable, key: key), to: &plan, rules: rules, tree: tree)
+            }
+        }
         return answer(plan, custom: [], rules: rules, tree: tree)
     }
 
-    /// The answer of a plan: coarse cells from their rows, singles from their entries, and the other requests in as
-    /// few walks of the tree as their ranges allow (one, for the clusters of one query): a walk takes disjoint ranges
-    /// in key order.
+    /// The answer of a plan: the clusters it has not read yet in as few walks of the tree as their ranges allow (one,
+    /// for the clusters of one query): a walk takes disjoint ranges in key order.
     private func answer(
-        _ plan: AggregatePlan, custom: [[any ClusterAggregate]], rules: ClusteringRules, tree: MortonTree
+        _ plan: consuming AggregatePlan, custom: [[any ClusterAggregate]], rules: ClusteringRules, tree: MortonTree
     ) -> ClusterAggregateTable {
-        let categories = rules.categories
-        let all = layout.all
-        let width = all.width
-        // At least one word, so that the buffer's start is never nil. Reserved and then filled:
-        // `init(repeating:count:)` calls the standard library's unspecialized allocator, which looks the storage's
-        // type up at run time, and that was a twentieth of a small view's time.
-        let words = max(1, plan.counts.count * width)
-        var answerRows = ContiguousArray<UInt64>()
-        answerRows.reserveCapacity(words)
-        answerRows.append(contentsOf: repeatElement(0, count: words))
-        answerRows.withMutableCursor { answerRows in
-            if all.hasExtremes {
-                for index in plan.counts.indices { RowLayout.clearExtremes(all, at: answerRows + index * width) }
-            }
-            // Read in place: binding the coarse cells would copy them, retaining their arrays, even for a view with
-            // none to read.
-            for (answer, cell) in plan.coarse {
-                _ = tree.coarseCells?.addAggregates(
-                    level: cell.level, code: cell.code, categories: categories, into: answerRows + answer * width)
-            }
-            if !plan.singles.isEmpty {
-                rows.addEntries(plan.singles, of: tree, categories: categories, into: answerRows)
-            }
-            guard !plan.walked.isEmpty else { return }
-            // The clusters of one query, in key order and disjoint: one walk of the plan's lists as they are.
-            if Self.areInKeyOrder(plan.ranges) {
-                var visitor = AggregateRowsVisitor(
-                    layout: layout, rules: rules, rows: answerRows, targets: plan.walked, matches: plan.matches)
-                return rows.walk(ranges: plan.ranges, tree: tree, &visitor)
-            }
-            for wave in Self.waves(of: Array(plan.ranges.indices), ranges: plan.ranges, matches: plan.matches) {
-                let firsts = wave.map(\.first)
-                var visitor = AggregateRowsVisitor(
-                    layout: layout, rules: rules, rows: answerRows, targets: firsts.map { plan.walked[$0] },
-                    matches: firsts.map { plan.matches[$0] })
-                rows.walk(ranges: firsts.map { plan.ranges[$0] }, tree: tree, &visitor)
-                for (first, duplicates) in wave {
-                    let from = plan.walked[first] * width
-                    for duplicate in duplicates {
-                        let to = plan.walked[duplicate] * width
-                        for i in 0..<width { answerRows[to + i] = answerRows[from + i] }
+        let width = layout.all.width
+        var answerRows = plan.rows
+        if !plan.walked.isEmpty {
+            answerRows.withMutableCursor { answerRows in
+                // The clusters of one query, in key order and disjoint: one walk of the plan's lists as they are.
+                if Self.areInKeyOrder(plan.ranges) {
+                    var visitor = AggregateRowsVisitor(
+                        layout: layout, rules: rules, rows: answerRows, targets: plan.walked, matches: plan.matches)
+                    return rows.walk(ranges: plan.ranges, tree: tree, &visitor)
+                }
+                for wave in Self.waves(of: Array(plan.ranges.indices), ranges: plan.ranges, matches: plan.matches) {
+                    let firsts = wave.map(\.first)
+                    var visitor = AggregateRowsVisitor(
+                        layout: layout, rules: rules, rows: answerRows, targets: firsts.map { plan.walked[$0] },
+                        matches: firsts.map { plan.matches[$0] })
+                    rows.walk(ranges: firsts.map { plan.ranges[$0] }, tree: tree, &visitor)
+                    for (first, duplicates) in wave {
+                        let from = plan.walked[first] * width
+                        for duplicate in duplicates {
+                            let to = plan.walked[duplicate] * width
+                            for i in 0..<width { answerRows[to + i] = answerRows[from + i] }
+                        }
                     }
                 }
             }

@@ -90,26 +90,18 @@ extension NodeRows {
 // MARK: - Clusters' aggregates
 
 extension NodeRows {
-    /// Adds each single element's entry, at its place in `tree`, to its answer's row (``RowLayout/all``, `rows` holds
-    /// them in order), unless `categories` leaves it out: the aggregates of the singles a query found, without a walk.
-    /// - Complexity: O(1) each.
-    func addEntries(
-        _ singles: [(answer: Int, place: EntryPlace)], of tree: MortonTree, categories: CategorySet?,
-        into rows: MutableCursor<UInt64>
+    /// Adds a single element's entry, at its place in `tree`, to its answer's row (``RowLayout/all``), unless
+    /// `categories` leaves it out: the aggregates of a single the query found, without a walk.
+    /// - Complexity: O(1).
+    func addEntry(
+        at place: EntryPlace, of tree: MortonTree, categories: CategorySet?, into row: MutableCursor<UInt64>
     ) {
-        guard self.width > 0 else { return }
-        let layout = layout
-        let width = layout.all.width
-        tree.leaves.withRun { leaves in
-            for (answer, place) in singles {
-                let position = Int(place.position)
-                let entry = leaves[Int(place.leaf)].entries[position]
-                if let categories, !categories.admits(code: entry.category) { continue }
-                store.leaves[Int(place.leaf)].withCursor { block in
-                    _ = layout.addEntry(
-                        entry, block + store.entryAt(position), toAll: rows + answer * width, precise: false)
-                }
-            }
+        guard width > 0 else { return }
+        let position = Int(place.position)
+        let entry = tree.leaves[Int(place.leaf)].entries[position]
+        if let categories, !categories.admits(code: entry.category) { return }
+        store.leaves[Int(place.leaf)].withCursor { block in
+            _ = layout.addEntry(entry, block + store.entryAt(position), toAll: row, precise: false)
         }
     }
 }
