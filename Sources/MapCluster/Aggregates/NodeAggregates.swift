@@ -318,12 +318,15 @@ extension NodeAggregates {
                     level: cell.level, code: cell.code, categories: rules.categories, into: row)
             }
         }
-        if let place = request.place {
-            return plan.addRead(count: 1) { row in
-                rows.addEntry(at: place, of: tree, categories: rules.categories, into: row)
-            }
-        }
+        if let place = request.place { return addSingle(at: place, to: &plan, rules: rules, tree: tree) }
         plan.addWalked(request.range, request.match, count: request.count)
+    }
+
+    /// Adds a single element whose entry lies at `place` in `tree` to a plan, read at once.
+    private func addSingle(
+        at place: EntryPlace, to plan: inout AggregatePlan, rules: ClusteringRules, tree: MortonTree
+    ) {
+        plan.addRead(count: 1) { row in rows.addEntry(at: place, of: tree, categories: rules.categories, into: row) }
     }
 
     /// The aggregates of each request, in order, for a query under `rules`: their category filter (or none), and the
@@ -347,23 +350,10 @@ extension NodeAggregates {
         guard !drafts.isEmpty else { return ClusterAggregateTable(emptyAnswer) }
         var plan = AggregatePlan(capacity: drafts.count, layout: layout, tree: tree)
         for draft in drafts {
-            switch draft.identity {
-            case .cell(let tight):
-                let coarseCell = AggregateRequest.coarseCell(draft.cell, clusterable: clusterable)
-                add(
-                    AggregateRequest(
-                        range: tight.keyRange, match: .ofCell(clusterable: clusterable), count: draft.count,
-                        coarseCell: coarseCell),
-                    to: &plan, rules: rules, tree: tree)
-            case .element:
-                if let place = draft.place {
-                    plan.addRead(count: 1) { row in
-                        rows.addEntry(at: place, of: tree, categories: rules.categories, into: row)
-                    }
-                } else {
-                    add(draft.request(clusterable: clusterable, key: key), to: &plan, rules: rules, tree: tree)
-                }
-            case .location:
+            // A single found where it lies needs no request, whose key would be looked up in the element store.
+            if case .element = draft.identity, let place = draft.place {
+                addSingle(at: place, to: &plan, rules: rules, tree: tree)
+            } else {
                 add(draft.request(clusterable: clusterable, key: key), to: &plan, rules: rules, tree: tree)
             }
         }
@@ -376,7 +366,10 @@ extension NodeAggregates {
         _ plan: consuming AggregatePlan, custom: [[any ClusterAggregate]], rules: ClusteringRules, tree: MortonTree
     ) -> ClusterAggregateTable {
         let width = layout.all.width
-        var answerRows = plan.rows
+        // Taken out of the plan, whose lists the walk still reads: shared with the plan, the rows would be copied whole
+        // at the walk's first write.
+        var answerRows = ContiguousArray<UInt64>()
+        swap(&answerRows, &plan.rows)
         if !plan.walked.isEmpty {
             answerRows.withMutableCursor { answerRows in
                 // The clusters of one query, in key order and disjoint: one walk of the plan's lists as they are.
