@@ -341,23 +341,47 @@ extension NodeAggregates {
     /// The aggregates of the clusters a query drafted, in order, as ``answer(_:rules:tree:)`` of their requests.
     ///
     /// A single element whose entry the query found is read from there, without a request. `key` gives a slot's key.
+    ///
+    /// `parts`, when the query's fold kept them, are the parts of the drafts of whole cells, whose rows are added up
+    /// from them.
     func answer(
-        drafts: [ClusterDraft], clusterable: Bool, rules: ClusteringRules, tree: MortonTree, key: (UInt32) -> UInt64
+        drafts: [ClusterDraft], clusterable: Bool, rules: ClusteringRules, tree: MortonTree, key: (UInt32) -> UInt64,
+        parts: CellParts = CellParts()
     ) -> ClusterAggregateTable {
         guard custom.isEmpty else {
             return answer(drafts.map { $0.request(clusterable: clusterable, key: key) }, rules: rules, tree: tree)
         }
         guard !drafts.isEmpty else { return ClusterAggregateTable(emptyAnswer) }
         var plan = AggregatePlan(capacity: drafts.count, layout: layout, tree: tree)
-        for draft in drafts {
-            // A single found where it lies needs no request, whose key would be looked up in the element store.
-            if case .element = draft.identity, let place = draft.place {
-                addSingle(at: place, to: &plan, rules: rules, tree: tree)
+        guard !parts.cells.isEmpty else {
+            for draft in drafts { add(draft, to: &plan, clusterable: clusterable, rules: rules, tree: tree, key: key) }
+            return answer(plan, custom: [], rules: rules, tree: tree)
+        }
+        let reader = PartReader(rows, tree: tree)
+        var next = 0
+        for (index, draft) in drafts.enumerated() {
+            if next < parts.cells.count && parts.cells[next].draft == index {
+                let cellParts = parts.parts[(next == 0 ? 0 : parts.cells[next - 1].end)..<parts.cells[next].end]
+                next += 1
+                plan.addRead(count: draft.count) { row in reader.add(cellParts, into: row) }
             } else {
-                add(draft.request(clusterable: clusterable, key: key), to: &plan, rules: rules, tree: tree)
+                add(draft, to: &plan, clusterable: clusterable, rules: rules, tree: tree, key: key)
             }
         }
         return answer(plan, custom: [], rules: rules, tree: tree)
+    }
+
+    /// Adds a query's draft to a plan: read at once when it is a single found where it lies, else as its request.
+    @inline(__always) private func add(
+        _ draft: ClusterDraft, to plan: inout AggregatePlan, clusterable: Bool, rules: ClusteringRules,
+        tree: MortonTree, key: (UInt32) -> UInt64
+    ) {
+        if case .element = draft.identity, let place = draft.place {
+            // A single found where it lies needs no request, whose key would be looked up in the element store.
+            addSingle(at: place, to: &plan, rules: rules, tree: tree)
+        } else {
+            add(draft.request(clusterable: clusterable, key: key), to: &plan, rules: rules, tree: tree)
+        }
     }
 
     /// The answer of a plan: the clusters it has not read yet in as few walks of the tree as their ranges allow (one,

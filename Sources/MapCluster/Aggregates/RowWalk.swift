@@ -106,6 +106,113 @@ extension NodeRows {
     }
 }
 
+/// What a clustering pass's receiver does with the parts of each cell (``CellPart``) and the drafts it made of them.
+///
+/// Nothing (``NoParts``), or keep those of the cells drafted as one cluster each (``CellParts``). A type parameter of
+/// the receiver, so that a query without aggregates runs the fold it always did.
+protocol DraftParts {
+    /// Takes a part of the cell being folded.
+    mutating func take(_ part: CellPart)
+    /// Takes what the cell whose parts were taken was drafted as: `drafts` from `first` on.
+    mutating func drafted(from first: Int, in drafts: [ClusterDraft])
+}
+
+/// The parts of no interest: a query without aggregates, or whose aggregates are walked for.
+struct NoParts: DraftParts {
+    @inline(__always) mutating func take(_ part: CellPart) {}
+    @inline(__always) mutating func drafted(from first: Int, in drafts: [ClusterDraft]) {}
+}
+
+/// The parts (``CellPart``) of each cell a clustering pass drafts as one cluster of the whole cell, as its fold takes
+/// them: what the answer adds up the cluster's row from (``PartReader``), without a walk of the tree.
+///
+/// A cell's parts are those the walk of its key range would visit (whole nodes, runs of a leaf's entries), in the same
+/// order, so its row is the same, bit for bit.
+struct CellParts: DraftParts {
+    /// The parts of each such cell, one cell after another, then those of the cell being folded but its first.
+    private(set) var parts: [CellPart] = []
+    /// Each such cell's draft and where its parts end in `parts`, in order.
+    private(set) var cells: [(draft: Int, end: Int)] = []
+    /// The first part of the cell being folded, while it is its only one: a cell of one part that is not drafted as
+    /// a cluster (a small view's single elements) then takes no array.
+    private var pending: CellPart?
+
+    /// Where the parts of the cell being folded start in `parts`.
+    private var start = 0
+
+    @inline(__always) mutating func take(_ part: CellPart) {
+        if pending == nil && parts.count == start {
+            pending = part
+            return
+        }
+        if let first = pending {
+            parts.append(first)
+            pending = nil
+        }
+        parts.append(part)
+    }
+
+    @inline(__always) mutating func drafted(from first: Int, in drafts: [ClusterDraft]) {
+        if drafts.count == first + 1, case .cell = drafts[first].identity {
+            if let part = pending { parts.append(part) }
+            if parts.count > start { cells.append((first, parts.count)) }
+            start = parts.count
+        } else if parts.count > start {
+            parts.removeLast(parts.count - start)
+        }
+        pending = nil
+    }
+}
+
+/// Adds up the rows of cells from their parts (``CellParts``).
+///
+/// What a walk of each cell's key range adds up, in the same order. The tree's nodes and their rows are bound once,
+/// for every cell of an answer.
+struct PartReader {
+    /// The tree's rows, whose layout is read in place: a copy of it would retain each of its arrays.
+    let nodeRows: NodeRows
+    let branches: ContiguousArray<MortonTree.Branch>
+    let leaves: ContiguousArray<MortonTree.Leaf>
+    let leafRows: ContiguousArray<ContiguousArray<UInt64>>
+    let branchRows: ContiguousArray<ContiguousArray<UInt64>>
+
+    init(_ nodeRows: NodeRows, tree: borrowing MortonTree) {
+        self.nodeRows = nodeRows
+        (branches, leaves) = (tree.branches, tree.leaves)
+        (leafRows, branchRows) = (nodeRows.store.leaves.arrays, nodeRows.store.branches.arrays)
+    }
+
+    /// Adds the rows of a cell's parts into an answer's row.
+    func add(_ parts: ArraySlice<CellPart>, into target: MutableCursor<UInt64>) {
+        for part in parts {
+            switch part {
+            case .node(let node, let height):
+                addNode(Int(node), height: height, into: target)
+            case .children(let branch, let slots, let height):
+                for slot in slots { addNode(Int(branches[Int(branch)].children[slot]), height: height, into: target) }
+            case .entries(let leaf, let positions):
+                leaves[Int(leaf)].entries.withRun { entries in
+                    leafRows[Int(leaf)].withCursor { block in
+                        let checkpoints = block + nodeRows.checkpointsAt
+                        let view = LeafView(
+                            entries: entries, values: block + nodeRows.store.entryAt(0),
+                            entryWidth: nodeRows.entryWidth, row: block, checkpoints: checkpoints)
+                        nodeRows.layout.addRun(positions, of: view, checkpoints: checkpoints, into: target)
+                    }
+                }
+            }
+        }
+    }
+
+    @inline(__always) private func addNode(_ node: Int, height: Int, into target: MutableCursor<UInt64>) {
+        if height == 0 {
+            leafRows[node].withCursor { nodeRows.layout.addNode($0, categories: nil, into: target) }
+        } else {
+            branchRows[node].withCursor { nodeRows.layout.addNode($0, categories: nil, into: target) }
+        }
+    }
+}
+
 /// Adds up the aggregates of each range into a row of the shape of a block of all (``RowLayout/all``): what a
 /// cluster's answer holds.
 ///
@@ -140,10 +247,10 @@ struct AggregateRowsVisitor: RowVisitor {
     /// A leaf that straddles ranges, when answers have no minima or maxima.
     ///
     /// Without a category filter, each range's run of the leaf comes from the leaf's checkpoints: the prefix totals at
-    /// its end less those at its start, a handful of entries each (``addRun(_:of:checkpoints:into:)``). Otherwise its
-    /// longest run is the leaf's row less every entry outside the run, so only those are visited (as the clustering
-    /// pass's fold does), about a quarter of a leaf instead of all of it; or, when the ranges hold fewer entries than
-    /// lie outside that run, the entries in them alone.
+    /// its end less those at its start, a handful of entries each (``RowLayout/addRun(_:of:checkpoints:into:)``).
+    /// Otherwise its longest run is the leaf's row less every entry outside the run, so only those are visited (as the
+    /// clustering pass's fold does), about a quarter of a leaf instead of all of it; or, when the ranges hold fewer
+    /// entries than lie outside that run, the entries in them alone.
     mutating func leaf(_ leaf: LeafView, ranges: Run<ClosedRange<UInt64>>, candidates: Range<Int>)
         -> Bool
     {
@@ -167,7 +274,8 @@ struct AggregateRowsVisitor: RowVisitor {
                 start = firstPosition(from: start, notBelow: ranges[range].lowerBound)
                 let end = runEnd(of: range, from: start)
                 if start < end {
-                    addRun(start..<end, of: leaf, checkpoints: checkpoints, into: rows + targets[range] * all.width)
+                    layout.addRun(
+                        start..<end, of: leaf, checkpoints: checkpoints, into: rows + targets[range] * all.width)
                 }
                 start = end
             }
@@ -222,26 +330,27 @@ struct AggregateRowsVisitor: RowVisitor {
             return true
         }
     }
+}
 
+extension RowLayout {
     /// Adds the entries of a run of a leaf to an answer's row from the leaf's prefix totals: those at the run's end
     /// less those at its start, each the nearest checkpoint (or none, or the whole leaf's row) and the entries
     /// between; or the run's entries themselves, when they are fewer.
     /// - Complexity: O(1): about 8 entries at each end, for checkpoints 16 entries apart.
-    private func addRun(
+    func addRun(
         _ run: Range<Int>, of leaf: LeafView, checkpoints: Cursor<UInt64>,
         into target: MutableCursor<UInt64>
     ) {
-        let all = layout.all
         func add(_ positions: Range<Int>, sign: Int64) {
             for position in positions {
-                _ = layout.addEntry(
+                _ = addEntry(
                     leaf.entries[position], leaf.values + position &* leaf.entryWidth, toAll: target, sign: sign,
                     precise: false)
             }
         }
         // One or two entries cost less than any block of totals: the checkpoints need not be looked at.
         guard run.count > 2 else { return add(run, sign: 1) }
-        let (count, width) = (leaf.entries.count, NodeRows.checkpointWidth(layout))
+        let (count, width) = (leaf.entries.count, NodeRows.checkpointWidth(self))
         // The prefix nearest a position: of no entry, up to a checkpoint, or the whole leaf; with its totals.
         func anchor(_ position: Int) -> (end: Int, totals: Cursor<UInt64>?) {
             var best = (end: count, totals: Cursor?(leaf.row))
@@ -262,16 +371,14 @@ struct AggregateRowsVisitor: RowVisitor {
             add(run, sign: 1)
             return
         }
-        if let totals = last.totals { RowLayout.merge(all, totals, into: all, target, precise: false) }
-        if let totals = first.totals { RowLayout.subtract(all, totals, from: target) }
+        if let totals = last.totals { Self.merge(all, totals, into: all, target, precise: false) }
+        if let totals = first.totals { Self.subtract(all, totals, from: target) }
         add(last.end..<max(last.end, run.upperBound), sign: 1)
         add(run.upperBound..<max(run.upperBound, last.end), sign: -1)
         add(first.end..<max(first.end, run.lowerBound), sign: -1)
         add(run.lowerBound..<max(run.lowerBound, first.end), sign: 1)
     }
-}
 
-extension RowLayout {
     /// Takes the integers and pairs of `source` (of a block of shape `block`, without minima or maxima) out of
     /// `target`'s, word by word.
     @inline(__always) static func subtract(

@@ -177,19 +177,15 @@ extension ClusterIndex {
         in region: CellRegion, zoom: Double, options: ClusterOptions<Element>, stamp: ClusteringStamp,
         pass: ClusteringPass
     ) -> (clusters: [Cluster<Element>], aggregates: ClusterAggregateTable?) {
-        let rules = pass.rules
-        let drafts =
-            ClusteringPass.drafts(walking: tree, with: pass, in: region, zoom: zoom, taking: .all, stop: nil) ?? []
+        let store = store
+        let (drafts, aggregates) = ClusteringPass.draftsWithAggregates(
+            walking: tree, with: pass, in: region, zoom: zoom, clusterable: options.shouldCluster != nil,
+            key: { store[Int($0)].key })
         // An empty view (what a map far from any element asks, often): no answer to make.
         guard !drafts.isEmpty else { return ([], tree.emptyAggregates) }
-        let clusters = clusters(of: drafts, zoom: zoom, options: options, rules: rules, stamp: stamp, stop: nil) ?? []
-        guard tree.keepsAggregates else { return (clusters, nil) }
-        let store = store
-        return (
-            clusters,
-            tree.aggregates(
-                of: drafts, clusterable: options.shouldCluster != nil, rules: rules, key: { store[Int($0)].key })
-        )
+        let clusters =
+            clusters(of: drafts, zoom: zoom, options: options, rules: pass.rules, stamp: stamp, stop: nil) ?? []
+        return (clusters, aggregates)
     }
 
     /// The clusters of a pass's drafts; `nil` if `stop` said so, asked between calls of a ``ClusterPosition/custom(_:)``

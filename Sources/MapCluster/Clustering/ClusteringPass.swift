@@ -46,14 +46,52 @@ final class ClusteringPass: Sendable {
         let clusteringIsOn = zoom <= pass.rules.maxZoomLevelForClustering
         var receiver = Receiver(
             pass: pass, level: region.level, clusteringIsOn: clusteringIsOn, filter: filter, stop: stop,
-            cellCount: min(region.cellCount, tree.count, 4_096))
+            cellCount: min(region.cellCount, tree.count, 4_096), parts: NoParts())
         if pass.needsFinishing { return pass.finishedDrafts(in: region, receiver: &receiver) }
         tree.forEachCell(in: region, into: &receiver)
         return receiver.stopped ? nil : receiver.drafts
     }
 
+    /// The drafts of all elements of `region`, as ``drafts(walking:with:in:zoom:taking:stop:)``, with their aggregates
+    /// (`nil` for a tree that keeps none).
+    ///
+    /// Where it can, the fold that drafts the clusters also keeps the parts of the cells it drafts as one cluster each
+    /// (``CellParts``), which their rows are added up from, so only the other clusters are walked for: for rows with
+    /// checkpoints (no minimum or maximum), an answer of all members (no category filter, no member predicate) and no
+    /// reduction of the user's. `clusterable` says the clusters are of the clusterable elements; `key` gives a slot's
+    /// key.
+    @usableFromInline
+    static func draftsWithAggregates(
+        walking tree: borrowing MortonTree, with pass: ClusteringPass, in region: CellRegion, zoom: Double,
+        clusterable: Bool, key: (UInt32) -> UInt64
+    ) -> (drafts: [ClusterDraft], aggregates: ClusterAggregateTable?) {
+        guard let aggregates = tree.aggregates else {
+            return (drafts(walking: tree, with: pass, in: region, zoom: zoom, taking: .all, stop: nil) ?? [], nil)
+        }
+        let readsCoarseCells = region.level <= CoarseCells.deepestLevel && tree.coarseCells != nil
+        let rules = pass.rules
+        guard !pass.needsFinishing, !readsCoarseCells, aggregates.custom.isEmpty, aggregates.rows.keepsCheckpoints,
+            rules.categories == nil, rules.isClusterable == nil
+        else {
+            let drafts = drafts(walking: tree, with: pass, in: region, zoom: zoom, taking: .all, stop: nil) ?? []
+            return (
+                drafts, aggregates.answer(drafts: drafts, clusterable: clusterable, rules: rules, tree: tree, key: key)
+            )
+        }
+        var receiver = Receiver(
+            pass: pass, level: region.level, clusteringIsOn: zoom <= rules.maxZoomLevelForClustering, filter: .all,
+            stop: nil, cellCount: min(region.cellCount, tree.count, 4_096), parts: CellParts())
+        tree.forEachCell(in: region, into: &receiver)
+        return (
+            receiver.drafts,
+            aggregates.answer(
+                drafts: receiver.drafts, clusterable: clusterable, rules: rules, tree: tree, key: key,
+                parts: receiver.parts)
+        )
+    }
+
     /// The drafts of a pass with a category filter or a weighted position, which come in steps.
-    private func finishedDrafts(in region: CellRegion, receiver: inout Receiver) -> [ClusterDraft]? {
+    private func finishedDrafts(in region: CellRegion, receiver: inout Receiver<NoParts>) -> [ClusterDraft]? {
         if let categories = rules.categories, rules.placement != .weightedCenterOfMass,
             region.level <= CoarseCells.deepestLevel, let coarse = tree.coarseCells, coarse.rows != nil
         {
@@ -122,8 +160,9 @@ final class ClusteringPass: Sendable {
         }
     }
 
-    /// The pass's receiver of the tree's cells: it asks `stop` every few cells, and drafts the clusters of each.
-    private struct Receiver: CellReceiver {
+    /// The pass's receiver of the tree's cells: it asks `stop` every few cells, drafts the clusters of each, and hands
+    /// `parts` the parts of each cell and what it drafted of them.
+    private struct Receiver<Parts: DraftParts>: CellReceiver {
         let pass: ClusteringPass
         let level: Int
         let clusteringIsOn: Bool
@@ -132,11 +171,14 @@ final class ClusteringPass: Sendable {
         /// How many cells of the region may hold elements (at most 4,096): the room the drafts take at once when they
         /// need more than a small view's.
         let cellCount: Int
+        var parts: Parts
         var drafts: [ClusterDraft] = []
         var stopped = false
         var cellsToNextCheck = ClusteringPass.cellsPerStopCheck
 
-        mutating func take(_ code: UInt64, _ totals: CellTotals) {
+        @inline(__always) mutating func take(_ part: CellPart) { parts.take(part) }
+
+        @inline(__always) mutating func take(_ code: UInt64, _ totals: CellTotals) {
             guard !stopped else { return }
             if let stop {
                 cellsToNextCheck -= 1
@@ -153,14 +195,16 @@ final class ClusteringPass: Sendable {
                 let isCoarse = level <= CoarseCells.deepestLevel
                 drafts.reserveCapacity(drafts.isEmpty && !isCoarse ? 16 : max(2 &* drafts.count, cellCount, 16))
             }
+            let first = drafts.count
             pass.clusters(
                 of: GridCell(level: level, code: code), totals: totals, clusteringIsOn: clusteringIsOn, taking: filter,
                 into: &drafts)
+            parts.drafted(from: first, in: drafts)
         }
     }
 
     /// Whether the cells need a category filter, or the drafts a weighted position, before they are handed out.
-    private var needsFinishing: Bool {
+    var needsFinishing: Bool {
         rules.categories != nil || (rules.placement == .weightedCenterOfMass && tree.keepsAggregates)
     }
 

@@ -124,14 +124,4 @@ extension MortonTree {
         }
         return ClusterAggregateTable(gathering: parts, count: requests.count)
     }
-
-    /// The aggregates of the clusters a query drafted under `rules`, in order; `nil` when the tree keeps none.
-    ///
-    /// `key` gives a slot's key.
-    @usableFromInline
-    func aggregates(
-        of drafts: [ClusterDraft], clusterable: Bool, rules: ClusteringRules, key: (UInt32) -> UInt64
-    ) -> ClusterAggregateTable? {
-        aggregates?.answer(drafts: drafts, clusterable: clusterable, rules: rules, tree: self, key: key)
-    }
 }

@@ -5,6 +5,26 @@
 protocol CellReceiver {
     /// Takes a non-empty cell: its Morton code at the region's level, and the totals of its members.
     mutating func take(_ code: UInt64, _ totals: CellTotals)
+    /// Takes a part of the cell being folded, before the cell's ``take(_:_:)``: the parts of a cell are its members,
+    /// each once, in key order.
+    mutating func take(_ part: CellPart)
+}
+
+extension CellReceiver {
+    /// Leaves a cell's parts alone: what a receiver of its totals alone does.
+    @inline(__always) mutating func take(_ part: CellPart) {}
+}
+
+/// A part of a cell that a fold takes whole: a node, a run of a branch's children, or a run of a leaf's entries.
+///
+/// What a receiver needs to add up the cell's rows (``CellParts``) without a walk of its own.
+enum CellPart {
+    /// A node all of whose entries lie in the cell, at a height (0 for a leaf).
+    case node(Int32, height: Int)
+    /// Children of a branch, at positions `slots`, all of whose entries lie in the cell; they are at `height`.
+    case children(of: Int32, slots: Range<Int>, height: Int)
+    /// The entries of a leaf at positions `positions`.
+    case entries(of: Int32, positions: Range<Int>)
 }
 
 extension MortonTree {
@@ -83,16 +103,20 @@ private struct CellFold {
         return true
     }
 
-    /// Folds in a run of entries of one cell, or a subtree of one cell, whose totals are `run()`; `isInside` says the
-    /// cell is known to be one of the region's.
+    /// Folds in a part of one cell (`part`: a run of entries, or a subtree), whose totals are `run()`; `isInside` says
+    /// the cell is known to be one of the region's.
     @inline(__always) mutating func fold(
-        _ runCode: UInt64, isInside: Bool = false, _ run: () -> CellTotals, _ receiver: inout some CellReceiver
+        _ runCode: UInt64, isInside: Bool = false, _ part: CellPart, _ run: () -> CellTotals,
+        _ receiver: inout some CellReceiver
     ) {
         if isFolding && code == runCode {
             totals.append(run())
         } else if begin(runCode, isInside: isInside, &receiver) {
             totals = run()
+        } else {
+            return
         }
+        receiver.take(part)
     }
 
     /// Folds the entries of a leaf whose keys fall in several cells.
@@ -159,7 +183,9 @@ private struct CellFold {
                     totals = CellTotals(run: span[range], ofLeaf: id)
                     if run < longest, let totals { before.append(totals) }
                 }
-                if let totals { fold(runCode, isInside: true, { totals }, &receiver) }
+                if let totals {
+                    fold(runCode, isInside: true, .entries(of: id, positions: range), { totals }, &receiver)
+                }
             }
         }
     }
@@ -180,7 +206,9 @@ private struct CellFold {
             }
             let end = runEnd(start)
             if let totals = CellTotals(run: span[start..<end], ofLeaf: id) {
-                fold(span[start].key >> shift, isInside: true, { totals }, &receiver)
+                fold(
+                    span[start].key >> shift, isInside: true, .entries(of: id, positions: start..<end), { totals },
+                    &receiver)
             }
             start = end
         }
@@ -204,7 +232,7 @@ private struct CellFold {
         let lastCode = nodeSummary.lastKey >> shift
         guard region.mayHold(codes: firstCode, through: lastCode), region.intersects(nodeSummary) else { return }
         if firstCode == lastCode {
-            fold(firstCode, { CellTotals(nodeSummary) }, &receiver)
+            fold(firstCode, .node(node, height: height), { CellTotals(nodeSummary) }, &receiver)
             return
         }
         if height == 0 {
@@ -225,7 +253,9 @@ private struct CellFold {
             }
             // A run of children inside one cell folds in whole, from their summaries.
             let runEnd = tree.branches[n].firstSlot(from: slot + 1, passing: (childCode << shift) | ((1 << shift) &- 1))
-            fold(childCode, { tree.branches[n].totals(of: slot..<runEnd) }, &receiver)
+            fold(
+                childCode, .children(of: node, slots: slot..<runEnd, height: height - 1),
+                { tree.branches[n].totals(of: slot..<runEnd) }, &receiver)
             slot = runEnd
         }
     }
