@@ -82,7 +82,11 @@ private struct CellFold {
         totals = placeholder
     }
 
-    mutating func flush(_ receiver: inout some CellReceiver) {
+    /// Hands the receiver the cell being folded, if any.
+    ///
+    /// Always inlined: left a call (as the compiler leaves it once the receiver keeps a cell's parts), it cost a view
+    /// of 17 points about 1,000 instructions (4%).
+    @inline(__always) mutating func flush(_ receiver: inout some CellReceiver) {
         if isFolding { receiver.take(code, totals) }
         isFolding = false
     }
