@@ -204,7 +204,7 @@ final class ClusteringPass: Sendable {
     }
 
     /// Whether the cells need a category filter, or the drafts a weighted position, before they are handed out.
-    var needsFinishing: Bool {
+    private var needsFinishing: Bool {
         rules.categories != nil || (rules.placement == .weightedCenterOfMass && tree.keepsAggregates)
     }
 
