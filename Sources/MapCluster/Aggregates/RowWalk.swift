@@ -33,6 +33,42 @@ struct LeafView {
     let checkpoints: Cursor<UInt64>?
 }
 
+/// The tree's leaves and the rows of its nodes, bound once for a walk or an answer: a node's row by its height, and what
+/// a leaf's array holds (``LeafView``).
+struct RowTables {
+    let leaves: ContiguousArray<MortonTree.Leaf>
+    let leafBlocks: ContiguousArray<ContiguousArray<UInt64>>
+    let branchRows: ContiguousArray<ContiguousArray<UInt64>>
+    let valuesAt: Int
+    let entryWidth: Int
+    /// Where a leaf's checkpoints start in its block; `nil` when the rows keep none.
+    let checkpointsAt: Int?
+
+    init(_ rows: NodeRows, tree: borrowing MortonTree) {
+        (leaves, leafBlocks, branchRows) = (tree.leaves, rows.store.leaves.arrays, rows.store.branches.arrays)
+        (valuesAt, entryWidth) = (rows.store.entryAt(0), rows.entryWidth)
+        checkpointsAt = rows.keepsCheckpoints ? rows.checkpointsAt : nil
+    }
+
+    /// Calls `body` with the row of a node at a height (0 for a leaf).
+    @inline(__always) func withRow(_ node: Int, height: Int, _ body: (Cursor<UInt64>) -> Void) {
+        if height == 0 { leafBlocks[node].withCursor(body) } else { branchRows[node].withCursor(body) }
+    }
+
+    /// Calls `body` with what a leaf's array holds.
+    @inline(__always) func withLeaf(_ leaf: Int, _ body: (LeafView) -> Void) {
+        let (valuesAt, entryWidth, checkpointsAt) = (valuesAt, entryWidth, checkpointsAt)
+        leaves[leaf].entries.withRun { entries in
+            leafBlocks[leaf].withCursor { block in
+                body(
+                    LeafView(
+                        entries: entries, values: block + valuesAt, entryWidth: entryWidth, row: block,
+                        checkpoints: checkpointsAt.map { block + $0 }))
+            }
+        }
+    }
+}
+
 extension NodeRows {
     /// Walks the tree once for all `ranges` (disjoint, in key order), handing `visitor` the rows of the subtrees inside
     /// a range and the entries of the leaves that straddle one: the descents of neighbouring ranges are shared.
@@ -41,11 +77,7 @@ extension NodeRows {
     func walk<Visitor: RowVisitor>(ranges: [ClosedRange<UInt64>], tree: MortonTree, _ visitor: inout Visitor) {
         guard tree.rootSummary != nil, !ranges.isEmpty, width > 0 else { return }
         ranges.withRun { ranges in
-            var walk = Walk(
-                leaves: tree.leaves, leafBlocks: store.leaves.arrays, branchRows: store.branches.arrays, ranges: ranges,
-                valuesAt: store.entryAt(0), entryWidth: entryWidth,
-                checkpointsAt: keepsCheckpoints ? checkpointsAt : nil,
-                visitor: visitor)
+            var walk = Walk(tables: RowTables(self, tree: tree), ranges: ranges, visitor: visitor)
             tree.descend(ranges: ranges, &walk)
             visitor = walk.visitor
         }
@@ -53,34 +85,22 @@ extension NodeRows {
 
     /// One walk: the nodes of a descent as their rows, and the entries of the leaves that straddle ranges.
     private struct Walk<Visitor: RowVisitor>: RangeDescent {
-        let leaves: ContiguousArray<MortonTree.Leaf>
-        let leafBlocks: ContiguousArray<ContiguousArray<UInt64>>
-        let branchRows: ContiguousArray<ContiguousArray<UInt64>>
+        let tables: RowTables
         let ranges: Run<ClosedRange<UInt64>>
-        let valuesAt: Int
-        let entryWidth: Int
-        /// Where a leaf's checkpoints start in its block; `nil` when the rows keep none.
-        let checkpointsAt: Int?
         var visitor: Visitor
 
         mutating func whole(_ node: Int32, height: Int, summary: Summary, range: Int) -> Bool {
             guard visitor.takesNodes(in: range) else { return false }
-            (height == 0 ? leafBlocks : branchRows)[Int(node)].withCursor { visitor.node($0, range: range) }
+            tables.withRow(Int(node), height: height) { visitor.node($0, range: range) }
             return true
         }
 
         mutating func leaf(_ leaf: Int32, candidates: Range<Int>) {
-            let (entryWidth, checkpointsAt) = (entryWidth, checkpointsAt)
-            leaves[Int(leaf)].entries.withRun { entries in
-                leafBlocks[Int(leaf)].withCursor { block in
-                    let values = block + valuesAt
-                    let view = LeafView(
-                        entries: entries, values: values, entryWidth: entryWidth, row: block,
-                        checkpoints: checkpointsAt.map { block + $0 })
-                    if visitor.leaf(view, ranges: ranges, candidates: candidates) { return }
-                    entries.forEachEntry(in: ranges, candidates: candidates) { position, entry, range in
-                        visitor.entry(entry, values + position * entryWidth, range: range)
-                    }
+            let (ranges, entryWidth) = (ranges, tables.entryWidth)
+            tables.withLeaf(Int(leaf)) { view in
+                if visitor.leaf(view, ranges: ranges, candidates: candidates) { return }
+                view.entries.forEachEntry(in: ranges, candidates: candidates) { position, entry, range in
+                    visitor.entry(entry, view.values + position * entryWidth, range: range)
                 }
             }
         }
@@ -176,22 +196,13 @@ struct CellParts: DraftParts {
 /// What a walk of each cell's key range adds up, in the same order. The tree's nodes and their rows are bound once,
 /// for every cell of an answer.
 struct PartReader {
-    /// The tree's rows' layout, and where a leaf's array holds what.
     let layout: RowLayout
-    let valuesAt: Int
-    let checkpointsAt: Int
-    let entryWidth: Int
-    /// The tree's nodes and their rows.
     let branches: ContiguousArray<MortonTree.Branch>
-    let leaves: ContiguousArray<MortonTree.Leaf>
-    let leafRows: ContiguousArray<ContiguousArray<UInt64>>
-    let branchRows: ContiguousArray<ContiguousArray<UInt64>>
+    let tables: RowTables
 
+    /// A reader of rows that keep checkpoints (``NodeRows/keepsCheckpoints``).
     init(_ nodeRows: NodeRows, tree: borrowing MortonTree) {
-        layout = nodeRows.layout
-        (valuesAt, checkpointsAt, entryWidth) = (nodeRows.store.entryAt(0), nodeRows.checkpointsAt, nodeRows.entryWidth)
-        (branches, leaves) = (tree.branches, tree.leaves)
-        (leafRows, branchRows) = (nodeRows.store.leaves.arrays, nodeRows.store.branches.arrays)
+        (layout, branches, tables) = (nodeRows.layout, tree.branches, RowTables(nodeRows, tree: tree))
     }
 
     /// Adds the rows of a cell's parts into an answer's row.
@@ -203,24 +214,18 @@ struct PartReader {
             case .children(let branch, let slots, let height):
                 for slot in slots { addNode(Int(branches[Int(branch)].children[slot]), height: height, into: target) }
             case .entries(let leaf, let positions):
-                leaves[Int(leaf)].entries.withRun { entries in
-                    leafRows[Int(leaf)].withCursor { block in
-                        let view = LeafView(
-                            entries: entries, values: block + valuesAt, entryWidth: entryWidth, row: block,
-                            checkpoints: block + checkpointsAt)
-                        layout.addRun(positions, of: view, checkpoints: block + checkpointsAt, into: target)
+                tables.withLeaf(Int(leaf)) { view in
+                    guard let checkpoints = view.checkpoints else {
+                        preconditionFailure("a cell's parts are kept only where the rows keep checkpoints")
                     }
+                    layout.addRun(positions, of: view, checkpoints: checkpoints, into: target)
                 }
             }
         }
     }
 
     @inline(__always) private func addNode(_ node: Int, height: Int, into target: MutableCursor<UInt64>) {
-        if height == 0 {
-            leafRows[node].withCursor { layout.addNode($0, categories: nil, into: target) }
-        } else {
-            branchRows[node].withCursor { layout.addNode($0, categories: nil, into: target) }
-        }
+        tables.withRow(node, height: height) { layout.addNode($0, categories: nil, into: target) }
     }
 }
 
