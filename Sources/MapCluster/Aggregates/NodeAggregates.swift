@@ -261,13 +261,13 @@ struct AggregatePlan {
     /// Whether the tree's coarse cells keep rows to read.
     let readsCoarseCells: Bool
 
-    /// A plan for `capacity` clusters of `tree`, with a row of no member for each: the tree borrowed, as an
-    /// initializer's argument would be a copy (a retain of each of its buffers, and a release after).
-    init(capacity: Int, layout: RowLayout, tree: borrowing MortonTree) {
+    /// A plan for `capacity` clusters of `tree` whose rows have the shape `all` (a layout's ``RowLayout/all``, which
+    /// copies no array, as the layout would), with a row of no member for each: the tree borrowed, as an initializer's
+    /// argument would be a copy (a retain of each of its buffers, and a release after).
+    init(capacity: Int, all: RowLayout.Block, tree: borrowing MortonTree) {
         self.capacity = capacity
         counts.reserveCapacity(capacity)
         readsCoarseCells = tree.coarseCells?.rows != nil
-        let all = layout.all
         width = all.width
         // At least one word, so that the buffer's start is never nil. Reserved and then filled:
         // `init(repeating:count:)` calls the standard library's unspecialized allocator, which looks the storage's
@@ -333,9 +333,9 @@ extension NodeAggregates {
     /// member filters' predicate.
     func answer(_ requests: [AggregateRequest], rules: ClusteringRules, tree: MortonTree) -> ClusterAggregateTable {
         guard !requests.isEmpty else { return ClusterAggregateTable(emptyAnswer) }
-        var plan = AggregatePlan(capacity: requests.count, layout: layout, tree: tree)
+        var plan = AggregatePlan(capacity: requests.count, all: fixed.layout.all, tree: tree)
         for request in requests { add(request, to: &plan, rules: rules, tree: tree) }
-        return answer(plan, custom: customAnswers(requests, rules: rules, tree: tree), rules: rules, tree: tree)
+        return answer(consume plan, custom: customAnswers(requests, rules: rules, tree: tree), rules: rules, tree: tree)
     }
 
     /// The aggregates of the clusters a query drafted, in order, as ``answer(_:rules:tree:)`` of their requests.
@@ -352,10 +352,10 @@ extension NodeAggregates {
             return answer(drafts.map { $0.request(clusterable: clusterable, key: key) }, rules: rules, tree: tree)
         }
         guard !drafts.isEmpty else { return ClusterAggregateTable(emptyAnswer) }
-        var plan = AggregatePlan(capacity: drafts.count, layout: layout, tree: tree)
+        var plan = AggregatePlan(capacity: drafts.count, all: fixed.layout.all, tree: tree)
         guard !parts.cells.isEmpty else {
             for draft in drafts { add(draft, to: &plan, clusterable: clusterable, rules: rules, tree: tree, key: key) }
-            return answer(plan, custom: [], rules: rules, tree: tree)
+            return answer(consume plan, custom: [], rules: rules, tree: tree)
         }
         let reader = PartReader(rows, tree: tree)
         var next = 0
@@ -368,7 +368,7 @@ extension NodeAggregates {
                 add(draft, to: &plan, clusterable: clusterable, rules: rules, tree: tree, key: key)
             }
         }
-        return answer(plan, custom: [], rules: rules, tree: tree)
+        return answer(consume plan, custom: [], rules: rules, tree: tree)
     }
 
     /// Adds a query's draft to a plan: read at once when it is a single found where it lies, else as its request.
@@ -389,7 +389,7 @@ extension NodeAggregates {
     private func answer(
         _ plan: consuming AggregatePlan, custom: [[any ClusterAggregate]], rules: ClusteringRules, tree: MortonTree
     ) -> ClusterAggregateTable {
-        let width = layout.all.width
+        let width = fixed.layout.all.width
         // Taken out of the plan, whose lists the walk still reads: shared with the plan, the rows would be copied whole
         // at the walk's first write.
         var answerRows = ContiguousArray<UInt64>()

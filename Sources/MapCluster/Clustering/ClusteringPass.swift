@@ -65,17 +65,20 @@ final class ClusteringPass: Sendable {
         walking tree: borrowing MortonTree, with pass: ClusteringPass, in region: CellRegion, zoom: Double,
         clusterable: Bool, key: (UInt32) -> UInt64
     ) -> (drafts: [ClusterDraft], aggregates: ClusterAggregateTable?) {
-        guard let aggregates = tree.aggregates else {
+        // The tree's aggregates read in place, through `tree.aggregates?`: bound to a name they would be a copy (a
+        // retain of each of their three references, and a release after).
+        guard tree.keepsAggregates else {
             return (drafts(walking: tree, with: pass, in: region, zoom: zoom, taking: .all, stop: nil) ?? [], nil)
         }
         let readsCoarseCells = region.level <= CoarseCells.deepestLevel && tree.coarseCells != nil
         let rules = pass.rules
-        guard !pass.needsFinishing, !readsCoarseCells, aggregates.custom.isEmpty, aggregates.rows.keepsCheckpoints,
-            rules.categories == nil, rules.isClusterable == nil
+        guard !pass.needsFinishing, !readsCoarseCells, tree.aggregates?.custom.isEmpty == true,
+            tree.aggregates?.rows.keepsCheckpoints == true, rules.categories == nil, rules.isClusterable == nil
         else {
             let drafts = drafts(walking: tree, with: pass, in: region, zoom: zoom, taking: .all, stop: nil) ?? []
             return (
-                drafts, aggregates.answer(drafts: drafts, clusterable: clusterable, rules: rules, tree: tree, key: key)
+                drafts,
+                tree.aggregates?.answer(drafts: drafts, clusterable: clusterable, rules: rules, tree: tree, key: key)
             )
         }
         var receiver = Receiver(
@@ -84,7 +87,7 @@ final class ClusteringPass: Sendable {
         tree.forEachCell(in: region, into: &receiver)
         return (
             receiver.drafts,
-            aggregates.answer(
+            tree.aggregates?.answer(
                 drafts: receiver.drafts, clusterable: clusterable, rules: rules, tree: tree, key: key,
                 parts: receiver.parts)
         )
