@@ -361,9 +361,10 @@ extension NodeAggregates {
         var next = 0
         for (index, draft) in drafts.enumerated() {
             if next < parts.cells.count && parts.cells[next].draft == index {
-                let cellParts = parts.parts[(next == 0 ? 0 : parts.cells[next - 1].end)..<parts.cells[next].end]
+                // The parts by their positions: a slice of them would retain their array, once a cluster.
+                let cellParts = (next == 0 ? 0 : parts.cells[next - 1].end)..<parts.cells[next].end
                 next += 1
-                plan.addRead(count: draft.count) { row in reader.add(cellParts, into: row) }
+                plan.addRead(count: draft.count) { row in reader.add(parts.parts, cellParts, into: row) }
             } else {
                 add(draft, to: &plan, clusterable: clusterable, rules: rules, tree: tree, key: key)
             }

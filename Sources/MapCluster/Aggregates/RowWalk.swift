@@ -175,7 +175,11 @@ struct CellParts: DraftParts {
     @inline(__always) mutating func drafted(from first: Int, in drafts: [ClusterDraft]) {
         if drafts.count == first + 1, case .cell = drafts[first].identity {
             if let part = pending { keep(part) }
-            if parts.count > start { cells.append((first, parts.count)) }
+            if parts.count > start {
+                // Room for as many cells as the parts take at once, rather than doubling up to them from one.
+                if cells.capacity == 0 { cells.reserveCapacity(1_024) }
+                cells.append((first, parts.count))
+            }
             start = parts.count
         } else if parts.count > start {
             parts.removeLast(parts.count - start)
@@ -205,10 +209,10 @@ struct PartReader {
         (layout, branches, tables) = (nodeRows.layout, tree.branches, RowTables(nodeRows, tree: tree))
     }
 
-    /// Adds the rows of a cell's parts into an answer's row.
-    func add(_ parts: ArraySlice<CellPart>, into target: MutableCursor<UInt64>) {
-        for part in parts {
-            switch part {
+    /// Adds the rows of a cell's parts (those of `parts` at `positions`) into an answer's row.
+    func add(_ parts: [CellPart], _ positions: Range<Int>, into target: MutableCursor<UInt64>) {
+        for position in positions {
+            switch parts[position] {
             case .node(let node, let height):
                 addNode(Int(node), height: height, into: target)
             case .children(let branch, let slots, let height):
