@@ -228,8 +228,7 @@ final class ClusteringPass: Sendable {
     /// Gives drafts, for ``ClusterPosition/weightedCenterOfMass``, their weighted positions (the clusters of cells in
     /// one walk of the nodes' rows).
     private func finish(_ drafts: inout [ClusterDraft]) {
-        guard rules.placement == .weightedCenterOfMass, let aggregates = tree.aggregates, aggregates.layout.isWeighted
-        else { return }
+        guard rules.placement == .weightedCenterOfMass, tree.aggregates?.layout.isWeighted == true else { return }
         let cells = drafts.indices.filter { if case .cell = drafts[$0].identity { true } else { false } }
         let requests = cells.map { i -> AggregateRequest in
             guard case .cell(let tight) = drafts[i].identity else { preconditionFailure("a cell's draft") }

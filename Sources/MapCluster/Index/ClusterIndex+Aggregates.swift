@@ -110,10 +110,11 @@ extension MortonTree {
     func aggregates(_ requests: [AggregateRequest], rules: ClusteringRules, filters: [CategorySet?])
         -> ClusterAggregateTable?
     {
-        guard let aggregates else { return nil }
+        // Read in place, through `aggregates?`: bound to a name they would be a copy (three retains and releases).
+        guard keepsAggregates else { return nil }
         guard filters.count > 1 else {
             let filter = filters.first ?? rules.categories
-            return aggregates.answer(
+            return aggregates?.answer(
                 requests, rules: filter == rules.categories ? rules : rules.selecting(filter), tree: self)
         }
         // Clusters of different filters are clusterings of their own: each asked of its own, then put in order.
