@@ -51,8 +51,10 @@ struct NodeAggregates: Sendable {
     }
 
     /// Calls `body` with the rows and every column of the user's reductions.
-    func forEachColumn(_ body: (any AggregateColumn) -> Void) {
+    @inline(__always) func forEachColumn(_ body: (any AggregateColumn) -> Void) {
         body(rows)
+        // Not iterated when empty: an iterator retains the array, at every level of every change.
+        guard !custom.isEmpty else { return }
         for column in custom { body(column) }
     }
 
@@ -70,18 +72,25 @@ struct NodeAggregates: Sendable {
     }
 
     /// Checks an element's values against the schema, and returns its category byte.
+    ///
+    /// Reads the schema in place, through `fixed`: ``schema`` is a copy (a retain and a release of each of its arrays),
+    /// and a batch asks once per element.
     func validate(_ values: ElementValues) throws(AggregateError) -> UInt8 {
         guard values.weight.isFinite && values.weight >= 0 else { throw .invalidWeight(values.weight) }
-        guard values.reductions.count <= schema.reductions.count else {
-            throw .tooManyReductionValues(count: values.reductions.count, declared: schema.reductions.count)
+        let declared = fixed.schema.reductions.count
+        guard values.reductions.count <= declared else {
+            throw .tooManyReductionValues(count: values.reductions.count, declared: declared)
         }
-        for (value, reduction) in zip(values.reductions, schema.reductions) {
-            guard type(of: value) == reduction.valueType else {
+        for (position, value) in values.reductions.enumerated() {
+            guard type(of: value) == fixed.schema.reductions[position].valueType else {
+                let reduction = fixed.schema.reductions[position]
                 throw .wrongReductionValue(reduction: reduction.name, expected: "\(reduction.valueType)")
             }
-            if let bad = Self.nonFiniteNumber(of: value) { throw .invalidValue(reduction: reduction.name, bad) }
+            if let bad = Self.nonFiniteNumber(of: value) {
+                throw .invalidValue(reduction: fixed.schema.reductions[position].name, bad)
+            }
         }
-        return try schema.categoryCode(of: values)
+        return try fixed.schema.categoryCode(of: values.category)
     }
 
     /// The number of an element's value of a numeric reduction when it is infinite or NaN.
@@ -92,7 +101,8 @@ struct NodeAggregates: Sendable {
     /// Makes the next inserted entry store validated values.
     func prepare(_ values: ElementValues) {
         rows.prepare(values)
-        for (position, kind) in layout.kinds.enumerated() {
+        guard !custom.isEmpty else { return }
+        for (position, kind) in fixed.layout.kinds.enumerated() {
             guard case .custom(let column) = kind else { continue }
             if position < values.reductions.count {
                 custom[column].prepare(erased: values.reductions[position])

@@ -20,10 +20,12 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
     /// Each node's row; a leaf's checkpoints from ``checkpointsAt``, and what its entries store.
     @exclusivity(unchecked) var store: NodeStore<UInt64>
     /// What the next inserted entry stores: its weight, when weighted, then a double per numeric reduction (NaN for
-    /// none), as bit patterns; one word at least, so that its base address is never nil.
-    @exclusivity(unchecked) var prepared: ContiguousArray<UInt64>
+    /// none), as bit patterns; one word at least.
+    ///
+    /// Read at every level of an insert, so kept where lending it costs no reference count.
+    let prepared: OwnedWords<UInt64>
     /// What the last removed entry stored, as `prepared`.
-    @exclusivity(unchecked) var lastRemoved: ContiguousArray<UInt64>
+    let lastRemoved: OwnedWords<UInt64>
     /// A bulk load's values by slot, until ``build(_:)`` lays them out.
     @exclusivity(unchecked) var input: BulkValues?
     /// What an element without values stores: weight 1, no value.
@@ -64,8 +66,8 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
         var defaults = ContiguousArray<UInt64>(repeating: Double.nan.bitPattern, count: max(1, layout.entryWidth))
         if layout.isWeighted { defaults[0] = (1.0).bitPattern }
         self.defaults = defaults
-        prepared = defaults
-        lastRemoved = defaults
+        prepared = OwnedWords(defaults)
+        lastRemoved = OwnedWords(defaults)
         emptyRow = layout.emptyRow
         // A leaf's own words: its row, then its checkpoints (at no bound until the row is computed).
         var head = emptyRow
@@ -79,8 +81,8 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
     func copy() -> any AggregateColumn {
         let copy = NodeRows(layout: layout)
         copy.store = store
-        copy.prepared = prepared
-        copy.lastRemoved = lastRemoved
+        copy.prepared.set(prepared)
+        copy.lastRemoved.set(lastRemoved)
         copy.input = input
         return copy
     }
@@ -90,23 +92,23 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
 
     // MARK: Stored values
 
-    func prepareDefault() { prepared = defaults }
+    func prepareDefault() { prepared.set(defaults) }
 
-    func prepareLastRemoved() { prepared = lastRemoved }
+    func prepareLastRemoved() { prepared.set(lastRemoved) }
 
     /// Makes the next inserted entry store an element's validated values.
     func prepare(_ values: ElementValues) {
-        prepared.withMutableCursor { target in
-            layout.write(values, into: target)
-        }
+        layout.write(values, into: prepared.cursor)
     }
 
     func inserted(at position: Int, of leaf: Int32, count: Int) {
-        store.inserted(at: position, of: leaf, count: count, storing: prepared)
+        let prepared = prepared.cursor
+        store.inserted(at: position, of: leaf, count: count) { prepared[$0] }
     }
 
     func removed(at position: Int, of leaf: Int32, count: Int) {
-        store.removed(at: position, of: leaf, count: count, into: &lastRemoved)
+        let lastRemoved = lastRemoved.cursor
+        store.removed(at: position, of: leaf, count: count) { lastRemoved[$0] = $1 }
     }
 
     func split(_ leaf: Int32, at half: Int, count: Int, into sibling: Int32) {
@@ -143,21 +145,19 @@ final class NodeRows: AggregateColumn, @unchecked Sendable {
 
     func added(_ entry: IndexEntry, to node: Int32, isLeaf: Bool) {
         guard width > 0 else { return }
-        prepared.withCursor { values in
-            store.withNode(node, isLeaf: isLeaf) { row in
-                _ = layout.addEntry(entry, values, toRow: row)
-                if isLeaf { moveCheckpoints(entry, in: row, values: values, sign: 1) }
-            }
+        let values = prepared.cursor.reading
+        store.withNode(node, isLeaf: isLeaf) { row in
+            _ = layout.addEntry(entry, values, toRow: row)
+            if isLeaf { moveCheckpoints(entry, in: row, values: values, sign: 1) }
         }
     }
 
     func removed(_ entry: IndexEntry, from node: Int32, height: Int, in tree: MortonTree) {
         guard width > 0 else { return }
-        let stale = lastRemoved.withCursor { values in
-            store.withNode(node, isLeaf: height == 0) { row in
-                if height == 0 { moveCheckpoints(entry, in: row, values: values, sign: -1) }
-                return layout.addEntry(entry, values, toRow: row, sign: -1)
-            }
+        let values = lastRemoved.cursor.reading
+        let stale = store.withNode(node, isLeaf: height == 0) { row in
+            if height == 0 { moveCheckpoints(entry, in: row, values: values, sign: -1) }
+            return layout.addEntry(entry, values, toRow: row, sign: -1)
         }
         if stale.all { recompute(node, height: height, category: nil, in: tree) }
         if stale.categories != 0 { recompute(node, height: height, category: Int(entry.category) - 1, in: tree) }

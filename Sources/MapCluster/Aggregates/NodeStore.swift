@@ -68,25 +68,24 @@ struct NodeStore<Element: Sendable>: Sendable {
 
     // MARK: What the entries store
 
-    /// An entry was inserted at `position` of a leaf, which now holds `count`: it stores `prepared` (`entryWidth`
-    /// values).
-    mutating func inserted(at position: Int, of leaf: Int32, count: Int, storing prepared: ContiguousArray<Element>) {
+    /// An entry was inserted at `position` of a leaf, which now holds `count`: it stores `prepared(j)` for each of its
+    /// `entryWidth` values.
+    mutating func inserted(at position: Int, of leaf: Int32, count: Int, storing prepared: (Int) -> Element) {
         guard entryWidth > 0 else { return }
         let (width, first) = (entryWidth, entryAt(0))
         withNode(leaf, isLeaf: true) { values in
             values.shift(from: first + position * width, count: (count - 1 - position) * width, by: width)
-            for j in 0..<width { values[first + position * width + j] = prepared[j] }
+            for j in 0..<width { values[first + position * width + j] = prepared(j) }
         }
     }
 
-    /// The entry at `position` of a leaf, which held `count`, was removed: what it stored goes to `removed`.
-    mutating func removed(
-        at position: Int, of leaf: Int32, count: Int, into removed: inout ContiguousArray<Element>
-    ) {
+    /// The entry at `position` of a leaf, which held `count`, was removed: `removed(j, value)` takes each of the values
+    /// it stored.
+    mutating func removed(at position: Int, of leaf: Int32, count: Int, into removed: (Int, Element) -> Void) {
         guard entryWidth > 0 else { return }
         let (width, first, filler) = (entryWidth, entryAt(0), filler)
         withNode(leaf, isLeaf: true) { values in
-            for j in 0..<width { removed[j] = values[first + position * width + j] }
+            for j in 0..<width { removed(j, values[first + position * width + j]) }
             values.shift(from: first + (position + 1) * width, count: (count - 1 - position) * width, by: -width)
             for i in (first + (count - 1) * width)..<(first + count * width) { values[i] = filler }
         }

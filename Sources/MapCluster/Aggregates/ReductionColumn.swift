@@ -143,11 +143,11 @@ final class ReductionColumn<Value: ClusterAggregate>: UserReductionColumn, @unch
     }
 
     func inserted(at position: Int, of leaf: Int32, count: Int) {
-        store.inserted(at: position, of: leaf, count: count, storing: prepared)
+        store.inserted(at: position, of: leaf, count: count) { prepared[$0] }
     }
 
     func removed(at position: Int, of leaf: Int32, count: Int) {
-        store.removed(at: position, of: leaf, count: count, into: &lastRemoved)
+        store.removed(at: position, of: leaf, count: count) { lastRemoved[$0] = $1 }
     }
 
     func split(_ leaf: Int32, at half: Int, count: Int, into sibling: Int32) {

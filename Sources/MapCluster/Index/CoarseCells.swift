@@ -92,15 +92,9 @@ struct CoarseCells: Sendable {
 
     // MARK: Changes
 
-    /// Counts an entry just inserted into the tree, which stores what `rows` (the tree's, when it keeps aggregates) have
-    /// prepared: at every level, or at the deepest one alone in a batch.
-    mutating func insert(_ entry: IndexEntry, rows nodeRows: NodeRows?) {
-        guard let nodeRows, fixed != nil else { return insert(entry, values: nil) }
-        nodeRows.prepared.withCursor { insert(entry, values: $0) }
-    }
-
-    /// ``insert(_:rows:)`` of an entry that stores `values`.
-    private mutating func insert(_ entry: IndexEntry, values: Cursor<UInt64>?) {
+    /// Counts an entry just inserted into the tree, which stores `values` (what the tree's rows prepared, when it keeps
+    /// aggregates): at every level, or at the deepest one alone in a batch.
+    mutating func insert(_ entry: IndexEntry, values: Cursor<UInt64>?) {
         let latitude = Summary.fixedPoint(entry.coordinate.latitude)
         let longitude = Summary.fixedPoint(entry.coordinate.wrappedLongitude)
         let levels = deferred == nil ? 0...Self.deepestLevel : Self.deepestLevel...Self.deepestLevel
@@ -120,16 +114,10 @@ struct CoarseCells: Sendable {
         }
     }
 
-    /// Takes out an entry just removed from `tree`, which stored what `rows` (the tree's, when it keeps aggregates) last
-    /// removed: from the deepest level up, so that a cell added up again from its children adds up current ones; at the
-    /// deepest level alone in a batch.
-    mutating func remove(_ entry: IndexEntry, rows nodeRows: NodeRows?, from tree: MortonTree) {
-        guard let nodeRows, fixed != nil else { return remove(entry, values: nil, from: tree) }
-        nodeRows.lastRemoved.withCursor { remove(entry, values: $0, from: tree) }
-    }
-
-    /// ``remove(_:rows:from:)`` of an entry that stored `values`.
-    private mutating func remove(_ entry: IndexEntry, values: Cursor<UInt64>?, from tree: MortonTree) {
+    /// Takes out an entry just removed from `tree`, which stored `values` (what the tree's rows last removed, when it
+    /// keeps aggregates): from the deepest level up, so that a cell added up again from its children adds up current
+    /// ones; at the deepest level alone in a batch.
+    mutating func remove(_ entry: IndexEntry, values: Cursor<UInt64>?, from tree: MortonTree) {
         let latitude = Summary.fixedPoint(entry.coordinate.latitude)
         let longitude = Summary.fixedPoint(entry.coordinate.wrappedLongitude)
         for level in (0...Self.deepestLevel).reversed() {

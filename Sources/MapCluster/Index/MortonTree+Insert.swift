@@ -13,7 +13,8 @@ extension MortonTree {
         }
         rootSummary = rootSummary?.inserting(entry) ?? Summary(entry)
         if coarseCells != nil {
-            coarseCells?.insert(entry, rows: aggregates?.rows)
+            // The values as a cursor: the rows passed as an argument were a copy (a retain and a release).
+            coarseCells?.insert(entry, values: aggregates?.rows.prepared.cursor.reading)
         } else if count >= CoarseCells.keptFrom {
             coarseCells = CoarseCells(of: self)
         }

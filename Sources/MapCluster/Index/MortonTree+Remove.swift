@@ -18,7 +18,7 @@ extension MortonTree {
         // Moved out while it changes, so that it stays uniquely referenced, and not copied (a copy retains its arrays).
         if var coarseCells = coarseCells.take() {
             if count >= CoarseCells.keptFrom / 2 {
-                coarseCells.remove(removed, rows: aggregates?.rows, from: self)
+                coarseCells.remove(removed, values: aggregates?.rows.lastRemoved.cursor.reading, from: self)
                 self.coarseCells = coarseCells
             }
         }

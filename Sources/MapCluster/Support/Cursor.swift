@@ -167,3 +167,37 @@ extension MutableCursor where Element: BitwiseCopyable {
         }
     }
 }
+
+/// A fixed number of plain values in memory of their own, lent through one cursor for as long as the object lives.
+///
+/// For what a class reads on every change (the values a tree's rows take in next, or gave up last): a cursor on an
+/// array held in a `var` retains and releases the array each time it is lent (about ten times an aggregated insert),
+/// where this one is a constant of the object.
+final class OwnedWords<Element: BitwiseCopyable>: @unchecked Sendable {
+    let count: Int
+    let cursor: MutableCursor<Element>
+    // Written only through `cursor`, by the owner of the object that holds this one, as that object's own state
+    // (`NodeRows`): the exclusivity of a stored property of its owner.
+    private let buffer: UnsafeMutableBufferPointer<Element>
+
+    /// Memory of its own holding `values`, one at least.
+    init(_ values: ContiguousArray<Element>) {
+        precondition(!values.isEmpty, "owned words hold one value at least")
+        count = values.count
+        buffer = .allocate(capacity: count)
+        _ = buffer.initialize(from: values)
+        cursor = MutableCursor(lending: buffer)
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// Sets the values to `values` (as many as it holds).
+    func set(_ values: ContiguousArray<Element>) {
+        values.withCursor { cursor.update(from: $0, count: Swift.min(count, values.count)) }
+    }
+
+    /// Sets the values to those of `other`, which holds as many.
+    func set(_ other: OwnedWords<Element>) {
+        cursor.update(from: other.cursor.reading, count: Swift.min(count, other.count))
+    }
+}

@@ -376,7 +376,7 @@ struct InvariantCheckTests {
                 .tree
             // Counted in the coarse cells, never inserted into the tree.
             let stray = Coordinate.checked(1, 1)
-            tree.coarseCells?.insert(IndexEntry(key: stray.gridKey, coordinate: stray, slot: 0), rows: nil)
+            tree.coarseCells?.insert(IndexEntry(key: stray.gridKey, coordinate: stray, slot: 0), values: nil)
             tree._checkInvariants()
         }
     }
