@@ -154,9 +154,9 @@ public struct ClusterAggregates: Hashable, Sendable {
             mean.sum = sum(at: position)
             return mean
         case .minimum:
-            return Minimum(count == 0 ? nil : Double(bitPattern: storage.word(storage.valueAt[position], of: row)))
+            return Minimum(count == 0 ? nil : Double(bitPattern: storage.word(storage.valueAt(position), of: row)))
         case .maximum:
-            return Maximum(count == 0 ? nil : Double(bitPattern: storage.word(storage.valueAt[position], of: row)))
+            return Maximum(count == 0 ? nil : Double(bitPattern: storage.word(storage.valueAt(position), of: row)))
         }
     }
 
@@ -168,17 +168,17 @@ public struct ClusterAggregates: Hashable, Sendable {
 
     /// ``number(_:)`` by the reduction's position in ``reductionNames``.
     @inlinable public func number(at position: Int) -> Double? {
-        let shape = storage.shape
-        let kind = shape.numbers[position]
-        guard kind != AnswerShape.notANumber else { return nil }
-        let count = valueCount(at: position)
+        // Where the number lies is one lookup, and its count and value are read from the row directly: a map reads a
+        // number of every cluster it draws.
+        let place = storage.shape.numbers[position]
+        guard place.kind != AnswerShape.notANumber else { return nil }
+        let start = row &* storage.shape.width
+        let count = Int(truncatingIfNeeded: storage.rows[start &+ place.countAt])
         guard count > 0 else { return nil }
-        let at = shape.valueAt[position]
-        switch kind {
-        case AnswerShape.sum: return storage.pair(at, of: row) + 0
-        case AnswerShape.mean: return storage.pair(at, of: row) / Double(count)
-        default: return Double(bitPattern: storage.word(at, of: row))
-        }
+        let high = Double(bitPattern: storage.rows[start &+ place.valueAt])
+        guard place.kind != AnswerShape.extreme else { return high }
+        let sum = high.isFinite ? high + Double(bitPattern: storage.rows[start &+ place.valueAt &+ 1]) : high
+        return place.kind == AnswerShape.mean ? sum / Double(count) : sum + 0
     }
 
     /// Whether the reduction at a position is numeric: one whose ``number(at:)`` is `nil` only for no value.
@@ -189,14 +189,14 @@ public struct ClusterAggregates: Hashable, Sendable {
 
     /// How many members have a value of a numeric reduction.
     @inlinable func valueCount(at position: Int) -> Int {
-        let at = storage.shape.countAt[position]
-        return at < 0 ? 0 : Int(truncatingIfNeeded: storage.word(at, of: row))
+        let place = storage.shape.numbers[position]
+        return place.kind == AnswerShape.notANumber ? 0 : Int(truncatingIfNeeded: storage.word(place.countAt, of: row))
     }
 
     private func sum(at position: Int) -> Sum {
         var sum = Sum(nil)
         sum.count = valueCount(at: position)
-        sum.total = storage.pair(storage.valueAt[position], of: row) + 0
+        sum.total = storage.pair(storage.valueAt(position), of: row) + 0
         return sum
     }
 
@@ -304,11 +304,19 @@ final class AnswerShape: Sendable {
     @usableFromInline let categoryCount: Int
     @usableFromInline let isWeighted: Bool
     @usableFromInline let pairsAt: Int
-    /// Each reduction's kind, the word of its count, and the word of its value (a pair, a minimum or a maximum).
+    /// Each reduction's kind.
     let kinds: [RowLayout.Kind]
-    @usableFromInline let numbers: [UInt8]
-    @usableFromInline let countAt: [Int]
-    @usableFromInline let valueAt: [Int]
+    /// Where each reduction's number lies in a row.
+    @usableFromInline let numbers: [NumberPlace]
+
+    /// Where a reduction's number lies in a row: what it is (``notANumber``, ``sum``, ``mean`` or ``extreme``), the
+    /// word of its count and the word of its value (a pair, a minimum or a maximum); both -1 for no number.
+    @usableFromInline
+    struct NumberPlace: Sendable {
+        @usableFromInline let kind: UInt8
+        @usableFromInline let countAt: Int
+        @usableFromInline let valueAt: Int
+    }
 
     init(layout: RowLayout, categories: [String], reductionNames: [String]) {
         self.layout = layout
@@ -319,28 +327,22 @@ final class AnswerShape: Sendable {
         isWeighted = layout.isWeighted
         pairsAt = layout.all.pairsAt
         kinds = layout.kinds
-        numbers = layout.kinds.map {
-            switch $0 {
-            case .custom: Self.notANumber
-            case .sum: Self.sum
-            case .mean: Self.mean
-            case .minimum, .maximum: Self.extreme
-            }
-        }
-        var countAt = [Int](repeating: -1, count: layout.kinds.count)
-        var valueAt = [Int](repeating: -1, count: layout.kinds.count)
+        var numbers = [NumberPlace](
+            repeating: NumberPlace(kind: Self.notANumber, countAt: -1, valueAt: -1), count: kinds.count)
         for field in layout.fields {
-            countAt[field.position] = layout.categoryCount + field.numeric
-            valueAt[field.position] =
+            let (kind, valueAt) =
                 switch field.kind {
-                case .sum, .mean: layout.all.pairsAt + 2 * field.slot
-                case .minimum: layout.all.minsAt + field.slot
-                case .maximum: layout.all.maxesAt + field.slot
-                case .custom: -1
+                case .sum: (Self.sum, layout.all.pairsAt + 2 * field.slot)
+                case .mean: (Self.mean, layout.all.pairsAt + 2 * field.slot)
+                case .minimum: (Self.extreme, layout.all.minsAt + field.slot)
+                case .maximum: (Self.extreme, layout.all.maxesAt + field.slot)
+                case .custom: (Self.notANumber, -1)
                 }
+            numbers[field.position] = NumberPlace(
+                kind: kind, countAt: kind == Self.notANumber ? -1 : layout.categoryCount + field.numeric,
+                valueAt: valueAt)
         }
-        self.countAt = countAt
-        self.valueAt = valueAt
+        self.numbers = numbers
     }
 }
 
@@ -372,7 +374,8 @@ final class AggregateAnswer: Sendable {
     @inlinable var isWeighted: Bool { shape.isWeighted }
     @inlinable var pairsAt: Int { shape.pairsAt }
     var kinds: [RowLayout.Kind] { shape.kinds }
-    var valueAt: [Int] { shape.valueAt }
+    /// The word of the value of the reduction at `position`.
+    func valueAt(_ position: Int) -> Int { shape.numbers[position].valueAt }
 
     /// A word of a row.
     @inlinable @inline(__always) func word(_ index: Int, of row: Int) -> UInt64 { rows[row * width + index] }
