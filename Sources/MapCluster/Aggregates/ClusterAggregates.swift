@@ -168,17 +168,16 @@ public struct ClusterAggregates: Hashable, Sendable {
 
     /// ``number(_:)`` by the reduction's position in ``reductionNames``.
     @inlinable public func number(at position: Int) -> Double? {
-        // Where the number lies is one lookup, and its count and value are read from the row directly: a map reads a
-        // number of every cluster it draws.
+        // Where the number lies is one lookup: a map reads a number of every cluster it draws.
         let place = storage.shape.numbers[position]
         guard place.kind != AnswerShape.notANumber else { return nil }
-        let start = row &* storage.shape.width
-        let count = Int(truncatingIfNeeded: storage.rows[start &+ place.countAt])
+        let count = Int(truncatingIfNeeded: storage.word(place.countAt, of: row))
         guard count > 0 else { return nil }
-        let high = Double(bitPattern: storage.rows[start &+ place.valueAt])
-        guard place.kind != AnswerShape.extreme else { return high }
-        let sum = high.isFinite ? high + Double(bitPattern: storage.rows[start &+ place.valueAt &+ 1]) : high
-        return place.kind == AnswerShape.mean ? sum / Double(count) : sum + 0
+        switch place.kind {
+        case AnswerShape.sum: return storage.pair(place.valueAt, of: row) + 0
+        case AnswerShape.mean: return storage.pair(place.valueAt, of: row) / Double(count)
+        default: return Double(bitPattern: storage.word(place.valueAt, of: row))
+        }
     }
 
     /// Whether the reduction at a position is numeric: one whose ``number(at:)`` is `nil` only for no value.
@@ -336,11 +335,11 @@ final class AnswerShape: Sendable {
                 case .mean: (Self.mean, layout.all.pairsAt + 2 * field.slot)
                 case .minimum: (Self.extreme, layout.all.minsAt + field.slot)
                 case .maximum: (Self.extreme, layout.all.maxesAt + field.slot)
+                // Never: the fields are the numeric reductions.
                 case .custom: (Self.notANumber, -1)
                 }
             numbers[field.position] = NumberPlace(
-                kind: kind, countAt: kind == Self.notANumber ? -1 : layout.categoryCount + field.numeric,
-                valueAt: valueAt)
+                kind: kind, countAt: layout.categoryCount + field.numeric, valueAt: valueAt)
         }
         self.numbers = numbers
     }
